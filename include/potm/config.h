@@ -1,0 +1,48 @@
+/*
+ * potm/config.h — run-time configuration.
+ *
+ * A program fills a tm_config_t (start from tm_config_default()) and passes
+ * it to tm_init().  Every field can also be set from the environment with the
+ * POTM_* variable named beside it; the environment wins, so a binary can be
+ * re-tuned without recompiling.  A value that does not parse or is out of
+ * range makes tm_init() fail with a message naming the variable and the
+ * allowed values (tm_last_error()); nothing is silently defaulted.
+ */
+#ifndef POTM_CONFIG_H
+#define POTM_CONFIG_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tm_config {
+	unsigned max_threads;   /* POTM_MAX_THREADS  1..4096, default 256:
+	                           logical thread ids are 0..max_threads-1 */
+	int pin;                /* POTM_PIN          0|1, default 0: pin thread
+	                           i to a CPU, filling NUMA node 0 first */
+	unsigned lock_bits;     /* POTM_LOCK_BITS    8..28, default 20: log2 of
+	                           the number of versioned locks (TL2) */
+	unsigned stripe_shift;  /* POTM_STRIPE_SHIFT 3..12, default 3: log2 of
+	                           the bytes one lock covers (TL2) */
+	unsigned backoff_max;   /* POTM_BACKOFF_MAX  0..2^24, default 4096:
+	                           cap of the randomized exponential backoff
+	                           after an abort, in pause instructions */
+	int extend;             /* POTM_EXTEND       0|1, default 1: a read
+	                           that finds a newer version first tries to
+	                           extend the snapshot (revalidate) instead of
+	                           aborting.  0 = TL2 exactly as published. */
+	unsigned htm_retries;   /* POTM_HTM_RETRIES  1..1000, default 10 */
+	int verbose;            /* POTM_VERBOSE      0|1, default 0 */
+} tm_config_t;
+
+/* Fill *cfg with the defaults above (environment not applied). */
+void tm_config_default(tm_config_t *cfg);
+
+/* Apply the POTM_* environment variables to *cfg.  Returns 0, or -1 with
+ * tm_last_error() naming the bad variable and its allowed values. */
+int tm_config_from_env(tm_config_t *cfg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* POTM_CONFIG_H */

@@ -1,0 +1,77 @@
+/*
+ * potm/stats.h — transaction statistics.
+ *
+ * Every thread counts into its own descriptor (no shared cache line is
+ * written on the fast path); tm_stats() adds up the live threads and the
+ * totals that exited threads left behind.
+ */
+#ifndef POTM_STATS_H
+#define POTM_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Why an attempt aborted.  The names (tm_abort_cause_name) are stable JSON
+ * keys: append new causes, never renumber. */
+enum tm_abort_cause {
+	TM_ABORT_READ_LOCKED = 0, /* read found the stripe locked by a committer */
+	TM_ABORT_READ_VERSION,    /* read found a version newer than the snapshot */
+	TM_ABORT_WRITE_LOCKED,    /* commit could not lock a written stripe */
+	TM_ABORT_VALIDATE,        /* commit-time read-set validation failed */
+	TM_ABORT_EXPLICIT,        /* tm_restart() */
+	TM_ABORT_ORDER,           /* deterministic backends: lost the turn */
+	TM_ABORT_HTM_CONFLICT,    /* hardware: data conflict */
+	TM_ABORT_HTM_CAPACITY,    /* hardware: footprint too large */
+	TM_ABORT_HTM_EXPLICIT,    /* hardware: xabort/tabort */
+	TM_ABORT_HTM_RETRY,       /* hardware: transient, retry hinted */
+	TM_ABORT_HTM_NESTED,      /* hardware: nesting */
+	TM_ABORT_HTM_OTHER,       /* hardware: anything else */
+	TM_ABORT__COUNT
+};
+
+typedef struct tm_stats {
+	uint64_t commits;         /* top-level transactions committed */
+	uint64_t commits_ro;      /* ... of which wrote nothing */
+	uint64_t cancels;         /* tm_cancel(): rolled back, not retried */
+	uint64_t aborts;          /* attempts aborted and retried (all causes) */
+	uint64_t aborts_by_cause[TM_ABORT__COUNT];
+	uint64_t reads;           /* instrumented reads (STM backends) */
+	uint64_t writes;          /* instrumented writes (STM backends) */
+	uint64_t extensions;      /* successful snapshot extensions */
+	uint64_t fast_commits;    /* Pot: commits in fast (in-turn) mode */
+	uint64_t promotions;      /* Pot: live promotions */
+	uint64_t spec_commits;    /* Pot: speculative commits */
+	uint64_t wait_turn_ns;    /* Pot: time spent waiting for the turn */
+	uint64_t htm_starts;      /* HTM: hardware transactions started */
+	uint64_t htm_commits;     /* HTM: ... committed in hardware */
+	uint64_t htm_fallbacks;   /* HTM: transactions run on the fallback path */
+	uint64_t htm_persistent;  /* HTM: aborts the hardware marked persistent */
+	uint64_t allocs;          /* tm_malloc in committed transactions */
+	uint64_t frees;           /* tm_free in committed transactions */
+	uint64_t reclaimed;       /* blocks returned to the allocator after a
+	                             grace period */
+} tm_stats_t;
+
+/* Sum of all threads, live and exited, since tm_init or tm_stats_reset.
+ * Returns 0, or -1 if the library is not initialized. */
+int tm_stats(tm_stats_t *out);
+
+/* Zero every counter (live threads and the exited-thread totals).  Call it
+ * while no transaction runs, e.g. between a warm-up and a measurement. */
+void tm_stats_reset(void);
+
+/* "read_locked", "validate", ...; NULL for an unknown cause. */
+const char *tm_abort_cause_name(int cause);
+
+/* Print *s as one JSON object (no newline), keys as the field names above
+ * and "aborts_by_cause": {name: count}. */
+void tm_stats_print_json(FILE *f, const tm_stats_t *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* POTM_STATS_H */

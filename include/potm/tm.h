@@ -1,0 +1,285 @@
+/*
+ * potm/tm.h — transactions.
+ *
+ * One API, many backends: the program is linked with one libpotm-<backend>
+ * library (seq, gl, tl2, ...), chosen at build time.  Compiling with
+ * -DPOTM_BACKEND_<NAME> (the CMake targets and pkg-config files set it) lets
+ * backends whose accesses are plain loads and stores (seq) inline them; any
+ * program also works without it, through function calls.
+ *
+ *     tm_config_t cfg;
+ *     tm_config_default(&cfg);
+ *     tm_init(&cfg);                      // once per process
+ *     tm_thread_enter(id);                // once per thread, id = logical id
+ *     TM_BEGIN();
+ *         long v = TM_LOAD(&acct[a]);
+ *         TM_STORE(&acct[a], v - 1);
+ *     TM_END();
+ *     tm_thread_exit();
+ *     tm_shutdown();
+ *
+ * Rules of the transaction block:
+ *  - An aborted attempt resumes at TM_BEGIN() with siglongjmp.  A local
+ *    variable assigned inside the block and read after an abort must be
+ *    volatile (as with any sigsetjmp).
+ *  - Leave the block only through TM_END(): no return, break or goto out of
+ *    it.  tm_cancel() is the way to give up.
+ *  - Nesting is flattened: a TM_BEGIN() inside a transaction joins the
+ *    enclosing one, an abort or cancel anywhere restarts or cancels the
+ *    outermost, and only the outermost TM_END() commits.
+ *  - Shared memory is touched only through tm_read_x and tm_write_x (or TM_LOAD /
+ *    TM_STORE); memory the transaction allocated itself and has not yet
+ *    published may also be written directly.
+ */
+#ifndef POTM_TM_H
+#define POTM_TM_H
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <potm/config.h>
+#include <potm/stats.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uintptr_t tm_word_t;
+typedef void *tm_ptr_t;
+
+/* ---- life cycle ------------------------------------------------------- */
+
+/* Start the library.  cfg may be NULL (defaults); the POTM_* environment is
+ * applied on top of it.  Returns 0, or -1 with tm_last_error() set (bad
+ * configuration, missing hardware support, already initialized). */
+int tm_init(const tm_config_t *cfg);
+
+/* Stop the library: waits for deferred frees.  Every thread must have
+ * exited (tm_thread_exit) first. */
+void tm_shutdown(void);
+
+/* Register the calling thread under logical id (0 <= id < max_threads).  The
+ * id names the thread in statistics and fixes its place in a deterministic
+ * backend's order.  Returns 0, or -1 with tm_last_error() (id out of range
+ * or taken, thread already registered, backend refuses more threads). */
+int tm_thread_enter(unsigned id);
+
+/* Unregister the calling thread; its statistics are kept. */
+void tm_thread_exit(void);
+
+/* The message of the last failed call on this thread ("" if none). */
+const char *tm_last_error(void);
+
+/* "tl2", "seq", ... : the backend this program is linked with. */
+const char *tm_backend_name(void);
+
+/* The active configuration (after environment overrides); NULL before
+ * tm_init. */
+const tm_config_t *tm_current_config(void);
+
+/* ---- transactions ----------------------------------------------------- */
+
+/* The part of a thread's transaction descriptor that the TM_BEGIN/TM_END
+ * macros touch; each backend's descriptor starts with it. */
+typedef struct tm_txd {
+	sigjmp_buf env;     /* where an aborted attempt resumes */
+	unsigned depth;     /* flat nesting depth; 0 = not in a transaction */
+	unsigned flags;     /* TM_TXD_* */
+} tm_txd_t;
+
+#define TM_TXD_CANCELLED 1u /* the attempt was cancelled: skip the body */
+
+/* The calling thread's descriptor; NULL if it is not registered. */
+extern __thread tm_txd_t *tm_self_;
+
+/* Report misuse of the API (which: what was done) and abort the process. */
+void tm_misuse_(const char *which) __attribute__((noreturn, cold));
+
+static inline tm_txd_t *tm_txd_(void)
+{
+	tm_txd_t *d = tm_self_;
+	if (__builtin_expect(d == NULL, 0))
+		tm_misuse_("TM_BEGIN on a thread that did not call tm_thread_enter()");
+	return d;
+}
+
+/* Backend entry points behind the macros.  tm_tx_start_ returns 0 when the
+ * body must be skipped (the transaction was cancelled). */
+int tm_tx_start_(tm_txd_t *d);
+void tm_tx_end_(tm_txd_t *d);
+
+#define TM_BEGIN()                                                      \
+	do {                                                            \
+		tm_txd_t *const tm_d_ = tm_txd_();                      \
+		if (tm_d_->depth == 0)                                  \
+			(void)sigsetjmp(tm_d_->env, 0);                 \
+		if (tm_tx_start_(tm_d_)) {
+
+#define TM_END()                                                        \
+			tm_tx_end_(tm_d_);                              \
+		}                                                       \
+	} while (0)
+
+/* Abort the running transaction and re-execute it (after backoff). */
+void tm_restart(void) __attribute__((noreturn));
+
+/* Abort the running transaction and do not retry: its effects are undone
+ * and execution continues after TM_END().  Deterministic backends commit a
+ * cancelled transaction as an ordered no-op. */
+void tm_cancel(void) __attribute__((noreturn));
+
+/* 1 if this thread's last top-level transaction was cancelled. */
+int tm_was_cancelled(void);
+
+/* 1 if the calling thread is inside a transaction. */
+static inline int tm_in_tx(void)
+{
+	return tm_self_ != NULL && tm_self_->depth > 0;
+}
+
+#define TM_COMMITTED 0
+#define TM_CANCELLED 1
+
+/* Run fn(arg) as one transaction; returns TM_COMMITTED or TM_CANCELLED.
+ * For bindings and executors that cannot use the macros. */
+int tm_atomic(void (*fn)(void *), void *arg);
+
+/* ---- memory ------------------------------------------------------------ */
+
+/* Allocate inside a transaction; the block is freed again if the attempt
+ * aborts.  Outside a transaction it is plain malloc. */
+void *tm_malloc(size_t size);
+
+/* Free inside a transaction: takes effect at commit, and the memory goes
+ * back to the allocator only after a grace period, once no transaction that
+ * could still hold a pointer to it is running.  Outside a transaction the
+ * same deferred reclamation applies. */
+void tm_free(void *ptr);
+
+/* Wait until every block freed so far has been reclaimed (for tests and
+ * shutdown). Must not be called inside a transaction. */
+void tm_reclaim_barrier(void);
+
+/* ---- accesses ------------------------------------------------------------
+ * Natural alignment is required.  Sub-word writes never touch the bytes
+ * around them. */
+
+#if defined(POTM_BACKEND_SEQ) && !defined(POTM_BUILDING_LIBRARY)
+#define POTM_PLAIN_ACCESS 1
+#endif
+
+#ifdef POTM_PLAIN_ACCESS
+/* Instrumentation compiles away; in debug builds an access outside a
+ * transaction is still reported. */
+#ifndef NDEBUG
+#define POTM_CHECK_IN_TX_()                                              \
+	do {                                                             \
+		if (__builtin_expect(!tm_in_tx(), 0))                    \
+			tm_misuse_("shared access outside a transaction"); \
+	} while (0)
+#else
+#define POTM_CHECK_IN_TX_() ((void)0)
+#endif
+#define POTM_ACCESS_(T, sfx)                                             \
+	static inline T tm_read##sfx(const T *a)                         \
+	{ POTM_CHECK_IN_TX_(); return *a; }                              \
+	static inline void tm_write##sfx(T *a, T v)                      \
+	{ POTM_CHECK_IN_TX_(); *a = v; }
+#else
+#define POTM_ACCESS_(T, sfx)                                             \
+	T tm_read##sfx(const T *a);                                      \
+	void tm_write##sfx(T *a, T v);
+#endif
+
+POTM_ACCESS_(tm_word_t, )
+POTM_ACCESS_(uint8_t, _u8)
+POTM_ACCESS_(uint16_t, _u16)
+POTM_ACCESS_(uint32_t, _u32)
+POTM_ACCESS_(uint64_t, _u64)
+POTM_ACCESS_(tm_ptr_t, _ptr)
+POTM_ACCESS_(float, _float)
+POTM_ACCESS_(double, _double)
+#undef POTM_ACCESS_
+
+/* Signed and char-typed views of the unsigned accesses, so that TM_LOAD
+ * returns the pointee's own type. */
+#define POTM_SIGNED_(T, U, sfx, usfx)                                    \
+	static inline T tm_read##sfx(const T *a)                         \
+	{ return (T)tm_read##usfx((const U *)(const void *)a); }         \
+	static inline void tm_write##sfx(T *a, T v)                      \
+	{ tm_write##usfx((U *)(void *)a, (U)v); }
+POTM_SIGNED_(int8_t, uint8_t, _i8, _u8)
+POTM_SIGNED_(char, uint8_t, _char, _u8)
+POTM_SIGNED_(int16_t, uint16_t, _i16, _u16)
+POTM_SIGNED_(int32_t, uint32_t, _i32, _u32)
+POTM_SIGNED_(int64_t, uint64_t, _i64, _u64)
+POTM_SIGNED_(long long, uint64_t, _ll, _u64)
+POTM_SIGNED_(unsigned long long, uint64_t, _ull, _u64)
+#undef POTM_SIGNED_
+
+/* long and unsigned long are distinct types from int64_t/uint64_t on LP64
+ * only when the latter are spelled "long long"; glibc spells them "long". */
+_Static_assert(sizeof(long) == 8, "potm needs an LP64 target");
+
+/* Pointer-typed views: any T* stored in shared memory. */
+static inline void *tm_load_ptr_(const void *a)
+{
+	return tm_read_ptr((const tm_ptr_t *)a);
+}
+static inline void tm_store_ptr_(void *a, const void *v)
+{
+	tm_write_ptr((tm_ptr_t *)a, (tm_ptr_t)(uintptr_t)v);
+}
+
+/* TM_LOAD(p) / TM_STORE(p, v): typed access through a pointer, chosen by
+ * the pointer's type.  Any other pointee is taken to be a pointer. */
+#define POTM_GENERIC_LOAD_(T, f) T *: f, const T *: f
+#define TM_LOAD(p)                                                         \
+	_Generic((p),                                                      \
+		POTM_GENERIC_LOAD_(_Bool, tm_read_u8_bool_),               \
+		POTM_GENERIC_LOAD_(char, tm_read_char),                    \
+		POTM_GENERIC_LOAD_(signed char, tm_read_i8),               \
+		POTM_GENERIC_LOAD_(unsigned char, tm_read_u8),             \
+		POTM_GENERIC_LOAD_(short, tm_read_i16),                    \
+		POTM_GENERIC_LOAD_(unsigned short, tm_read_u16),           \
+		POTM_GENERIC_LOAD_(int, tm_read_i32),                      \
+		POTM_GENERIC_LOAD_(unsigned, tm_read_u32),                 \
+		POTM_GENERIC_LOAD_(long, tm_read_i64),                     \
+		POTM_GENERIC_LOAD_(unsigned long, tm_read_u64),            \
+		POTM_GENERIC_LOAD_(long long, tm_read_ll),                 \
+		POTM_GENERIC_LOAD_(unsigned long long, tm_read_ull),       \
+		POTM_GENERIC_LOAD_(float, tm_read_float),                  \
+		POTM_GENERIC_LOAD_(double, tm_read_double),                \
+		default: tm_load_ptr_)(p)
+#define TM_STORE(p, v)                                                     \
+	_Generic((p),                                                      \
+		_Bool *: tm_write_u8_bool_,                                \
+		char *: tm_write_char,                                     \
+		signed char *: tm_write_i8,                                \
+		unsigned char *: tm_write_u8,                              \
+		short *: tm_write_i16,                                     \
+		unsigned short *: tm_write_u16,                            \
+		int *: tm_write_i32,                                       \
+		unsigned *: tm_write_u32,                                  \
+		long *: tm_write_i64,                                      \
+		unsigned long *: tm_write_u64,                             \
+		long long *: tm_write_ll,                                  \
+		unsigned long long *: tm_write_ull,                        \
+		float *: tm_write_float,                                   \
+		double *: tm_write_double,                                 \
+		default: tm_store_ptr_)((p), (v))
+
+static inline _Bool tm_read_u8_bool_(const _Bool *a)
+{
+	return tm_read_u8((const uint8_t *)(const void *)a) != 0;
+}
+static inline void tm_write_u8_bool_(_Bool *a, _Bool v)
+{
+	tm_write_u8((uint8_t *)(void *)a, (uint8_t)v);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* POTM_TM_H */

@@ -1,0 +1,44 @@
+/*
+ * lib/access_gen.h — the typed tm_read_* / tm_write_* family, generated.
+ *
+ * A backend defines two functions and includes this file once:
+ *
+ *   static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size);
+ *   static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b);
+ *
+ * The uint64_t carries the accessed bytes in its first `size` bytes of
+ * memory (memcpy order), which keeps every backend endian-neutral.  The
+ * word-sized tm_read/tm_write are the backend's own (its hottest path).
+ */
+#ifndef POTM_ACCESS_GEN_H
+#define POTM_ACCESS_GEN_H
+
+#include <string.h>
+
+#define POTM_GEN_ACCESS_(T, sfx)                                             \
+	T tm_read##sfx(const T *a)                                           \
+	{                                                                    \
+		potm_check_aligned(a, sizeof(T), "tm_read" #sfx);            \
+		uint64_t b = BACKEND_READ_BYTES(a, sizeof(T));               \
+		T v;                                                         \
+		memcpy(&v, &b, sizeof v);                                    \
+		return v;                                                    \
+	}                                                                    \
+	void tm_write##sfx(T *a, T v)                                        \
+	{                                                                    \
+		potm_check_aligned(a, sizeof(T), "tm_write" #sfx);           \
+		uint64_t b = 0;                                              \
+		memcpy(&b, &v, sizeof v);                                    \
+		BACKEND_WRITE_BYTES(a, sizeof(T), b);                        \
+	}
+
+POTM_GEN_ACCESS_(uint8_t, _u8)
+POTM_GEN_ACCESS_(uint16_t, _u16)
+POTM_GEN_ACCESS_(uint32_t, _u32)
+POTM_GEN_ACCESS_(uint64_t, _u64)
+POTM_GEN_ACCESS_(tm_ptr_t, _ptr)
+POTM_GEN_ACCESS_(float, _float)
+POTM_GEN_ACCESS_(double, _double)
+#undef POTM_GEN_ACCESS_
+
+#endif /* POTM_ACCESS_GEN_H */

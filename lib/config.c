@@ -1,0 +1,154 @@
+/*
+ * lib/config.c — tm_config_t defaults, validation and POTM_* overrides.
+ *
+ * One table describes every setting: its variable, its field, its range.
+ * The same table validates a programmatic configuration and parses the
+ * environment, so the two can never disagree about what is allowed.
+ */
+#include "potm_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+enum cfg_kind { CFG_BOOL, CFG_UINT };
+
+struct cfg_field {
+	const char *env;      /* POTM_... */
+	const char *field;    /* tm_config_t member, for messages */
+	size_t offset;
+	enum cfg_kind kind;
+	unsigned long min, max;
+};
+
+#define F(env, member, kind, lo, hi) \
+	{ env, #member, offsetof(tm_config_t, member), kind, lo, hi }
+static const struct cfg_field cfg_fields[] = {
+	F("POTM_MAX_THREADS", max_threads, CFG_UINT, 1, 4096),
+	F("POTM_PIN", pin, CFG_BOOL, 0, 1),
+	F("POTM_LOCK_BITS", lock_bits, CFG_UINT, 8, 28),
+	F("POTM_STRIPE_SHIFT", stripe_shift, CFG_UINT, 3, 12),
+	F("POTM_BACKOFF_MAX", backoff_max, CFG_UINT, 0, 1u << 24),
+	F("POTM_EXTEND", extend, CFG_BOOL, 0, 1),
+	F("POTM_HTM_RETRIES", htm_retries, CFG_UINT, 1, 1000),
+	F("POTM_VERBOSE", verbose, CFG_BOOL, 0, 1),
+};
+#undef F
+#define NFIELDS (sizeof cfg_fields / sizeof cfg_fields[0])
+
+/* Variables of the POTM_ namespace that belong to the build and the
+ * Python tooling, not to the run-time configuration. */
+static const char *const cfg_not_runtime[] = {
+	"POTM_BACKENDS", "POTM_SANITIZE", "POTM_BUILD_DIR", "POTM_JOBS",
+};
+
+void tm_config_default(tm_config_t *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->max_threads = 256;
+	cfg->pin = 0;
+	cfg->lock_bits = 20;
+	cfg->stripe_shift = 3;
+	cfg->backoff_max = 4096;
+	cfg->extend = 1;
+	cfg->htm_retries = 10;
+	cfg->verbose = 0;
+}
+
+static unsigned long cfg_get(const tm_config_t *cfg, const struct cfg_field *f)
+{
+	const char *p = (const char *)cfg + f->offset;
+	if (f->kind == CFG_BOOL)
+		return (unsigned long)*(const int *)p;
+	return *(const unsigned *)p;
+}
+
+static void cfg_set(tm_config_t *cfg, const struct cfg_field *f, unsigned long v)
+{
+	char *p = (char *)cfg + f->offset;
+	if (f->kind == CFG_BOOL)
+		*(int *)p = (int)v;
+	else
+		*(unsigned *)p = (unsigned)v;
+}
+
+static int cfg_allowed(const struct cfg_field *f, char *buf, size_t len)
+{
+	if (f->kind == CFG_BOOL)
+		return snprintf(buf, len, "0 or 1");
+	return snprintf(buf, len, "an integer from %lu to %lu", f->min, f->max);
+}
+
+/* Returns 0, or -1 with the error naming the first out-of-range field. */
+int potm_config_validate(const tm_config_t *cfg)
+{
+	for (size_t i = 0; i < NFIELDS; i++) {
+		const struct cfg_field *f = &cfg_fields[i];
+		unsigned long v = cfg_get(cfg, f);
+		if (v < f->min || v > f->max) {
+			char allowed[64];
+			cfg_allowed(f, allowed, sizeof allowed);
+			return potm_error("invalid configuration: tm_config_t.%s = %lu "
+			                  "(%s); allowed: %s", f->field, v, f->env, allowed);
+		}
+	}
+	return 0;
+}
+
+static int cfg_parse(const struct cfg_field *f, const char *s, unsigned long *out)
+{
+	char *end;
+	if (s[0] == '\0' || s[0] == '-' || s[0] == '+' || s[0] == ' ')
+		return -1;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < f->min || v > f->max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int tm_config_from_env(tm_config_t *cfg)
+{
+	/* Every POTM_ variable must be one we know: a misspelt setting that
+	 * silently did nothing would invalidate a whole experiment. */
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, "POTM_", 5) != 0)
+			continue;
+		size_t nlen = strcspn(*e, "=");
+		const char *val = (*e)[nlen] == '=' ? *e + nlen + 1 : "";
+		const struct cfg_field *f = NULL;
+		for (size_t i = 0; i < NFIELDS; i++)
+			if (strlen(cfg_fields[i].env) == nlen &&
+			    strncmp(cfg_fields[i].env, *e, nlen) == 0)
+				f = &cfg_fields[i];
+		if (f == NULL) {
+			bool ignored = false;
+			for (size_t i = 0; i < sizeof cfg_not_runtime / sizeof *cfg_not_runtime; i++)
+				if (strlen(cfg_not_runtime[i]) == nlen &&
+				    strncmp(cfg_not_runtime[i], *e, nlen) == 0)
+					ignored = true;
+			if (ignored)
+				continue;
+			char known[512] = "";
+			for (size_t i = 0; i < NFIELDS; i++) {
+				strncat(known, cfg_fields[i].env, sizeof known - strlen(known) - 1);
+				if (i + 1 < NFIELDS)
+					strncat(known, ", ", sizeof known - strlen(known) - 1);
+			}
+			return potm_error("unknown environment variable %.*s; the "
+			                  "POTM_* settings are: %s", (int)nlen, *e, known);
+		}
+		unsigned long v;
+		if (cfg_parse(f, val, &v) != 0) {
+			char allowed[64];
+			cfg_allowed(f, allowed, sizeof allowed);
+			return potm_error("invalid value %s=\"%s\"; allowed: %s",
+			                  f->env, val, allowed);
+		}
+		cfg_set(cfg, f, v);
+	}
+	return 0;
+}

@@ -1,0 +1,93 @@
+/* lib/error.c — error reporting: tm_last_error(), fatal misuse. */
+#include "potm_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* One message per thread: an API call that fails records why, and the same
+ * thread asks. */
+static __thread char potm_errbuf[512];
+
+const char *tm_last_error(void)
+{
+	return potm_errbuf;
+}
+
+int potm_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(potm_errbuf, sizeof potm_errbuf, fmt, ap);
+	va_end(ap);
+	if (potm_cfg.verbose)
+		fprintf(stderr, "potm: error: %s\n", potm_errbuf);
+	return -1;
+}
+
+void potm_fatal(const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout);
+	fputs("potm: fatal: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void tm_misuse_(const char *which)
+{
+	potm_fatal("API misuse: %s", which);
+}
+
+void *potm_xmalloc(size_t size)
+{
+	void *p = malloc(size);
+	if (p == NULL && size != 0)
+		potm_fatal("out of memory (%zu bytes)", size);
+	return p;
+}
+
+void *potm_xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (p == NULL && size != 0)
+		potm_fatal("out of memory (%zu bytes)", size);
+	return p;
+}
+
+void potm_ptrvec_grow(potm_ptrvec_t *pv)
+{
+	pv->cap = pv->cap ? 2 * pv->cap : 16;
+	pv->v = potm_xrealloc(pv->v, pv->cap * sizeof *pv->v);
+}
+
+void potm_ptrvec_free(potm_ptrvec_t *pv)
+{
+	free(pv->v);
+	pv->v = NULL;
+	pv->n = pv->cap = 0;
+}
+
+void potm_undo_grow(potm_undo_t *u)
+{
+	u->cap = u->cap ? 2 * u->cap : 64;
+	u->e = potm_xrealloc(u->e, u->cap * sizeof *u->e);
+}
+
+void potm_undo_rollback(potm_undo_t *u)
+{
+	while (u->n > 0) {
+		potm_undo_entry_t *e = &u->e[--u->n];
+		memcpy(e->addr, &e->old, e->size);
+	}
+}
+
+void potm_undo_free(potm_undo_t *u)
+{
+	free(u->e);
+	u->e = NULL;
+	u->n = u->cap = 0;
+}

@@ -1,0 +1,220 @@
+/*
+ * lib/potm_internal.h — what the core shares with the backends.
+ *
+ * A backend is one .c file that defines `potm_backend` (its hooks and the
+ * size of its per-thread descriptor) and the transaction entry points of
+ * tm.h: tm_tx_start_, tm_tx_end_, tm_restart, tm_cancel and the tm_read_x and
+ * tm_write* family.  Everything backends have in common (registration,
+ * statistics, allocation logs, reclamation, backoff, the undo log, errors)
+ * lives once here and in the lib/ sources.
+ */
+#ifndef POTM_INTERNAL_H
+#define POTM_INTERNAL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#define POTM_BUILDING_LIBRARY 1
+
+#include <potm/tm.h>
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#define POTM_CACHELINE 64
+#define POTM_ALIGNED __attribute__((aligned(POTM_CACHELINE)))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+static inline void potm_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__powerpc64__)
+	__asm__ __volatile__("or 27,27,27" ::: "memory"); /* low priority */
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/* ---- growable array of pointers (allocation and free logs) ------------ */
+
+typedef struct potm_ptrvec {
+	void **v;
+	size_t n, cap;
+} potm_ptrvec_t;
+
+void potm_ptrvec_grow(potm_ptrvec_t *pv);
+void potm_ptrvec_free(potm_ptrvec_t *pv);
+
+static inline void potm_ptrvec_push(potm_ptrvec_t *pv, void *p)
+{
+	if (unlikely(pv->n == pv->cap))
+		potm_ptrvec_grow(pv);
+	pv->v[pv->n++] = p;
+}
+
+/* ---- undo log: in-place writers (gl, Pot's fast mode) ------------------
+ * Each entry remembers the old bytes of one naturally aligned access so an
+ * explicit abort can put them back, newest first. */
+
+typedef struct potm_undo_entry {
+	void *addr;
+	uint64_t old;
+	uint32_t size;
+} potm_undo_entry_t;
+
+typedef struct potm_undo {
+	potm_undo_entry_t *e;
+	size_t n, cap;
+} potm_undo_t;
+
+void potm_undo_grow(potm_undo_t *u);
+void potm_undo_rollback(potm_undo_t *u);
+void potm_undo_free(potm_undo_t *u);
+
+static inline void potm_undo_log(potm_undo_t *u, void *addr, uint32_t size)
+{
+	if (unlikely(u->n == u->cap))
+		potm_undo_grow(u);
+	potm_undo_entry_t *e = &u->e[u->n++];
+	e->addr = addr;
+	e->size = size;
+	e->old = 0;
+	memcpy(&e->old, addr, size);
+}
+
+/* ---- per-thread descriptor ------------------------------------------- */
+
+typedef struct potm_thread {
+	tm_txd_t txd;          /* first: TM_BEGIN/TM_END see only this */
+	unsigned id;           /* logical id */
+	unsigned attempt;      /* aborts of the current transaction so far */
+	bool last_cancelled;   /* tm_was_cancelled() */
+	bool in_rcu;           /* inside an RCU read-side section */
+	int cpu;               /* pinned CPU, -1 if not pinned */
+	uint64_t rng;          /* xorshift state for backoff */
+	potm_ptrvec_t allocs;  /* tm_malloc of the running attempt */
+	potm_ptrvec_t frees;   /* tm_free of the running transaction */
+	tm_stats_t stats;      /* written by this thread only */
+} potm_thread_t;
+
+static inline potm_thread_t *potm_self(void)
+{
+	return (potm_thread_t *)tm_self_;
+}
+
+/* Statistics: each counter has one writer (its thread) and is read by
+ * tm_stats() on other threads, so both sides use relaxed atomics; on the
+ * machines we target they compile to plain loads and stores. */
+#define POTM_STAT_ADD(t, field, n)                                         \
+	__atomic_store_n(&(t)->stats.field,                                \
+	                 __atomic_load_n(&(t)->stats.field, __ATOMIC_RELAXED) \
+	                         + (n),                                    \
+	                 __ATOMIC_RELAXED)
+#define POTM_STAT_INC(t, field) POTM_STAT_ADD(t, field, 1)
+
+/* ---- the backend ------------------------------------------------------ */
+
+typedef struct potm_backend {
+	const char *name;
+	size_t thread_size;     /* its descriptor; starts with potm_thread_t */
+	unsigned max_threads;   /* threads it can run at once; 0 = no limit */
+	int (*init)(const tm_config_t *cfg);       /* -1: potm_error() set */
+	void (*shutdown)(void);
+	int (*thread_init)(potm_thread_t *t);       /* -1: potm_error() set */
+	void (*thread_fini)(potm_thread_t *t);
+} potm_backend_t;
+
+extern const potm_backend_t potm_backend;
+
+/* The configuration in force (valid between tm_init and tm_shutdown). */
+extern tm_config_t potm_cfg;
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* Record a message for tm_last_error(); returns -1 for `return potm_error(...)`. */
+int potm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print "potm: fatal: ..." and abort: for states the program cannot
+ * recover from (misuse inside a transaction, out of memory). */
+void potm_fatal(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn, cold));
+
+void *potm_xmalloc(size_t size);
+void *potm_xrealloc(void *p, size_t size);
+
+/* ---- transaction life cycle shared by all backends -------------------- */
+
+enum potm_enter { POTM_ENTER_NESTED, POTM_ENTER_SKIP, POTM_ENTER_NEW };
+
+void potm_rcu_read_lock(void);
+void potm_rcu_read_unlock(void);
+
+/* First half of every tm_tx_start_: flattening and cancel handling.  On
+ * POTM_ENTER_NEW the caller starts a fresh attempt (depth is already 1). */
+static inline enum potm_enter potm_tx_enter(potm_thread_t *t)
+{
+	if (t->txd.depth > 0) {
+		t->txd.depth++;
+		return POTM_ENTER_NESTED;
+	}
+	if (unlikely(t->txd.flags & TM_TXD_CANCELLED)) {
+		t->txd.flags &= ~TM_TXD_CANCELLED;
+		return POTM_ENTER_SKIP;
+	}
+	t->txd.depth = 1;
+	if (!t->in_rcu) {
+		/* Held across retries: nothing this transaction has seen may be
+		 * reclaimed until it has committed or cancelled. */
+		potm_rcu_read_lock();
+		t->in_rcu = true;
+	}
+	return POTM_ENTER_NEW;
+}
+
+/* Check that the calling thread is registered and in a transaction; which
+ * names the call for the message. */
+static inline potm_thread_t *potm_self_in_tx(const char *which)
+{
+	potm_thread_t *t = potm_self();
+	if (unlikely(t == NULL || t->txd.depth == 0))
+		potm_fatal("%s %s", which,
+		           t == NULL ? "on a thread that did not call tm_thread_enter()"
+		                     : "outside a transaction");
+	return t;
+}
+
+/* Successful commit of the outermost transaction: publish the attempt's
+ * allocations, hand its frees to reclamation, count it. */
+void potm_tx_committed(potm_thread_t *t, bool read_only);
+
+/* Undo the attempt's allocations; count the abort under cause; back off;
+ * resume at TM_BEGIN.  The backend has already rolled back its own state. */
+void potm_tx_aborted(potm_thread_t *t, int cause) __attribute__((noreturn));
+
+/* Same for tm_cancel: no retry, execution continues after TM_END. */
+void potm_tx_cancelled(potm_thread_t *t) __attribute__((noreturn));
+
+/* Randomized exponential backoff after the t->attempt-th abort. */
+void potm_backoff(potm_thread_t *t);
+
+/* Reclamation of freed blocks after an RCU grace period. */
+void potm_reclaim_defer(void **ptrs, size_t n);
+
+/* ---- CPU features ------------------------------------------------------ */
+
+bool potm_cpu_has_rtm(void);   /* CPUID.7.EBX[11]; no probe */
+bool potm_cpu_has_ppc_htm(void);
+
+/* ---- accesses: alignment check shared by the instrumented backends ----- */
+
+static inline void potm_check_aligned(const void *a, size_t size, const char *which)
+{
+	if (unlikely(((uintptr_t)a & (size - 1)) != 0))
+		potm_fatal("%s: address %p is not aligned to %zu bytes", which, a, size);
+}
+
+#endif /* POTM_INTERNAL_H */

@@ -1,0 +1,181 @@
+/*
+ * lib/tx.c — the parts of a transaction's life that every backend shares:
+ * commit/abort/cancel bookkeeping, backoff, tm_malloc/tm_free, tm_atomic.
+ */
+#include "potm_internal.h"
+
+#include <stdlib.h>
+#include <urcu/urcu-memb.h>
+
+void potm_rcu_read_lock(void)
+{
+	urcu_memb_read_lock();
+}
+
+void potm_rcu_read_unlock(void)
+{
+	urcu_memb_read_unlock();
+}
+
+static void tx_leave_rcu(potm_thread_t *t)
+{
+	if (t->in_rcu) {
+		t->in_rcu = false;
+		potm_rcu_read_unlock();
+	}
+}
+
+void potm_tx_committed(potm_thread_t *t, bool read_only)
+{
+	if (t->allocs.n) {
+		POTM_STAT_ADD(t, allocs, t->allocs.n);
+		t->allocs.n = 0;
+	}
+	if (t->frees.n) {
+		POTM_STAT_ADD(t, frees, t->frees.n);
+		potm_reclaim_defer(t->frees.v, t->frees.n);
+		t->frees.n = 0;
+	}
+	POTM_STAT_INC(t, commits);
+	if (read_only)
+		POTM_STAT_INC(t, commits_ro);
+	t->attempt = 0;
+	t->last_cancelled = false;
+	t->txd.depth = 0;
+	tx_leave_rcu(t);
+}
+
+/* An aborted attempt's allocations were never published: free them now. */
+static void tx_drop_attempt_memory(potm_thread_t *t)
+{
+	for (size_t i = 0; i < t->allocs.n; i++)
+		free(t->allocs.v[i]);
+	t->allocs.n = 0;
+	t->frees.n = 0;
+}
+
+void potm_tx_aborted(potm_thread_t *t, int cause)
+{
+	tx_drop_attempt_memory(t);
+	POTM_STAT_INC(t, aborts);
+	POTM_STAT_INC(t, aborts_by_cause[cause]);
+	t->txd.depth = 0;
+	t->attempt++;
+	potm_backoff(t);
+	siglongjmp(t->txd.env, 1);
+}
+
+void potm_tx_cancelled(potm_thread_t *t)
+{
+	tx_drop_attempt_memory(t);
+	POTM_STAT_INC(t, cancels);
+	t->txd.depth = 0;
+	t->attempt = 0;
+	t->last_cancelled = true;
+	t->txd.flags |= TM_TXD_CANCELLED;
+	tx_leave_rcu(t);
+	siglongjmp(t->txd.env, 1);
+}
+
+static inline uint64_t xorshift64(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+void potm_backoff(potm_thread_t *t)
+{
+	/* Randomized exponential backoff: the window doubles with each abort of
+	 * the same transaction up to backoff_max pauses.  After many aborts we
+	 * also yield: with more threads than cores, the conflicting thread may
+	 * be waiting for our CPU. */
+	unsigned shift = t->attempt < 20 ? t->attempt : 20;
+	uint64_t window = (uint64_t)8 << shift;
+	if (window > potm_cfg.backoff_max)
+		window = potm_cfg.backoff_max;
+	if (window > 0) {
+		uint64_t spins = xorshift64(&t->rng) % window;
+		for (uint64_t i = 0; i < spins; i++)
+			potm_cpu_relax();
+	}
+	if (t->attempt >= 8)
+		sched_yield();
+}
+
+int tm_was_cancelled(void)
+{
+	potm_thread_t *t = potm_self();
+	return t != NULL && t->last_cancelled;
+}
+
+int tm_atomic(void (*fn)(void *), void *arg)
+{
+	TM_BEGIN();
+	fn(arg);
+	TM_END();
+	return tm_was_cancelled() ? TM_CANCELLED : TM_COMMITTED;
+}
+
+void *tm_malloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+	if (p == NULL)
+		return NULL;
+	potm_thread_t *t = potm_self();
+	if (t != NULL && t->txd.depth > 0)
+		potm_ptrvec_push(&t->allocs, p);
+	return p;
+}
+
+void tm_free(void *ptr)
+{
+	if (ptr == NULL)
+		return;
+	potm_thread_t *t = potm_self();
+	if (t != NULL && t->txd.depth > 0)
+		potm_ptrvec_push(&t->frees, ptr);   /* at commit */
+	else
+		potm_reclaim_defer(&ptr, 1);
+}
+
+/* ---- reclamation --------------------------------------------------------
+ * The frees of one committed transaction travel together as one batch
+ * through call_rcu: a grace period of the memb flavour ends only after
+ * every reader that was inside a transaction (rcu_read_lock is taken at
+ * begin, dropped at commit) has left it, so no transaction can still hold a
+ * pointer into the batch. */
+
+struct reclaim_batch {
+	struct rcu_head head;
+	size_t n;
+	void *ptrs[];
+};
+
+void potm_count_reclaimed(size_t n);
+
+static void reclaim_batch_free(struct rcu_head *h)
+{
+	struct reclaim_batch *b = caa_container_of(h, struct reclaim_batch, head);
+	for (size_t i = 0; i < b->n; i++)
+		free(b->ptrs[i]);
+	potm_count_reclaimed(b->n);
+	free(b);
+}
+
+void potm_reclaim_defer(void **ptrs, size_t n)
+{
+	struct reclaim_batch *b = potm_xmalloc(sizeof *b + n * sizeof(void *));
+	b->n = n;
+	memcpy(b->ptrs, ptrs, n * sizeof(void *));
+	urcu_memb_call_rcu(&b->head, reclaim_batch_free);
+}
+
+void tm_reclaim_barrier(void)
+{
+	if (tm_in_tx())
+		tm_misuse_("tm_reclaim_barrier inside a transaction");
+	urcu_memb_barrier();
+}

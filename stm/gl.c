@@ -1,0 +1,125 @@
+/*
+ * stm/gl.c — one global lock around every transaction.
+ *
+ * The lock is a ticket lock (FIFO, one shared counter pair) whose waiters
+ * spin proportionally to their distance from the head and yield once they
+ * have spun for long: with more threads than cores the next ticket holder
+ * may be descheduled, and spinning on it would waste the quantum it needs.
+ * Writes are in place with an undo log, so tm_restart and tm_cancel work.
+ */
+#include "potm_internal.h"
+
+typedef struct gl_thread {
+	potm_thread_t th;
+	potm_undo_t undo;
+} gl_thread_t;
+
+static struct {
+	uint32_t next POTM_ALIGNED;    /* next ticket to hand out */
+	uint32_t serving POTM_ALIGNED; /* ticket that holds the lock */
+} gl_lock;
+
+static void gl_acquire(void)
+{
+	uint32_t me = __atomic_fetch_add(&gl_lock.next, 1, __ATOMIC_RELAXED);
+	unsigned spins = 0;
+	for (;;) {
+		uint32_t cur = __atomic_load_n(&gl_lock.serving, __ATOMIC_ACQUIRE);
+		if (cur == me)
+			return;
+		for (uint32_t i = 0; i < (me - cur) * 32; i++)
+			potm_cpu_relax();
+		if (++spins > 64)
+			sched_yield();
+	}
+}
+
+static void gl_release(void)
+{
+	__atomic_store_n(&gl_lock.serving, gl_lock.serving + 1, __ATOMIC_RELEASE);
+}
+
+static void gl_thread_fini(potm_thread_t *t)
+{
+	potm_undo_free(&((gl_thread_t *)t)->undo);
+}
+
+const potm_backend_t potm_backend = {
+	.name = "gl",
+	.thread_size = sizeof(gl_thread_t),
+	.thread_fini = gl_thread_fini,
+};
+
+int tm_tx_start_(tm_txd_t *d)
+{
+	switch (potm_tx_enter((potm_thread_t *)d)) {
+	case POTM_ENTER_SKIP:
+		return 0;
+	case POTM_ENTER_NEW:
+		gl_acquire();
+		break;
+	case POTM_ENTER_NESTED:
+		break;
+	}
+	return 1;
+}
+
+void tm_tx_end_(tm_txd_t *d)
+{
+	gl_thread_t *g = (gl_thread_t *)d;
+	if (--d->depth > 0)
+		return;
+	d->depth = 1;
+	bool ro = g->undo.n == 0;
+	g->undo.n = 0;
+	gl_release();
+	potm_tx_committed(&g->th, ro);
+}
+
+static gl_thread_t *gl_rollback(const char *which)
+{
+	gl_thread_t *g = (gl_thread_t *)potm_self_in_tx(which);
+	potm_undo_rollback(&g->undo);
+	gl_release();
+	return g;
+}
+
+void tm_restart(void)
+{
+	potm_tx_aborted(&gl_rollback("tm_restart")->th, TM_ABORT_EXPLICIT);
+}
+
+void tm_cancel(void)
+{
+	potm_tx_cancelled(&gl_rollback("tm_cancel")->th);
+}
+
+tm_word_t tm_read(const tm_word_t *a)
+{
+	potm_self_in_tx("tm_read");
+	return *a;
+}
+
+void tm_write(tm_word_t *a, tm_word_t v)
+{
+	gl_thread_t *g = (gl_thread_t *)potm_self_in_tx("tm_write");
+	potm_undo_log(&g->undo, a, sizeof *a);
+	*a = v;
+}
+
+static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
+{
+	potm_self_in_tx("tm_read");
+	uint64_t b = 0;
+	memcpy(&b, a, size);
+	return b;
+}
+
+static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
+{
+	gl_thread_t *g = (gl_thread_t *)potm_self_in_tx("tm_write");
+	potm_undo_log(&g->undo, a, size);
+	memcpy(a, &b, size);
+}
+
+#include "access_gen.h"
