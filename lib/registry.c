@@ -14,7 +14,7 @@
 #include <string.h>
 #include <urcu/urcu-memb.h>
 
-__thread tm_txd_t *tm_self_;
+__thread tm_txd_t *tm_self_ __attribute__((tls_model("initial-exec")));
 tm_config_t potm_cfg;
 
 int potm_config_validate(const tm_config_t *cfg);

@@ -241,7 +241,7 @@ static bool tl2_extend(tl2_tx_t *tx)
 /* Load size bytes at a (naturally aligned, inside one word) consistently
  * with the snapshot, and log the stripe in the read set.  Returns the bytes
  * in memcpy order. */
-static inline uint64_t tl2_load(tl2_tx_t *tx, const void *a, unsigned size)
+static inline __attribute__((always_inline)) uint64_t tl2_load(tl2_tx_t *tx, const void *a, unsigned size)
 {
 	volatile uintptr_t *lock = tl2_lock_of(a);
 	unsigned spins = 0;

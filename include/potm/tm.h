@@ -90,8 +90,10 @@ typedef struct tm_txd {
 
 #define TM_TXD_CANCELLED 1u /* the attempt was cancelled: skip the body */
 
-/* The calling thread's descriptor; NULL if it is not registered. */
-extern __thread tm_txd_t *tm_self_;
+/* The calling thread's descriptor; NULL if it is not registered.
+ * initial-exec: one instruction to reach it on every access, and a single
+ * pointer fits the static TLS surplus that a dlopen()ed library may use. */
+extern __thread tm_txd_t *tm_self_ __attribute__((tls_model("initial-exec")));
 
 /* Report misuse of the API (which: what was done) and abort the process. */
 void tm_misuse_(const char *which) __attribute__((noreturn, cold));

@@ -1,0 +1,57 @@
+# The README's two commands:
+#   make demo   install what is missing, build every backend, run the default
+#               experiment and print its table (and, later, figure paths)
+#   make test   install what is missing, build, run every test: ctest (Check)
+#               and pytest in a Release build, then ctest again in an
+#               ASan+UBSan build
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= 2
+PYTHON     ?= python3
+CMAKE_ARGS ?=
+
+PY_TESTS := $(wildcard bindings/python/tests)
+
+.PHONY: all deps build build-asan demo test test-release test-asan install clean
+
+all: build
+
+deps:
+	bash scripts/deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS)
+
+$(ASAN_BUILD)/CMakeCache.txt:
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
+	      -DPOTM_SANITIZE=ON $(CMAKE_ARGS)
+
+build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+demo: build
+	$(PYTHON) scripts/bench_table.py --build $(BUILD) --out results/demo
+
+test: test-release test-asan
+
+test-release: build
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+ifneq ($(PY_TESTS),)
+	POTMPY_BUILD_DIR=$(abspath $(BUILD)) PYTHONPATH=$(abspath bindings/python) \
+	    $(PYTHON) -m pytest -q bindings/python/tests
+endif
+
+# The sanitizer run checks memory and UB in the C library and its tests; the
+# benchmark smoke tests run there too (they verify their own results).
+test-asan: build-asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	    ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -E '^t-install-'
+
+install: build
+	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)
