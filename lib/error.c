@@ -25,6 +25,15 @@ int potm_error(const char *fmt, ...)
 	return -1;
 }
 
+int potm_unsupported(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(potm_errbuf, sizeof potm_errbuf, fmt, ap);
+	va_end(ap);
+	return TM_ERR_UNSUPPORTED;
+}
+
 void potm_fatal(const char *fmt, ...)
 {
 	va_list ap;

@@ -138,6 +138,10 @@ extern tm_config_t potm_cfg;
 /* Record a message for tm_last_error(); returns -1 for `return potm_error(...)`. */
 int potm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The same for "this machine cannot run the backend": returns
+ * TM_ERR_UNSUPPORTED, which tests turn into a skip with the message. */
+int potm_unsupported(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Print "potm: fatal: ..." and abort: for states the program cannot
  * recover from (misuse inside a transaction, out of memory). */
 void potm_fatal(const char *fmt, ...)

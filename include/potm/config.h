@@ -31,7 +31,12 @@ typedef struct tm_config {
 	                           that finds a newer version first tries to
 	                           extend the snapshot (revalidate) instead of
 	                           aborting.  0 = TL2 exactly as published. */
-	unsigned htm_retries;   /* POTM_HTM_RETRIES  1..1000, default 10 */
+	unsigned htm_retries;   /* POTM_HTM_RETRIES  1..1000, default 10:
+	                           hardware attempts before the fallback */
+	int htm_fallback_only;  /* POTM_HTM_FALLBACK_ONLY 0|1, default 0: run
+	                           every transaction on the HTM backends'
+	                           software fallback (tests on machines without
+	                           HTM; reported on stderr, never implied) */
 	int verbose;            /* POTM_VERBOSE      0|1, default 0 */
 } tm_config_t;
 

@@ -51,9 +51,12 @@ typedef void *tm_ptr_t;
 /* ---- life cycle ------------------------------------------------------- */
 
 /* Start the library.  cfg may be NULL (defaults); the POTM_* environment is
- * applied on top of it.  Returns 0, or -1 with tm_last_error() set (bad
- * configuration, missing hardware support, already initialized). */
+ * applied on top of it.  Returns 0; TM_ERR_UNSUPPORTED if this machine
+ * cannot run the backend (e.g. no RTM); -1 for any other error (bad
+ * configuration, already initialized).  tm_last_error() says why. */
 int tm_init(const tm_config_t *cfg);
+
+#define TM_ERR_UNSUPPORTED (-2)
 
 /* Stop the library: waits for deferred frees.  Every thread must have
  * exited (tm_thread_exit) first. */
@@ -89,6 +92,8 @@ typedef struct tm_txd {
 } tm_txd_t;
 
 #define TM_TXD_CANCELLED 1u /* the attempt was cancelled: skip the body */
+#define TM_TXD_UNDO      2u /* in-place writes must be undo-logged (rtm's
+                               fallback path) */
 
 /* The calling thread's descriptor; NULL if it is not registered.
  * initial-exec: one instruction to reach it on every access, and a single
@@ -167,7 +172,8 @@ void tm_reclaim_barrier(void);
  * Natural alignment is required.  Sub-word writes never touch the bytes
  * around them. */
 
-#if defined(POTM_BACKEND_SEQ) && !defined(POTM_BUILDING_LIBRARY)
+#if (defined(POTM_BACKEND_SEQ) || defined(POTM_BACKEND_RTM)) && \
+	!defined(POTM_BUILDING_LIBRARY)
 #define POTM_PLAIN_ACCESS 1
 #endif
 
@@ -183,11 +189,23 @@ void tm_reclaim_barrier(void);
 #else
 #define POTM_CHECK_IN_TX_() ((void)0)
 #endif
+#ifdef POTM_BACKEND_RTM
+/* rtm: a hardware transaction needs no log, its software fallback does
+ * (for tm_restart/tm_cancel); one flag test tells them apart. */
+void tm_undo_log_(void *a, unsigned size);
+#define POTM_LOG_WRITE_(a, size)                                         \
+	do {                                                             \
+		if (__builtin_expect(tm_self_->flags & TM_TXD_UNDO, 0))  \
+			tm_undo_log_((a), (size));                       \
+	} while (0)
+#else
+#define POTM_LOG_WRITE_(a, size) ((void)0)
+#endif
 #define POTM_ACCESS_(T, sfx)                                             \
 	static inline T tm_read##sfx(const T *a)                         \
 	{ POTM_CHECK_IN_TX_(); return *a; }                              \
 	static inline void tm_write##sfx(T *a, T v)                      \
-	{ POTM_CHECK_IN_TX_(); *a = v; }
+	{ POTM_CHECK_IN_TX_(); POTM_LOG_WRITE_(a, sizeof(T)); *a = v; }
 #else
 #define POTM_ACCESS_(T, sfx)                                             \
 	T tm_read##sfx(const T *a);                                      \
