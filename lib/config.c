@@ -34,6 +34,7 @@ static const struct cfg_field cfg_fields[] = {
 	F("POTM_EXTEND", extend, CFG_BOOL, 0, 1),
 	F("POTM_HTM_RETRIES", htm_retries, CFG_UINT, 1, 1000),
 	F("POTM_HTM_FALLBACK_ONLY", htm_fallback_only, CFG_BOOL, 0, 1),
+	F("POTM_HTM_FORCE", htm_force, CFG_BOOL, 0, 1),
 	F("POTM_VERBOSE", verbose, CFG_BOOL, 0, 1),
 };
 #undef F

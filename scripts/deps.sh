@@ -2,12 +2,23 @@
 # Install potm's system dependencies, idempotently: only what is missing is
 # installed, so a second run is a no-op that needs no network.
 #
-#   scripts/deps.sh            C toolchain, libraries, Check, Python packages
+#   scripts/deps.sh            C toolchain, libraries, Check, Python packages,
+#                              the powerpc64le cross toolchain and qemu-user
 #   POTM_DEPS_SKIP_PY=1 ...    skip the Python packages
+#   POTM_DEPS_SKIP_PPC=1 ...   skip the POWER cross toolchain
+#
+# The POWER backends are cross-compiled: Debian's powerpc64le GCC and
+# qemu-user come from the host's own architecture; the target libraries
+# (libnuma, liburcu, Check) are downloaded as ppc64el .debs with a private
+# apt state and unpacked into a sysroot, so the host's apt configuration is
+# never changed (no dpkg --add-architecture).
 set -euo pipefail
 
 debian_pkgs=(build-essential cmake pkg-config libnuma-dev liburcu-dev check
              python3-pip python3-venv)
+if [ "${POTM_DEPS_SKIP_PPC:-0}" != 1 ]; then
+    debian_pkgs+=(gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-user)
+fi
 
 missing=()
 for p in "${debian_pkgs[@]}"; do
@@ -28,6 +39,12 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 else
     echo "deps.sh: system packages present"
+fi
+
+# ---- powerpc64le sysroot -------------------------------------------------
+ppc_sysroot=$(bash "$(dirname "$0")/ppc64le-sysroot.sh" --print)
+if [ "${POTM_DEPS_SKIP_PPC:-0}" != 1 ] && [ ! -f "$ppc_sysroot/.complete" ]; then
+    bash "$(dirname "$0")/ppc64le-sysroot.sh"
 fi
 
 if [ "${POTM_DEPS_SKIP_PY:-0}" != 1 ]; then

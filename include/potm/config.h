@@ -37,6 +37,10 @@ typedef struct tm_config {
 	                           every transaction on the HTM backends'
 	                           software fallback (tests on machines without
 	                           HTM; reported on stderr, never implied) */
+	int htm_force;          /* POTM_HTM_FORCE    0|1, default 0: issue
+	                           hardware transactions although the CPU does
+	                           not report HTM (qemu-user: POWER's tbegin.
+	                           runs and always fails); reported on stderr */
 	int verbose;            /* POTM_VERBOSE      0|1, default 0 */
 } tm_config_t;
 

@@ -1,0 +1,257 @@
+/*
+ * htm/htm_gl.h — best-effort hardware transactions with a global-lock
+ * fallback (the thesis's Figure 3.4a), shared by rtm.c and rot.c.
+ *
+ * The including backend defines its primitives first:
+ *
+ *   HTM_BEGIN()            start; true if running transactionally, false
+ *                          after an abort (then HTM_STATUS() describes it)
+ *   HTM_STATUS()           the abort status of the last failed HTM_BEGIN
+ *   HTM_END()              commit
+ *   HTM_ABORT(code)        abort with an 8-bit constant code
+ *   htm_decide(status)     -> struct htm_decision (pure; unit-tested)
+ *   HTM_CODE_LOCKED, HTM_CODE_RESTART, HTM_CODE_CANCEL
+ *   HTM_NAME               "rtm" / "rot"
+ *   htm_hw_available(why)  can this machine run it?  (why: message)
+ *
+ * The protocol:
+ *  - Lock subscription: right after the transaction starts it reads the
+ *    fallback lock and aborts itself if the lock is held.  The lock is then
+ *    in its read set, so a thread that takes the lock later aborts every
+ *    hardware transaction in flight: fallback and hardware transactions
+ *    never overlap.
+ *  - Retry policy (as GCC's libitm): up to htm_retries hardware attempts;
+ *    straight to the fallback on an abort that will not succeed on retry
+ *    (persistent); before retrying, wait until the lock is free, or the
+ *    retry would only abort again on it.
+ *  - The fallback runs alone under the lock, in place, with an undo log so
+ *    that tm_restart and tm_cancel work on both paths.
+ *
+ * An abort resumes inside htm_attempt(), where HTM_BEGIN was issued, with
+ * registers and memory restored by the hardware — the stack frames of
+ * tm_tx_start_ and of its caller included — so the hardware path needs no
+ * sigsetjmp.
+ */
+#ifndef POTM_HTM_GL_H
+#define POTM_HTM_GL_H
+
+#include <stdio.h>
+
+typedef struct htm_thread {
+	potm_thread_t th;
+	potm_undo_t undo;     /* fallback path only */
+	bool in_hw;           /* the running attempt is a hardware transaction */
+} htm_thread_t;
+
+static struct {
+	uint32_t lock POTM_ALIGNED;   /* fallback lock: 0 free, 1 held */
+	unsigned retries;
+	bool fallback_only;           /* POTM_HTM_FALLBACK_ONLY */
+} htm;
+
+static inline bool htm_locked(void)
+{
+	return __atomic_load_n(&htm.lock, __ATOMIC_ACQUIRE) != 0;
+}
+
+static void htm_wait_unlocked(void)
+{
+	for (unsigned spins = 0; htm_locked(); spins++) {
+		potm_cpu_relax();
+		if (spins > 1024)
+			sched_yield();
+	}
+}
+
+static void htm_lock(void)
+{
+	for (unsigned spins = 0;; spins++) {
+		if (!htm_locked() &&
+		    __atomic_exchange_n(&htm.lock, 1, __ATOMIC_ACQUIRE) == 0)
+			return;
+		potm_cpu_relax();
+		if (spins > 1024)
+			sched_yield();
+	}
+}
+
+static void htm_unlock(void)
+{
+	__atomic_store_n(&htm.lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Serial, in place, undo-logged. */
+static void htm_enter_fallback(htm_thread_t *h)
+{
+	htm_lock();
+	h->in_hw = false;
+	h->th.txd.flags |= TM_TXD_UNDO;
+	POTM_STAT_INC(&h->th, htm_fallbacks);
+}
+
+/* Start the attempt: hardware first, then the fallback.  (The allocation
+ * and free logs need no reset after a hardware abort: their stores were
+ * undone with the rest.) */
+static void htm_attempt(htm_thread_t *h)
+{
+	if (htm.fallback_only) {
+		htm_enter_fallback(h);
+		return;
+	}
+	for (unsigned attempt = 0; attempt < htm.retries; attempt++) {
+		htm_wait_unlocked();
+		POTM_STAT_INC(&h->th, htm_starts);
+		if (HTM_BEGIN()) {
+			if (htm_locked())
+				HTM_ABORT(HTM_CODE_LOCKED);
+			h->in_hw = true;
+			return;
+		}
+		struct htm_decision d = htm_decide(HTM_STATUS());
+		if (d.explicit_code == HTM_CODE_CANCEL)
+			potm_tx_cancelled(&h->th);   /* resumes at TM_BEGIN: skip */
+		POTM_STAT_INC(&h->th, aborts);
+		POTM_STAT_INC(&h->th, aborts_by_cause[d.cause]);
+		if (d.explicit_code == HTM_CODE_LOCKED ||
+		    d.explicit_code == HTM_CODE_RESTART)
+			continue;      /* not a property of the transaction: retry */
+		if (d.persistent) {
+			POTM_STAT_INC(&h->th, htm_persistent);
+			break;
+		}
+	}
+	htm_enter_fallback(h);
+}
+
+int tm_tx_start_(tm_txd_t *d)
+{
+	htm_thread_t *h = (htm_thread_t *)d;
+	switch (potm_tx_enter(&h->th)) {
+	case POTM_ENTER_SKIP:
+		return 0;
+	case POTM_ENTER_NESTED:
+		return 1;
+	case POTM_ENTER_NEW:
+		break;
+	}
+	htm_attempt(h);
+	return 1;
+}
+
+void tm_tx_end_(tm_txd_t *d)
+{
+	htm_thread_t *h = (htm_thread_t *)d;
+	if (--d->depth > 0)
+		return;
+	d->depth = 1;
+	if (h->in_hw) {
+		HTM_END();
+		h->in_hw = false;
+		POTM_STAT_INC(&h->th, htm_commits);
+		potm_tx_committed(&h->th, false);
+		return;
+	}
+	bool ro = h->undo.n == 0;
+	h->undo.n = 0;
+	d->flags &= ~TM_TXD_UNDO;
+	htm_unlock();
+	potm_tx_committed(&h->th, ro);
+}
+
+/* Leave the fallback path after an explicit abort: undo, unlock. */
+static potm_thread_t *htm_fallback_rollback(htm_thread_t *h)
+{
+	potm_undo_rollback(&h->undo);
+	h->th.txd.flags &= ~TM_TXD_UNDO;
+	htm_unlock();
+	return &h->th;
+}
+
+void tm_restart(void)
+{
+	htm_thread_t *h = (htm_thread_t *)potm_self_in_tx("tm_restart");
+	if (h->in_hw)
+		HTM_ABORT(HTM_CODE_RESTART);
+	potm_tx_aborted(htm_fallback_rollback(h), TM_ABORT_EXPLICIT);
+}
+
+void tm_cancel(void)
+{
+	htm_thread_t *h = (htm_thread_t *)potm_self_in_tx("tm_cancel");
+	if (h->in_hw)
+		HTM_ABORT(HTM_CODE_CANCEL);
+	potm_tx_cancelled(htm_fallback_rollback(h));
+}
+
+/* ---- accesses: plain, undo-logged on the fallback ------------------------
+ * Programs compiled with POTM_BACKEND_<NAME> inline these from tm.h; the
+ * out-of-line versions serve everyone else. */
+
+tm_word_t tm_read(const tm_word_t *a)
+{
+	potm_self_in_tx("tm_read");
+	return *a;
+}
+
+void tm_write(tm_word_t *a, tm_word_t v)
+{
+	htm_thread_t *h = (htm_thread_t *)potm_self_in_tx("tm_write");
+	if (h->th.txd.flags & TM_TXD_UNDO)
+		potm_undo_log(&h->undo, a, sizeof *a);
+	*a = v;
+}
+
+void tm_undo_log_(void *a, unsigned size)
+{
+	potm_undo_log(&((htm_thread_t *)potm_self())->undo, a, size);
+}
+
+static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
+{
+	potm_self_in_tx("tm_read");
+	uint64_t b = 0;
+	memcpy(&b, a, size);
+	return b;
+}
+
+static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
+{
+	htm_thread_t *h = (htm_thread_t *)potm_self_in_tx("tm_write");
+	if (h->th.txd.flags & TM_TXD_UNDO)
+		potm_undo_log(&h->undo, a, size);
+	memcpy(a, &b, size);
+}
+
+#include "access_gen.h"
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+static int htm_init(const tm_config_t *cfg)
+{
+	htm.lock = 0;
+	htm.retries = cfg->htm_retries;
+	htm.fallback_only = cfg->htm_fallback_only;
+	if (htm.fallback_only) {
+		fprintf(stderr, "potm: %s: POTM_HTM_FALLBACK_ONLY=1: every transaction "
+		        "runs on the software fallback lock, none in hardware\n", HTM_NAME);
+		return 0;
+	}
+	const char *why = NULL;
+	if (!htm_hw_available(cfg, &why))
+		return potm_unsupported("%s: %s", HTM_NAME, why);
+	return 0;
+}
+
+static void htm_thread_fini(potm_thread_t *t)
+{
+	potm_undo_free(&((htm_thread_t *)t)->undo);
+}
+
+const potm_backend_t potm_backend = {
+	.name = HTM_NAME,
+	.thread_size = sizeof(htm_thread_t),
+	.init = htm_init,
+	.thread_fini = htm_thread_fini,
+};
+
+#endif /* POTM_HTM_GL_H */
