@@ -35,8 +35,11 @@ $(ASAN_BUILD)/CMakeCache.txt:
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 
+# The default experiment: potm reproduce --quick (a few minutes), which prints
+# a summary table and the paths of its figures.
 demo: build
-	$(PYTHON) scripts/bench_table.py --build $(BUILD) --out results/demo
+	PYTHONPATH=$(abspath bindings/python) POTMPY_LIB_DIR=$(abspath $(BUILD)) \
+	    $(PYTHON) -m potm reproduce --quick --out results/quick
 
 test: test-release test-asan test-ppc64le
 

@@ -13,7 +13,7 @@
 
 extern char **environ;
 
-enum cfg_kind { CFG_BOOL, CFG_UINT };
+enum cfg_kind { CFG_BOOL, CFG_UINT, CFG_STRING };
 
 struct cfg_field {
 	const char *env;      /* POTM_... */
@@ -21,10 +21,21 @@ struct cfg_field {
 	size_t offset;
 	enum cfg_kind kind;
 	unsigned long min, max;
+	const char *const *choices; /* CFG_STRING: the allowed values, NULL-ended */
+	size_t size;                /* CFG_STRING: the char array's size */
 };
 
+/* The values of the string settings. */
+static const char *const cfg_modes[] = {
+	"pot", "pot-fast", "pot-ordered", "pogl", "destm", NULL,
+};
+static const char *const cfg_sequencers[] = { "round-robin", "explicit", NULL };
+
 #define F(env, member, kind, lo, hi) \
-	{ env, #member, offsetof(tm_config_t, member), kind, lo, hi }
+	{ env, #member, offsetof(tm_config_t, member), kind, lo, hi, NULL, 0 }
+#define S(env, member, choices)                                              \
+	{ env, #member, offsetof(tm_config_t, member), CFG_STRING, 0, 0, choices, \
+	  sizeof(((tm_config_t *)0)->member) }
 static const struct cfg_field cfg_fields[] = {
 	F("POTM_MAX_THREADS", max_threads, CFG_UINT, 1, 4096),
 	F("POTM_PIN", pin, CFG_BOOL, 0, 1),
@@ -36,8 +47,12 @@ static const struct cfg_field cfg_fields[] = {
 	F("POTM_HTM_FALLBACK_ONLY", htm_fallback_only, CFG_BOOL, 0, 1),
 	F("POTM_HTM_FORCE", htm_force, CFG_BOOL, 0, 1),
 	F("POTM_VERBOSE", verbose, CFG_BOOL, 0, 1),
+	S("POTM_MODE", mode, cfg_modes),
+	S("POTM_SEQUENCER", sequencer, cfg_sequencers),
+	F("POTM_TURN_TIMEOUT_MS", turn_timeout_ms, CFG_UINT, 0, 3600000),
 };
 #undef F
+#undef S
 #define NFIELDS (sizeof cfg_fields / sizeof cfg_fields[0])
 
 /* Variables of the POTM_ namespace that belong to the build and the
@@ -57,6 +72,9 @@ void tm_config_default(tm_config_t *cfg)
 	cfg->extend = 1;
 	cfg->htm_retries = 10;
 	cfg->verbose = 0;
+	strcpy(cfg->mode, "pot");
+	strcpy(cfg->sequencer, "round-robin");
+	cfg->turn_timeout_ms = 60000;
 }
 
 static unsigned long cfg_get(const tm_config_t *cfg, const struct cfg_field *f)
@@ -78,9 +96,28 @@ static void cfg_set(tm_config_t *cfg, const struct cfg_field *f, unsigned long v
 
 static int cfg_allowed(const struct cfg_field *f, char *buf, size_t len)
 {
+	if (f->kind == CFG_STRING) {
+		size_t used = 0;
+		buf[0] = '\0';
+		for (size_t i = 0; f->choices[i] && used < len; i++)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+			                         i ? ", " : "", f->choices[i]);
+		return (int)used;
+	}
 	if (f->kind == CFG_BOOL)
 		return snprintf(buf, len, "0 or 1");
 	return snprintf(buf, len, "an integer from %lu to %lu", f->min, f->max);
+}
+
+/* Index of s (at most n bytes, maybe not NUL-terminated) among f's
+ * choices, or -1. */
+static int cfg_choice(const struct cfg_field *f, const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	for (int i = 0; f->choices[i]; i++)
+		if (strlen(f->choices[i]) == len && strncmp(f->choices[i], s, len) == 0)
+			return i;
+	return -1;
 }
 
 /* Returns 0, or -1 with the error naming the first out-of-range field. */
@@ -88,6 +125,16 @@ int potm_config_validate(const tm_config_t *cfg)
 {
 	for (size_t i = 0; i < NFIELDS; i++) {
 		const struct cfg_field *f = &cfg_fields[i];
+		if (f->kind == CFG_STRING) {
+			const char *str = (const char *)cfg + f->offset;
+			if (cfg_choice(f, str, f->size) >= 0)
+				continue;
+			char allowed[128];
+			cfg_allowed(f, allowed, sizeof allowed);
+			return potm_error("invalid configuration: tm_config_t.%s = \"%.*s\" "
+			                  "(%s); allowed: %s", f->field, (int)strnlen(str, f->size),
+			                  str, f->env, allowed);
+		}
 		unsigned long v = cfg_get(cfg, f);
 		if (v < f->min || v > f->max) {
 			char allowed[64];
@@ -142,6 +189,19 @@ int tm_config_from_env(tm_config_t *cfg)
 			}
 			return potm_error("unknown environment variable %.*s; the "
 			                  "POTM_* settings are: %s", (int)nlen, *e, known);
+		}
+		if (f->kind == CFG_STRING) {
+			int c = cfg_choice(f, val, strlen(val) + 1);
+			if (c < 0) {
+				char allowed[128];
+				cfg_allowed(f, allowed, sizeof allowed);
+				return potm_error("invalid value %s=\"%s\"; allowed: %s",
+				                  f->env, val, allowed);
+			}
+			char *dst = (char *)cfg + f->offset;
+			memset(dst, 0, f->size);
+			strcpy(dst, f->choices[c]);   /* every choice is shorter than its field */
+			continue;
 		}
 		unsigned long v;
 		if (cfg_parse(f, val, &v) != 0) {

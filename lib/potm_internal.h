@@ -126,7 +126,25 @@ typedef struct potm_backend {
 	void (*shutdown)(void);
 	int (*thread_init)(potm_thread_t *t);       /* -1: potm_error() set */
 	void (*thread_fini)(potm_thread_t *t);
+	/* Optional; NULL unless the backend runs transactions in an order of
+	 * its own (Pot): what tm_barrier_wait, tm_set_next_order and
+	 * tm_last_order need from it (see potm_order_ops_t below). */
+	const struct potm_order_ops *order;
 } potm_backend_t;
+
+/* Ordering hooks of a deterministic backend.  A registered thread's
+ * barrier arrival is an event in the order: lib/barrier.c calls arrive
+ * (wait for the thread's turn), then park if the barrier is not complete
+ * yet (the thread stops holding turns), or release if this arrival
+ * completes it (the threads parked in this generation rejoin). */
+typedef struct potm_order_ops {
+	void (*arrive)(potm_thread_t *t);
+	void (*park)(potm_thread_t *t);
+	/* t is NULL when the releasing thread is not registered. */
+	void (*release)(potm_thread_t *t, const unsigned *parked, unsigned n);
+	int (*set_next_order)(potm_thread_t *t, uint64_t seqno); /* -1: potm_error */
+	uint64_t (*last_order)(potm_thread_t *t);
+} potm_order_ops_t;
 
 extern const potm_backend_t potm_backend;
 

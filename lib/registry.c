@@ -92,13 +92,14 @@ int tm_init(const tm_config_t *cfg)
 	__atomic_store_n(&rt_reclaimed, 0, __ATOMIC_RELAXED);
 	rt.live = 0;
 	rt_collect_cpus();
-	if (potm_backend.init && potm_backend.init(&potm_cfg) != 0) {
+	int brc = potm_backend.init ? potm_backend.init(&potm_cfg) : 0;
+	if (brc != 0) {
 		free(rt.threads);
 		free(rt.cpus);
 		rt.threads = NULL;
 		rt.cpus = NULL;
 		pthread_mutex_unlock(&rt.lock);
-		return -1;
+		return brc;   /* -1, or TM_ERR_UNSUPPORTED */
 	}
 	rt.initialized = true;
 	pthread_mutex_unlock(&rt.lock);

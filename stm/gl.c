@@ -19,6 +19,10 @@ static struct {
 	uint32_t serving POTM_ALIGNED; /* ticket that holds the lock */
 } gl_lock;
 
+/* Only the waiter next in line spins; the others yield at once.  With more
+ * threads than cores, the CPU a far waiter would burn is the one the holder
+ * or the next waiter needs, and a FIFO lock cannot progress past a
+ * descheduled waiter until it runs again. */
 static void gl_acquire(void)
 {
 	uint32_t me = __atomic_fetch_add(&gl_lock.next, 1, __ATOMIC_RELAXED);
@@ -27,16 +31,18 @@ static void gl_acquire(void)
 		uint32_t cur = __atomic_load_n(&gl_lock.serving, __ATOMIC_ACQUIRE);
 		if (cur == me)
 			return;
-		for (uint32_t i = 0; i < (me - cur) * 32; i++)
-			potm_cpu_relax();
-		if (++spins > 64)
+		if (me - cur > 1 || ++spins > 256) {
 			sched_yield();
+			continue;
+		}
+		potm_cpu_relax();
 	}
 }
 
 static void gl_release(void)
 {
-	__atomic_store_n(&gl_lock.serving, gl_lock.serving + 1, __ATOMIC_RELEASE);
+	uint32_t cur = __atomic_load_n(&gl_lock.serving, __ATOMIC_RELAXED);
+	__atomic_store_n(&gl_lock.serving, cur + 1, __ATOMIC_RELEASE);
 }
 
 static void gl_thread_fini(potm_thread_t *t)

@@ -42,6 +42,21 @@ typedef struct tm_config {
 	                           not report HTM (qemu-user: POWER's tbegin.
 	                           runs and always fails); reported on stderr */
 	int verbose;            /* POTM_VERBOSE      0|1, default 0 */
+	/* Deterministic execution (the pot backend; others ignore these). */
+	char mode[24];          /* POTM_MODE  pot | pot-fast | pot-ordered |
+	                           pogl | destm, default "pot": Pot with live
+	                           promotion, without it (Pot*), ordered commits
+	                           only (Pot-), a preordered global lock, or
+	                           round-based DeSTM */
+	char sequencer[16];     /* POTM_SEQUENCER round-robin | explicit,
+	                           default "round-robin": the order comes from
+	                           the threads' logical ids, or from
+	                           tm_set_next_order() */
+	unsigned turn_timeout_ms; /* POTM_TURN_TIMEOUT_MS 0..3600000, default
+	                           60000: a thread that holds the turn outside
+	                           the TM API this long while others wait (or a
+	                           gap in the explicit order) is reported as a
+	                           fatal error; 0 = wait forever */
 } tm_config_t;
 
 /* Fill *cfg with the defaults above (environment not applied). */

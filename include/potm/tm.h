@@ -116,15 +116,17 @@ static inline tm_txd_t *tm_txd_(void)
 int tm_tx_start_(tm_txd_t *d);
 void tm_tx_end_(tm_txd_t *d);
 
+/* No local variable lives across the sigsetjmp (so none can be clobbered
+ * by the siglongjmp of an abort): the descriptor is re-read from tm_self_,
+ * one thread-local load each time. */
 #define TM_BEGIN()                                                      \
 	do {                                                            \
-		tm_txd_t *const tm_d_ = tm_txd_();                      \
-		if (tm_d_->depth == 0)                                  \
-			(void)sigsetjmp(tm_d_->env, 0);                 \
-		if (tm_tx_start_(tm_d_)) {
+		if (tm_txd_()->depth == 0)                              \
+			(void)sigsetjmp(tm_self_->env, 0);              \
+		if (tm_tx_start_(tm_self_)) {
 
 #define TM_END()                                                        \
-			tm_tx_end_(tm_d_);                              \
+			tm_tx_end_(tm_self_);                           \
 		}                                                       \
 	} while (0)
 
@@ -298,6 +300,80 @@ static inline void tm_write_u8_bool_(_Bool *a, _Bool v)
 {
 	tm_write_u8((uint8_t *)(void *)a, (uint8_t)v);
 }
+
+/* ==== barriers and ordering ================================================
+ *
+ * Barriers work with every backend.  With a deterministic backend (pot) a
+ * barrier is also part of the order: a registered thread arrives in its
+ * own turn, then stops holding turns while it waits, so the threads still
+ * running never wait for it; the arrival that completes the barrier puts
+ * the waiting threads back and a new round of turns begins.
+ *
+ * The determinism contract (pot): the same program with the same input and
+ * the same number of threads commits the same transactions in the same
+ * order and ends in the same state, provided threads communicate only
+ * through transactions, tm barriers and tm_thread_enter/exit.  By default
+ * (POTM_SEQUENCER=round-robin) transactions take turns by logical id: in
+ * each round every registered thread commits one transaction, lowest id
+ * first.  Registration joins at the next round boundary, so start
+ * deterministically: every thread registers, then all meet at a tm
+ * barrier (or all register before any of them runs a transaction).  A
+ * registered thread holds its turns until tm_thread_exit(): one that
+ * blocks elsewhere (pthread_join, a mutex, a non-tm barrier) while others
+ * wait is reported after POTM_TURN_TIMEOUT_MS.
+ */
+
+typedef struct tm_barrier {
+	unsigned count;        /* threads that must arrive */
+	unsigned arrived;      /* arrivals in the current generation */
+	uint32_t generation;   /* bumped by the arrival that completes it */
+	uint32_t lock;         /* guards arrived and parked */
+	unsigned nparked;      /* registered threads parked in this generation */
+	unsigned *parked;      /* ... their logical ids (count slots) */
+} tm_barrier_t;
+
+/* tm_barrier_wait's result for exactly one thread of each generation (the
+ * one whose arrival completed it); the others get 0. */
+#define TM_BARRIER_SERIAL 1
+
+/* count >= 1 threads.  Returns 0, or -1 with tm_last_error(). */
+int tm_barrier_init(tm_barrier_t *b, unsigned count);
+
+/* Wait until count threads have arrived.  Not inside a transaction.
+ * Registered and unregistered threads may both take part; with pot, the
+ * order of the registered ones is deterministic only if the arrival that
+ * completes the barrier is a registered thread's. */
+int tm_barrier_wait(tm_barrier_t *b);
+
+/* Returns 0, or -1 if threads are still waiting on it. */
+int tm_barrier_destroy(tm_barrier_t *b);
+
+/* The calling thread's last top-level transaction, committed or cancelled
+ * (a cancelled transaction takes its place too, as a no-op): its slot
+ * number in the deterministic order, counting from 0 at tm_init.  Slots
+ * also go to barrier arrivals, thread exits and tm_restart() calls made in
+ * the turn (which give the turn up, so that other threads can change what
+ * the transaction waits for), so the numbers of one thread's transactions
+ * are increasing but not consecutive.  TM_ORDER_NONE
+ * with a non-deterministic backend or before the first transaction.
+ * Replaying the transactions sequentially by slot number reproduces the
+ * run's final state. */
+#define TM_ORDER_NONE UINT64_MAX
+uint64_t tm_last_order(void);
+
+/* Explicit order (POTM_SEQUENCER=explicit, backend pot): the calling
+ * thread's next top-level transaction takes slot seqno.  Slots are
+ * numbered from 0 at tm_init and each must be supplied exactly once, by
+ * any thread, as a replicated state machine supplies its agreed log
+ * positions; transactions then commit in slot order whatever thread runs
+ * them.  Call it before each transaction (a transaction started without a
+ * supplied slot is an API misuse).  A transaction restarted with
+ * tm_restart() keeps its slot; a cancelled one consumes it.  A slot that
+ * nobody supplies stops the order: after POTM_TURN_TIMEOUT_MS the waiting
+ * thread reports the gap and the process aborts.  Returns 0, or -1 with
+ * tm_last_error(): other backend or sequencer, slot already consumed or
+ * supplied by another thread, called inside a transaction. */
+int tm_set_next_order(uint64_t seqno);
 
 #ifdef __cplusplus
 }

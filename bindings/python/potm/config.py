@@ -1,0 +1,129 @@
+"""Run-time settings of the C library (tm_config_t / POTM_* variables).
+
+A run takes them as ``config={"lock_bits": 22, ...}``; the worker process
+gets them as the POTM_* environment variables that ``tm_init`` reads, so
+they apply to any benchmark without the benchmark knowing about them.  The
+table below mirrors ``include/potm/config.h`` (names, ranges, defaults);
+tests/test_ffi.py checks it against the C library.
+
+Example:
+    >>> config_env({"lock_bits": 22, "extend": 0, "mode": "pot-fast"})
+    {'POTM_LOCK_BITS': '22', 'POTM_EXTEND': '0', 'POTM_MODE': 'pot-fast'}
+    >>> config_env({"lock_bits": 40})
+    Traceback (most recent call last):
+    ...
+    ValueError: config 'lock_bits' = 40 is out of range: an integer from 8 to 28 (POTM_LOCK_BITS)
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Mapping, Optional, Union
+
+#: A setting's value: an integer, or a name for the string settings.
+ConfigValue = Union[int, str]
+
+
+@dataclass(frozen=True)
+class ConfigField:
+    """One tm_config_t member and its POTM_* variable: an integer in
+    minimum..maximum, or (choices given) one of a few names."""
+
+    name: str
+    env: str
+    minimum: int
+    maximum: int
+    default: ConfigValue
+    help: str
+    choices: Optional[tuple[str, ...]] = None
+
+    @property
+    def is_bool(self) -> bool:
+        """True for the 0|1 switches."""
+        return self.choices is None and self.minimum == 0 and self.maximum == 1
+
+    def allowed(self) -> str:
+        """The allowed values, as the C library words them."""
+        if self.choices is not None:
+            return ", ".join(self.choices)
+        if self.is_bool:
+            return "0 or 1"
+        return f"an integer from {self.minimum} to {self.maximum}"
+
+    def check(self, value: object) -> str:
+        """value as the text of the POTM_* variable; ValueError if not allowed."""
+        if self.choices is not None:
+            if not isinstance(value, str) or value not in self.choices:
+                raise ValueError(f"config {self.name!r} = {value!r} is not allowed: "
+                                 f"{self.allowed()} ({self.env})")
+            return value
+        if isinstance(value, bool):
+            value = int(value)
+        try:
+            number = operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            raise ValueError(
+                f"config {self.name!r} = {value!r} is not an integer; allowed: "
+                f"{self.allowed()} ({self.env})") from None
+        if not self.minimum <= number <= self.maximum:
+            raise ValueError(
+                f"config {self.name!r} = {number} is out of range: "
+                f"{self.allowed()} ({self.env})")
+        return str(number)
+
+
+CONFIG_FIELDS: tuple[ConfigField, ...] = (
+    ConfigField("max_threads", "POTM_MAX_THREADS", 1, 4096, 256,
+                "logical thread ids are 0..max_threads-1"),
+    ConfigField("pin", "POTM_PIN", 0, 1, 0,
+                "pin thread i to a CPU, filling NUMA node 0 first"),
+    ConfigField("lock_bits", "POTM_LOCK_BITS", 8, 28, 20,
+                "log2 of the number of versioned locks (TL2)"),
+    ConfigField("stripe_shift", "POTM_STRIPE_SHIFT", 3, 12, 3,
+                "log2 of the bytes one lock covers (TL2)"),
+    ConfigField("backoff_max", "POTM_BACKOFF_MAX", 0, 1 << 24, 4096,
+                "cap of the randomized exponential backoff, in pauses"),
+    ConfigField("extend", "POTM_EXTEND", 0, 1, 1,
+                "extend the snapshot instead of aborting (0 = TL2 as published)"),
+    ConfigField("htm_retries", "POTM_HTM_RETRIES", 1, 1000, 10,
+                "hardware attempts before the fallback"),
+    ConfigField("htm_fallback_only", "POTM_HTM_FALLBACK_ONLY", 0, 1, 0,
+                "run every transaction on the HTM backends' software fallback"),
+    ConfigField("htm_force", "POTM_HTM_FORCE", 0, 1, 0,
+                "issue hardware transactions although the CPU reports no HTM"),
+    ConfigField("verbose", "POTM_VERBOSE", 0, 1, 0, "verbose library output"),
+    ConfigField("mode", "POTM_MODE", 0, 0, "pot",
+                "pot backend: pot (live promotion), pot-fast (without: Pot*), "
+                "pot-ordered (ordered commits only: Pot-), pogl (preordered global "
+                "lock), destm (round-based DeSTM)",
+                choices=("pot", "pot-fast", "pot-ordered", "pogl", "destm")),
+    ConfigField("sequencer", "POTM_SEQUENCER", 0, 0, "round-robin",
+                "pot backend: order by logical thread id, or tm_set_next_order()",
+                choices=("round-robin", "explicit")),
+    ConfigField("turn_timeout_ms", "POTM_TURN_TIMEOUT_MS", 0, 3600000, 60000,
+                "pot backend: a turn held this long outside the TM API is a fatal "
+                "error (0 = wait forever)"),
+)
+
+_BY_NAME = {f.name: f for f in CONFIG_FIELDS}
+
+
+def config_field(name: str) -> ConfigField:
+    """The field called name; ValueError listing the known ones otherwise."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        known = ", ".join(_BY_NAME)
+        raise ValueError(f"unknown config setting {name!r}; known: {known}") from None
+
+
+def config_env(config: Optional[Mapping[str, ConfigValue]]) -> dict[str, str]:
+    """Validate config and return it as POTM_* environment variables.
+
+    Raises ValueError naming the setting if a name is unknown or a value is
+    not allowed.
+    """
+    return {config_field(name).env: config_field(name).check(value)
+            for name, value in (config or {}).items()}
+

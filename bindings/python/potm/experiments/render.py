@@ -1,0 +1,185 @@
+"""Renderers: from an experiment's table to figures, a summary, key numbers.
+
+Each class is a renderer (``Experiment.render``) for one kind of figure of
+``potm.plot``, configured by its fields; the experiment's title becomes the
+figure's title.  The tables they take have the ``benchmark`` and
+``variant`` columns of potm.experiments.tables.
+
+* ``NormalizedBars(baseline="tl2")``: value of each variant normalized to
+  the baseline variant, one group of bars per benchmark;
+* ``Speedup(baseline="tl2")``: speedup over the baseline variant at its
+  smallest thread count, one panel per benchmark;
+* ``Curves(x="accesses")``: value against a parameter, one panel per benchmark;
+* ``LatencyTable(values=(...), labels=(...))``: a table figure.
+
+Example:
+    >>> from potm.plot.stats import synthetic_table
+    >>> from potm.experiments.model import Experiment, Grid
+    >>> t = synthetic_table({"benchmark": ["intset-rb"], "variant": ["seq", "tl2"]},
+    ...                     lambda p: {"seq": 100.0, "tl2": 50.0}[p["variant"]])
+    >>> exp = Experiment("demo", "Demo", "nothing", Grid((), ()), Grid((), ()),
+    ...                  NormalizedBars(baseline="seq"))
+    >>> out = exp.render(t, exp)
+    >>> out.key_numbers
+    'throughput of seq: tl2 0.50x'
+    >>> sorted(out.figures)
+    ['']
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional, Sequence
+
+from potm.experiments.model import Rendered
+from potm.plot import bar_ratios, latency_table, latency_text, normalized_bars, param_curves
+from potm.plot import point_stats, speedup_lines, speedups
+from potm.plot.stats import unique
+from potm.plot.tables import format_cell, format_number, format_rows
+from potm.table import SweepTable
+
+if TYPE_CHECKING:
+    from potm.experiments.model import Experiment
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on (the machine is shared: 2 cores)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def geomean(values: Sequence[float]) -> float:
+    """The geometric mean of the finite positive values (NaN if none)."""
+    good = [v for v in values if v > 0 and math.isfinite(v)]
+    if not good:
+        return math.nan
+    return math.exp(sum(math.log(v) for v in good) / len(good))
+
+
+def ratio(value: float) -> str:
+    """A ratio for the key numbers: two decimals and 'x'."""
+    return "nan" if math.isnan(value) else f"{value:.2f}x"
+
+
+@dataclass(frozen=True)
+class NormalizedBars:
+    """Bars of value / value of the baseline variant, per benchmark."""
+
+    baseline: str
+    value: str = "throughput"
+    group: str = "benchmark"
+    series: str = "variant"
+
+    def __call__(self, table: SweepTable, exp: Experiment) -> Rendered:
+        fig = normalized_bars(table, self.value, group=self.group, series=self.series,
+                              baseline=self.baseline, title=exp.title,
+                              ylabel=f"{self.value} relative to {self.baseline}")
+        ratios = bar_ratios(table, self.value, group=self.group, series=self.series,
+                            baseline=self.baseline)
+        raw = point_stats(table, self.value, [self.group, self.series])
+        rows = [[str(g), str(s), str(raw[(g, s)].runs), format_cell(raw[(g, s)]),
+                 format_cell(r)] for (g, s), r in ratios.items()]
+        summary = format_rows([self.group, self.series, "runs", self.value,
+                               f"/ {self.baseline}"], rows, left=2)
+        groups = unique(table, self.group)
+        parts = []
+        for name in dict.fromkeys(s for _, s in ratios):
+            if name == self.baseline:
+                continue
+            mean = geomean([ratios[(g, name)].median for g in groups if (g, name) in ratios])
+            parts.append(f"{name} {ratio(mean)}")
+        where = f" (geomean of {len(groups)} {self.group}s)" if len(groups) > 1 else ""
+        key = f"{self.value} of {self.baseline}{where}: " + ", ".join(parts)
+        return Rendered({"": fig}, summary, key)
+
+
+@dataclass(frozen=True)
+class Speedup:
+    """Speedup over the baseline variant at its smallest thread count."""
+
+    baseline: str
+    value: str = "throughput"
+    x: str = "threads"
+    series: str = "variant"
+    panel: Optional[str] = "benchmark"
+
+    def __call__(self, table: SweepTable, exp: Experiment) -> Rendered:
+        first = min(unique(table, self.x))
+        base = {self.series: self.baseline, self.x: first}
+        cores = usable_cores()
+        fig = speedup_lines(table, self.value, x=self.x, series=self.series, baseline=base,
+                            panel=self.panel, title=exp.title, cores=cores,
+                            ylabel=f"speedup over {self.baseline}, {self.x}={first}")
+        data = speedups(table, self.value, x=self.x, series=self.series, baseline=base,
+                        panel=self.panel)
+        rows = [[str(p), str(s), str(xv), str(st.runs), format_cell(st)]
+                for (p, s, xv), st in data.items()]
+        summary = format_rows([self.panel or "", self.series, self.x, "runs", "speedup"], rows,
+                              left=2)
+        xs = sorted({xv for _, _, xv in data})
+        within = [xv for xv in xs if xv <= cores] or xs
+        at = within[-1]
+        parts = []
+        for p in dict.fromkeys(p for p, _, _ in data):
+            cells = [f"{s} {ratio(st.median)}" for (pp, s, xv), st in data.items()
+                     if pp == p and xv == at]
+            parts.append((f"{p}: " if p else "") + ", ".join(cells))
+        key = f"speedup at {self.x}={at}: " + "; ".join(parts)
+        return Rendered({"": fig}, summary, key)
+
+
+@dataclass(frozen=True)
+class Curves:
+    """Value against the parameter x, one line per variant."""
+
+    x: str
+    value: str = "throughput"
+    series: str = "variant"
+    panel: Optional[str] = "benchmark"
+    logx: bool = False
+
+    def __call__(self, table: SweepTable, exp: Experiment) -> Rendered:
+        fig = param_curves(table, self.x, self.value, series=self.series, panel=self.panel,
+                           title=exp.title, logx=self.logx)
+        by = [self.x, self.series] + ([self.panel] if self.panel else [])
+        stats = point_stats(table, self.value, by)
+        header = [*([self.panel] if self.panel else []), self.series, self.x, "runs",
+                  self.value]
+        rows = [[*([str(k[2])] if self.panel else []), str(k[1]), str(k[0]), str(st.runs),
+                 format_cell(st)] for k, st in stats.items()]
+        last = max(unique(table, self.x), key=_as_number)
+        parts = [f"{k[1]}" + (f" ({k[2]})" if self.panel else "") +
+                 f" {format_number(st.median)}" for k, st in stats.items() if k[0] == last]
+        key = f"{self.value} at {self.x}={last}: " + ", ".join(parts)
+        return Rendered({"": fig}, format_rows(header, rows, left=len(header) - 3), key)
+
+
+def _as_number(value: Any) -> float:
+    """A parameter value as a number for ordering (text that is not a
+    number sorts first)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return -math.inf
+
+
+@dataclass(frozen=True)
+class LatencyTable:
+    """A table figure of measures (latencies) per benchmark and variant."""
+
+    values: tuple[str, ...]
+    labels: tuple[str, ...]
+    rows: tuple[str, ...] = ("benchmark", "variant")
+
+    def __call__(self, table: SweepTable, exp: Experiment) -> Rendered:
+        fig = latency_table(table, self.values, self.rows, title=exp.title,
+                            column_labels=self.labels)
+        summary = latency_text(table, self.values, self.rows)
+        stats = point_stats(table, self.values[0], list(self.rows))
+        parts = [f"{'/'.join(str(k) for k in key)} {format_number(st.median)}"
+                 for key, st in stats.items()]
+        return Rendered({"": fig}, summary, f"{self.labels[0]}: " + ", ".join(parts))

@@ -1,0 +1,292 @@
+"""The experiment registry, 'potm reproduce' and 'potm experiments'.
+
+Runs use the fake benchmark (tests/fixtures/fake_bench.c) installed under
+the names of real backends (seq, gl, tl2), and, when they are built in
+$POTMPY_BUILD_DIR, the real backends for one quick experiment.
+"""
+
+from __future__ import annotations
+
+import csv
+import doctest
+import importlib
+import os
+import pkgutil
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import potm
+import potm.experiments
+from conftest import SEED_CRASH, SOURCE_DIR, build_dir, compile_fake
+from potm._lib import LibraryDir
+from potm.cli import main
+from potm.experiments import EXPERIMENTS, Case, Experiment, Grid, experiment, select
+from potm.experiments.availability import missing_backend, plan, unavailable
+from potm.experiments.render import NormalizedBars, Speedup
+from potm.experiments.tables import labelled, merge
+from potm.experiments.variants import variant
+from potm.plot import synthetic_table
+from potm.reproduce import exit_status, reproduce, run_experiment
+
+#: Every experiment the registry must list.
+EXPECTED_IDS = {
+    "overhead", "fig-3.11", "determinism-cost",
+    "fig-3.6", "fig-3.7", "fig-3.8", "fig-3.10", "fig-3.13", "fig-3.14",
+    "fig-7-1", "fig-7-2", "fig-7-3", "fig-7-4", "fig-7-6", "table-7.3",
+}
+#: The backends the fake library directory pretends to be.
+FAKE_AS = ("seq", "gl", "tl2")
+SCRIPTS_DIR = SOURCE_DIR / "experiments"
+
+
+@pytest.fixture(scope="session")
+def fake_backends(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A library directory where seq, gl and tl2 are the fake benchmark."""
+    built = compile_fake(tmp_path_factory.mktemp("fakebuild"))
+    out = tmp_path_factory.mktemp("fakebackends")
+    for b in FAKE_AS:
+        shutil.copyfile(built / "libpotm-fake.so", out / f"libpotm-{b}.so")
+        shutil.copyfile(built / "libpotm-bench-fake.so", out / f"libpotm-bench-{b}.so")
+    return out
+
+
+def _potm(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+def _csv_rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# ------------------------------------------------------------------ registry
+def test_registry_lists_every_experiment() -> None:
+    assert set(EXPERIMENTS) == EXPECTED_IDS
+    for exp in EXPERIMENTS.values():
+        assert exp.title and exp.reproduces and exp.workloads()
+        for scale in ("quick", "full"):
+            grid = exp.grid(scale)
+            assert grid.cases and grid.resolved_variants() and grid.repeat >= 1
+        assert exp.quick.repeat == 3
+
+
+def test_select_and_unknown_ids() -> None:
+    assert [e.id for e in select(["fig-7-*"])] == ["fig-7-1", "fig-7-2", "fig-7-3",
+                                                   "fig-7-4", "fig-7-6"]
+    assert [e.id for e in select(["fig-3.11", "overhead"])] == ["overhead", "fig-3.11"]
+    with pytest.raises(ValueError, match="no experiment matches 'fig-9'"):
+        select(["fig-9"])
+    with pytest.raises(ValueError, match="unknown experiment 'x'"):
+        experiment("x")
+
+
+def test_every_experiment_has_a_script() -> None:
+    scripts = {}
+    for path in sorted(SCRIPTS_DIR.glob("*.py")):
+        found = re.findall(r'script_main\("([^"]+)"', path.read_text())
+        assert len(found) == 1, f"{path.name} names no experiment"
+        scripts[found[0]] = path.name
+    assert set(scripts) == EXPECTED_IDS
+
+
+def test_grid_sweeps_and_variants(monkeypatch: pytest.MonkeyPatch) -> None:
+    grid = Grid(cases=(Case("bank", "bank", {"accounts": 64}),),
+                variants=("seq", "tl2", "pot-fast"), threads=(1, 2), params={"duration": 50})
+    sweeps = grid.sweeps()
+    assert [(s.variant.name, s.threads) for s in sweeps] == [
+        ("seq", (1,)), ("tl2", (1, 2)), ("pot-fast", (1, 2))]
+    assert sweeps[2].variant.backend == "pot"
+    assert sweeps[2].variant.config == {"mode": "pot-fast"}
+    assert list(sweeps[0].params.items()) == [("accounts", 64), ("duration", 50)]
+    monkeypatch.setattr("potm.experiments.variants.cpu_has_rtm", lambda: False)
+    rtm = variant("rtm")
+    assert rtm.name == "rtm-fallback" and rtm.config == {"htm_fallback_only": 1}
+    assert "no Intel RTM" in rtm.note
+    monkeypatch.setattr("potm.experiments.variants.cpu_has_rtm", lambda: True)
+    assert variant("rtm").name == "rtm" and not variant("rtm").config
+
+
+def test_merge_tables_with_different_columns() -> None:
+    a = labelled(synthetic_table({"structure": ["rb"], "backend": ["tl2"]}, lambda p: 1.0),
+                 benchmark="intset-rb", variant="tl2")
+    b = labelled(synthetic_table({"accounts": [64], "backend": ["gl"]}, lambda p: 2.0,
+                                 workload="bank"), benchmark="bank", variant="gl")
+    b.array["throughput"][:] = 5.0
+    m = merge([a, b])
+    assert m.keys == ("workload", "benchmark", "variant", "structure", "backend", "accounts")
+    assert len(m) == 6 and list(m["structure"]) == ["rb"] * 3 + [""] * 3
+    assert list(m["accounts"]) == [""] * 3 + ["64"] * 3
+    assert list(m["throughput"][3:]) == [5.0] * 3
+
+
+# ------------------------------------------------------------------ availability
+def test_missing_workload_is_skipped_with_reason(fake_backends: Path, tmp_path: Path) -> None:
+    libs = LibraryDir(fake_backends)
+    assert unavailable(experiment("fig-3.6"), libs) == \
+        "workload 'fasttx' is not in this potm package yet (it has: intset, bank)"
+    report = run_experiment(experiment("fig-3.7"), "quick", tmp_path, libs)
+    assert report.status == "skipped" and "bayes, genome" in report.reason
+    assert not list(tmp_path.iterdir())  # nothing ran, nothing written
+    custom = Experiment("t-nope", "t", "t", Grid((Case("x", "nope"),), ("tl2",)),
+                        Grid((Case("x", "nope"),), ("tl2",)), NormalizedBars("tl2"))
+    assert "workload 'nope' is not in this potm package" in (unavailable(custom, libs) or "")
+
+
+def test_missing_backend_is_skipped_or_left_out(fake_backends: Path) -> None:
+    libs = LibraryDir(fake_backends)
+    assert unavailable(experiment("determinism-cost"), libs) == \
+        f"backend 'pot' is not built in {fake_backends}"
+    assert (unavailable(experiment("fig-7-2"), libs) or "").startswith("needs a throughput")
+    assert unavailable(experiment("overhead"), None, "no libraries here") == "no libraries here"
+    sweeps, notes = plan(experiment("overhead"), "quick", libs)
+    assert [s.variant.name for s in sweeps] == ["seq", "gl", "tl2"]
+    assert any("variant 'pot' left out: backend 'pot' is not built" in n for n in notes)
+
+
+def test_experiments_command(fake_backends: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _potm(["experiments", "--lib-dir", str(fake_backends)], capsys)
+    assert status == 0
+    lines = {line.split()[0]: line for line in out.splitlines()[3:] if line}
+    assert set(lines) == EXPECTED_IDS
+    assert lines["overhead"].endswith("available")
+    assert "skipped: backend 'pot' is not built" in lines["determinism-cost"]
+    assert "skipped: workload 'fasttx'" in lines["fig-3.6"]
+    status, out, _ = _potm(["experiments", "-v", "--lib-dir", str(fake_backends)], capsys)
+    assert "reproduces: Pot thesis Figure 3.11" in out and "provisional" in out
+
+
+# ------------------------------------------------------------------ reproduce
+def test_reproduce_quick_with_the_fake(fake_backends: Path, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    out_dir = tmp_path / "out"
+    status, out, _ = _potm(["reproduce", "--quick", "--out", str(out_dir), "--no-progress",
+                            "--lib-dir", str(fake_backends), "overhead", "fig-3.6"], capsys)
+    assert status == 0
+    rows = _csv_rows(out_dir / "overhead.csv")
+    assert len(rows) == 9  # seq, gl, tl2 x 3 repeats
+    assert {r["variant"] for r in rows} == set(FAKE_AS)
+    assert all(float(r["throughput"]) == 1020.0 and r["ok"] == "True" for r in rows)
+    assert {r["structure"] for r in rows} == {"rb"} and {r["initial"] for r in rows} == {"4096"}
+    svg = (out_dir / "overhead.svg").read_text()
+    for name in FAKE_AS:
+        assert f">{name}<" in svg
+    assert (out_dir / "overhead.png").stat().st_size > 1000
+    assert "throughput of seq: gl 1.00x, tl2 1.00x" in (out_dir / "overhead.txt").read_text()
+    summary = (out_dir / "summary.txt").read_text().splitlines()
+    assert summary[1].split()[:2] == ["overhead", "ok"]
+    assert summary[2].split()[:3] == ["fig-3.6", "skipped", "workload"]
+    assert "overhead.png" in summary[1]
+    assert "variant 'pot' left out" in out
+
+
+def test_reproduce_an_experiment_of_two_workloads(fake_backends: Path, tmp_path: Path) -> None:
+    grid = Grid(cases=(Case("intset-rb", "intset", {"structure": "rb", "update": [10]}),
+                       Case("bank", "bank", {"accounts": 64})),
+                variants=("gl", "tl2"), threads=(1, 2), repeat=2, params={"duration": 20})
+    exp = Experiment("t-scal", "Scalability test", "nothing", grid, grid,
+                     Speedup(baseline="tl2"), requires=("tl2",))
+    report = run_experiment(exp, "quick", tmp_path, LibraryDir(fake_backends),
+                            progress=False)
+    assert report.status == "ok", report.reason
+    rows = _csv_rows(tmp_path / "t-scal.csv")
+    assert len(rows) == 2 * 2 * 2 * 2
+    assert {(r["benchmark"], r["structure"], r["accounts"]) for r in rows} == {
+        ("intset-rb", "rb", ""), ("bank", "", "64")}
+    # fake throughput: 1000 x threads + update (intset) or + readonly (bank)
+    assert "intset-rb: gl 1.99x, tl2 1.99x; bank: gl 2.00x, tl2 2.00x" in report.key_numbers
+    svg = (tmp_path / "t-scal.svg").read_text()
+    assert ">gl<" in svg and ">tl2<" in svg and "benchmark = bank" in svg
+
+
+def test_a_failing_experiment_fails_alone(fake_backends: Path, tmp_path: Path) -> None:
+    crash = Grid(cases=(Case("bank", "bank", {"seed": SEED_CRASH}),), variants=("tl2",),
+                 repeat=1)
+    exp = Experiment("t-crash", "t", "t", crash, crash, NormalizedBars("tl2"))
+    report = run_experiment(exp, "quick", tmp_path, LibraryDir(fake_backends),
+                            progress=False)
+    assert report.status == "failed" and "1 of 1 runs failed" in report.reason
+    assert "SIGSEGV" in report.reason
+    bad = Grid(cases=(Case("bank", "bank", {"readonly": 300}),), variants=("tl2",))
+    exp = Experiment("t-bad", "t", "t", bad, bad, NormalizedBars("tl2"))
+    report = run_experiment(exp, "quick", tmp_path, LibraryDir(fake_backends))
+    assert report.status == "failed" and "'readonly' = 300 is out of range" in report.reason
+    assert exit_status([report]) == 1
+
+
+def test_summary_keeps_earlier_experiments(fake_backends: Path, tmp_path: Path) -> None:
+    reproduce(["fig-3.6"], out=tmp_path, lib_dir=fake_backends, progress=False)
+    reproduce(["fig-7-1"], out=tmp_path, lib_dir=fake_backends, progress=False)
+    lines = (tmp_path / "summary.txt").read_text().splitlines()
+    assert [line.split()[0] for line in lines[1:]] == ["fig-3.6", "fig-7-1"]
+
+
+def test_reproduce_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = _potm(["reproduce", "fig-9.9"], capsys)
+    assert status == 2 and "no experiment matches 'fig-9.9'" in err
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--quick", "--full"])
+
+
+def test_python_dash_m_reproduce_default_out(fake_backends: Path, tmp_path: Path) -> None:
+    """What 'make demo' does: python3 -m potm reproduce --quick, the package
+    from PYTHONPATH and the libraries from POTMPY_LIB_DIR."""
+    env = dict(os.environ, PYTHONPATH=str(Path(potm.__file__).parent.parent),
+               POTMPY_LIB_DIR=str(fake_backends))
+    done = subprocess.run([sys.executable, "-m", "potm", "reproduce", "--quick",
+                           "--no-progress", "overhead"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, check=False, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "results" / "quick" / "overhead.csv").is_file()
+    assert "overhead    ok" in done.stdout
+
+
+def test_script_runs_one_experiment(fake_backends: Path, tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(SCRIPTS_DIR / "overhead.py"), "--quick",
+                           "--no-progress", "--out", str(tmp_path), "--lib-dir",
+                           str(fake_backends)], capture_output=True, text=True,
+                          check=False, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "overhead.csv").is_file() and (tmp_path / "overhead.svg").is_file()
+
+
+def test_reproduce_quick_on_the_real_backends(tmp_path: Path) -> None:
+    libs_path = build_dir()
+    needed = ("seq", "tl2")
+    if not libs_path.is_dir():
+        pytest.skip(f"no C build directory {libs_path} (set POTMPY_BUILD_DIR)")
+    libs = LibraryDir(libs_path)
+    missing = [b for b in needed if not libs.has_bench(b)]
+    if missing:
+        pytest.skip(f"benchmark libraries of {', '.join(missing)} are not built in "
+                    f"{libs_path} (libpotm-bench-<b>.so)")
+    [report] = reproduce(["overhead"], scale="quick", out=tmp_path, lib_dir=libs_path,
+                         progress=False)
+    assert report.status == "ok", report.reason
+    rows = _csv_rows(tmp_path / "overhead.csv")
+    built = [b for b in ("seq", "gl", "tl2") if libs.has_bench(b)]
+    assert {r["variant"] for r in rows} >= set(built)
+    assert all(r["ok"] == "True" and float(r["throughput"]) > 0 for r in rows)
+    svg = (tmp_path / "overhead.svg").read_text()
+    assert all(f">{b}<" in svg for b in built)
+    # The library says which benchmarks it was built with.
+    assert "was built without the nope benchmark (it has: intset, bank" in \
+        (missing_backend(libs, "tl2", ["intset", "nope"]) or "")
+
+
+SUBMODULES = sorted(m.name for m in pkgutil.walk_packages(potm.experiments.__path__,
+                                                         "potm.experiments."))
+
+
+@pytest.mark.parametrize("name", SUBMODULES)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS,
+                             extraglobs={"potm": potm})
+    assert result.failed == 0

@@ -1,0 +1,25 @@
+#!/usr/bin/env python3
+"""Pot thesis Figure 3.10: STMBench7 throughput of the Pot modes relative to
+TL2, read-dominated, read-write and write-dominated (needs stmbench7).
+
+Runs experiment 'fig-3.10' of the potm package (see 'potm experiments -v'):
+--quick (the default) makes short runs into results/quick/, --full the
+real sizes into plots/; --out DIR, --lib-dir DIR (default: $POTMPY_LIB_DIR,
+else build/), --resume.
+
+    python3 experiments/fig_3_10_stmbench7.py --quick
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# The package of this checkout, without installing it.
+sys.path.insert(0, str(ROOT / "bindings" / "python"))
+
+from potm.reproduce import script_main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(script_main("fig-3.10", default_lib_dir=ROOT / "build"))

@@ -1,0 +1,695 @@
+/*
+ * lib/sequencer.c — round-robin and explicit-order sequencers (see
+ * sequencer.h for the order they define and the invariants S1–S3).
+ */
+#include "sequencer.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+struct potm_seq potm_seq;
+
+#define SEQ_NONE UINT32_MAX   /* bitmap scan found nothing */
+
+/* Waiting policy, in three phases:
+ *  1. up to SEQ_PAUSE_NS, check with a pause in between — unless threads
+ *     outnumber CPUs: then the holder may be waiting for our CPU;
+ *  2. up to SEQ_SPIN_NS since the start, check with sched_yield() in
+ *     between: nearly a spin when our CPU is not wanted, and the holder
+ *     gets it at once when it is (another process may crowd us even when
+ *     our own threads do not);
+ *  3. futex sleeps of at most SEQ_SLEEP_MS, so that a stall is noticed
+ *     even if nobody wakes us.
+ * Why phase 2 is long: a thread that sleeps costs the thread that hands it
+ * the turn a wake-up, and itself a wake-up latency (tens of microseconds,
+ * more on a loaded or virtualized machine).  If waiters gave up sooner
+ * than that, every hand-off would find its next holder asleep and the
+ * order would settle into a convoy: one transaction per wake-up latency. */
+#define SEQ_PAUSE_NS 4000u
+#define SEQ_SPIN_NS 200000u
+#define SEQ_SLEEP_MS 50
+
+/* CPUs we may run on: when registered threads outnumber them, waiting
+ * threads yield instead of spinning. */
+static unsigned seq_ncpus;
+
+/* ---- small helpers --------------------------------------------------------- */
+
+static long seq_futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
+static uint64_t seq_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void bm_set(uint64_t *bm, unsigned i)
+{
+	bm[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+static inline void bm_clear(uint64_t *bm, unsigned i)
+{
+	bm[i >> 6] &= ~((uint64_t)1 << (i & 63));
+}
+
+static inline bool bm_test(const uint64_t *bm, unsigned i)
+{
+	return (bm[i >> 6] >> (i & 63)) & 1;
+}
+
+/* First set bit at or after from, or SEQ_NONE. */
+static unsigned bm_next(const uint64_t *bm, unsigned nwords, unsigned from)
+{
+	unsigned w = from >> 6;
+	if (w >= nwords)
+		return SEQ_NONE;
+	uint64_t bits = bm[w] & (~(uint64_t)0 << (from & 63));
+	for (;;) {
+		if (bits)
+			return (w << 6) + (unsigned)__builtin_ctzll(bits);
+		if (++w >= nwords)
+			return SEQ_NONE;
+		bits = bm[w];
+	}
+}
+
+/* Highest id ever registered + 1: the scans of slot records stop there. */
+static unsigned seq_nids;
+
+static inline seq_slot_t *seq_slot(unsigned id)
+{
+	return &potm_seq.slots[id];
+}
+
+static inline uint32_t seq_membership(unsigned id)
+{
+	return __atomic_load_n(&seq_slot(id)->membership, __ATOMIC_ACQUIRE);
+}
+
+static inline void seq_set_membership(unsigned id, enum seq_membership m)
+{
+	__atomic_store_n(&seq_slot(id)->membership, (uint32_t)m, __ATOMIC_RELEASE);
+}
+
+/* Wake id if it sleeps.  The caller has just stored what ends its wait;
+ * the fence pairs with the one in seq_wait: either the waiter sees that
+ * store before sleeping, or we see its sleeping flag here. */
+static void seq_wake(unsigned id)
+{
+	seq_slot_t *s = seq_slot(id);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&s->sleeping, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&s->futex, 1, __ATOMIC_RELEASE);
+		seq_futex(&s->futex, FUTEX_WAKE_PRIVATE, 1, NULL);
+	}
+}
+
+/* Rounds mode: a new round or a new start may end anybody's wait. */
+static void seq_wake_all(void)
+{
+	unsigned n = __atomic_load_n(&seq_nids, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < n; i++)
+		seq_wake(i);
+}
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+int seq_init(enum seq_kind kind, unsigned max_threads, unsigned timeout_ms, bool rounds)
+{
+	struct potm_seq *q = &potm_seq;
+	if (max_threads > SEQ_MAX_THREADS)
+		return potm_error("sequencer: at most %u threads (POTM_MAX_THREADS=%u)",
+		                  SEQ_MAX_THREADS, max_threads);
+	memset(q, 0, sizeof *q);
+	pthread_mutex_init(&q->lock, NULL);
+	q->kind = kind;
+	q->rounds = rounds;
+	q->timeout_ms = timeout_ms;
+	q->max_threads = max_threads;
+	q->nwords = (max_threads + 63) / 64;
+	q->members = calloc(q->nwords, sizeof(uint64_t));
+	q->pending = calloc(q->nwords, sizeof(uint64_t));
+	if (posix_memalign((void **)&q->slots, POTM_CACHELINE,
+	                   sizeof(seq_slot_t) * max_threads) != 0)
+		q->slots = NULL;
+	if (q->members == NULL || q->pending == NULL || q->slots == NULL) {
+		seq_shutdown();
+		return potm_error("sequencer: out of memory");
+	}
+	memset(q->slots, 0, sizeof(seq_slot_t) * max_threads);
+	q->state = kind == SEQ_EXPLICIT_ORDER ? SEQ_EXPLICIT : SEQ_NOBODY;
+	q->solo_id = SEQ_NONE;
+	seq_nids = 0;
+	cpu_set_t cpus;
+	seq_ncpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? (unsigned)CPU_COUNT(&cpus) : 1;
+	return 0;
+}
+
+void seq_shutdown(void)
+{
+	struct potm_seq *q = &potm_seq;
+	free(q->members);
+	free(q->pending);
+	free(q->slots);
+	pthread_mutex_destroy(&q->lock);
+	q->members = q->pending = NULL;
+	q->slots = NULL;
+}
+
+/* ---- rounds and membership (S2, S3) ---------------------------------------- */
+
+/* The members changed (S2: we may write them): refresh seq_pass's fast
+ * path. */
+static void seq_members_changed(void)
+{
+	struct potm_seq *q = &potm_seq;
+	unsigned first = bm_next(q->members, q->nwords, 0);
+	bool one = first != SEQ_NONE && bm_next(q->members, q->nwords, first + 1) == SEQ_NONE;
+	q->solo_id = one && q->kind == SEQ_ROUND_ROBIN && !q->rounds ? first : SEQ_NONE;
+}
+
+/* Move the pending threads into the membership.  Caller holds seq.lock and
+ * is the holder, or the state says SEQ_NOBODY.  The new members' first
+ * round is the one about to begin. */
+static void seq_merge_pending_locked(void)
+{
+	struct potm_seq *q = &potm_seq;
+	for (unsigned w = 0; w < q->nwords; w++) {
+		uint64_t bits = q->pending[w];
+		while (bits) {
+			unsigned id = (w << 6) + (unsigned)__builtin_ctzll(bits);
+			bits &= bits - 1;
+			__atomic_store_n(&seq_slot(id)->round_min, q->round + 1, __ATOMIC_RELAXED);
+			seq_set_membership(id, SEQ_MEMBER);
+		}
+		q->members[w] |= q->pending[w];
+		q->pending[w] = 0;
+	}
+	__atomic_store_n(&q->pending_any, 0, __ATOMIC_RELAXED);
+	seq_members_changed();
+}
+
+static bool seq_no_members(void)
+{
+	struct potm_seq *q = &potm_seq;
+	for (unsigned w = 0; w < q->nwords; w++)
+		if (q->members[w])
+			return false;
+	return true;
+}
+
+/* Rounds mode: move to the next round.  Normally every member has used
+ * its slot of the old round by now; but a barrier release cuts a round
+ * short, and members that had already started in it (and wait for their
+ * turn) must count as started in the new one, or their mates would wait
+ * for them forever.  Handshake with seq_round_begin: it stores its mark,
+ * then (fence) checks that the round did not move; we move the round,
+ * then (fence) convert old marks.  Either it sees the new round and marks
+ * again, or we see its old mark. */
+static void seq_next_round(void)
+{
+	struct potm_seq *q = &potm_seq;
+	uint64_t old = q->round;
+	__atomic_store_n(&q->round, old + 1, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	unsigned n = __atomic_load_n(&seq_nids, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t mark = old + 1;
+		__atomic_compare_exchange_n(&seq_slot(i)->started_round, &mark, old + 2,
+		                            false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
+}
+
+/* A round boundary: pending threads join, the round counter moves and the
+ * turn goes to the lowest member.  Returns that member; or, when there is
+ * no member at all, stores state = turn | SEQ_NOBODY under the lock (so a
+ * thread registering at the same time either is merged here or sees
+ * SEQ_NOBODY and resolves it) and returns SEQ_NOBODY.  locked: the caller
+ * already holds seq.lock (SEQ_NOBODY resolution). */
+static unsigned seq_begin_round(uint64_t turn, bool locked)
+{
+	struct potm_seq *q = &potm_seq;
+	bool take = !locked && (__atomic_load_n(&q->pending_any, __ATOMIC_ACQUIRE) ||
+	                        seq_no_members());
+	if (take)
+		pthread_mutex_lock(&q->lock);
+	if (take || locked)
+		seq_merge_pending_locked();
+	unsigned first = bm_next(q->members, q->nwords, 0);
+	if (first == SEQ_NONE) {
+		__atomic_store_n(&q->state, turn << SEQ_HOLDER_BITS | SEQ_NOBODY,
+		                 __ATOMIC_RELEASE);
+		if (take)
+			pthread_mutex_unlock(&q->lock);
+		return SEQ_NOBODY;
+	}
+	if (q->rounds)
+		seq_next_round();
+	if (take)
+		pthread_mutex_unlock(&q->lock);
+	return first;
+}
+
+/* Hand the turn to next (a member) with the given turn count. */
+static void seq_hand_over(unsigned from, uint64_t turn, unsigned next, bool round_began)
+{
+	struct potm_seq *q = &potm_seq;
+	__atomic_store_n(&q->state, turn << SEQ_HOLDER_BITS | next, __ATOMIC_RELEASE);
+	if (round_began && q->rounds)
+		seq_wake_all();
+	else if (next != from)
+		seq_wake(next);
+}
+
+/* Nobody holds the turn and a thread waits for it: begin a round. */
+static void seq_resolve_nobody(void)
+{
+	struct potm_seq *q = &potm_seq;
+	pthread_mutex_lock(&q->lock);
+	uint64_t s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
+	if ((s & SEQ_HOLDER_MASK) == SEQ_NOBODY) {
+		uint64_t turn = s >> SEQ_HOLDER_BITS;
+		unsigned first = seq_begin_round(turn, true);
+		if (first != SEQ_NOBODY)
+			seq_hand_over(SEQ_NOBODY, turn, first, true);
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
+void seq_pass_slow(unsigned id, bool new_round)
+{
+	struct potm_seq *q = &potm_seq;
+	__atomic_store_n(&seq_slot(id)->cpu, sched_getcpu(), __ATOMIC_RELAXED);
+	/* Relaxed: only the holder moves the state (S1), and that is us. */
+	uint64_t turn = (__atomic_load_n(&q->state, __ATOMIC_RELAXED) >> SEQ_HOLDER_BITS) + 1;
+	if (q->kind == SEQ_EXPLICIT_ORDER) {
+		__atomic_store_n(&q->state, turn << SEQ_HOLDER_BITS | SEQ_EXPLICIT,
+		                 __ATOMIC_RELEASE);
+		/* Wake whoever supplied the next slot. */
+		unsigned n = __atomic_load_n(&seq_nids, __ATOMIC_RELAXED);
+		for (unsigned i = 0; i < n; i++)
+			if (__atomic_load_n(&seq_slot(i)->want, __ATOMIC_RELAXED) == turn + 1)
+				seq_wake(i);
+		return;
+	}
+	if (q->rounds) {
+		seq_slot_t *me = seq_slot(id);
+		__atomic_store_n(&me->round_min, q->round + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&me->started_round, 0, __ATOMIC_RELAXED);
+	}
+	unsigned next = new_round ? SEQ_NONE : bm_next(q->members, q->nwords, id + 1);
+	bool round_began = next == SEQ_NONE;
+	if (round_began) {
+		next = seq_begin_round(turn, false);
+		if (next == SEQ_NOBODY)
+			return;
+	}
+	seq_hand_over(id, turn, next, round_began);
+}
+
+void seq_thread_join(unsigned id)
+{
+	struct potm_seq *q = &potm_seq;
+	seq_slot_t *s = seq_slot(id);
+	pthread_mutex_lock(&q->lock);
+	__atomic_store_n(&s->want, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->busy, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->cpu, sched_getcpu(), __ATOMIC_RELAXED);
+	__atomic_store_n(&s->started_round, 0, __ATOMIC_RELAXED);
+	if (id + 1 > seq_nids)
+		__atomic_store_n(&seq_nids, id + 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&q->registered, 1, __ATOMIC_SEQ_CST);
+	if (q->kind == SEQ_EXPLICIT_ORDER) {
+		seq_set_membership(id, SEQ_MEMBER);
+	} else {
+		bm_set(q->pending, id);
+		seq_set_membership(id, SEQ_PENDING);
+		__atomic_store_n(&q->pending_any, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* ---- waiting ---------------------------------------------------------------- */
+
+enum seq_wait_for { SEQ_WAIT_TURN, SEQ_WAIT_ROUND, SEQ_WAIT_MATES };
+
+struct seq_wait_arg {
+	enum seq_wait_for what;
+	const seq_turn_key_t *key;
+	unsigned id;
+};
+
+/* Rounds mode: has every member of the current round started its slot (or
+ * already consumed it)?  round_min > round means "consumed in this round".
+ * The members bitmap may change under us only by threads leaving in their
+ * slot, which counts as consumed, or by a barrier release starting a new
+ * round; in both cases the predicate is simply evaluated again. */
+static bool seq_mates_started(unsigned *missing)
+{
+	struct potm_seq *q = &potm_seq;
+	uint64_t round = __atomic_load_n(&q->round, __ATOMIC_ACQUIRE);
+	unsigned n = __atomic_load_n(&seq_nids, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < n; i++) {
+		seq_slot_t *s = seq_slot(i);
+		if (seq_membership(i) != SEQ_MEMBER)
+			continue;
+		if (__atomic_load_n(&s->round_min, __ATOMIC_RELAXED) > round)
+			continue;   /* slot of this round consumed, or joins later */
+		if (__atomic_load_n(&s->started_round, __ATOMIC_RELAXED) == round + 1)
+			continue;
+		if (missing)
+			*missing = i;
+		return false;
+	}
+	return true;
+}
+
+static bool seq_ready(const struct seq_wait_arg *a)
+{
+	switch (a->what) {
+	case SEQ_WAIT_TURN:
+		return seq_is_turn(a->key);
+	case SEQ_WAIT_ROUND:
+		return seq_membership(a->id) == SEQ_MEMBER &&
+		       __atomic_load_n(&potm_seq.round, __ATOMIC_ACQUIRE) >=
+		               __atomic_load_n(&seq_slot(a->id)->round_min, __ATOMIC_RELAXED);
+	case SEQ_WAIT_MATES:
+		return seq_mates_started(NULL);
+	}
+	return true;
+}
+
+static bool seq_busy(unsigned id)
+{
+	return __atomic_load_n(&seq_slot(id)->busy, __ATOMIC_RELAXED) != 0;
+}
+
+/* No progress for timeout_ms.  If the thread we wait for is inside a
+ * transaction or a TM call it is slow, not stuck: return and keep waiting.
+ * Otherwise it is blocked somewhere the order cannot see, and every thread
+ * behind it would wait forever: report and abort. */
+static void seq_report_stall(const struct seq_wait_arg *a, uint64_t waited_ns)
+{
+	struct potm_seq *q = &potm_seq;
+	uint64_t s = seq_load_state();
+	uint64_t turn = s >> SEQ_HOLDER_BITS;
+	unsigned ms = (unsigned)(waited_ns / 1000000u);
+
+	if (q->kind == SEQ_EXPLICIT_ORDER) {
+		unsigned n = __atomic_load_n(&seq_nids, __ATOMIC_RELAXED);
+		for (unsigned i = 0; i < n; i++) {
+			seq_slot_t *sl = seq_slot(i);
+			if (__atomic_load_n(&sl->want, __ATOMIC_RELAXED) != turn + 1)
+				continue;
+			if (seq_busy(i))
+				return;
+			potm_fatal("explicit order stalled: thread %u supplied slot %" PRIu64
+			           " but has not run its transaction for %u ms (it is "
+			           "blocked outside the TM API); thread %u waits behind "
+			           "it (POTM_TURN_TIMEOUT_MS=%u)",
+			           i, turn, ms, a->id, q->timeout_ms);
+		}
+		potm_fatal("gap in the explicit order: no thread has supplied slot %"
+		           PRIu64 " (tm_set_next_order) for %u ms, and thread %u waits "
+		           "for a later slot; every slot number from 0 on must be "
+		           "used exactly once (POTM_TURN_TIMEOUT_MS=%u)",
+		           turn, ms, a->id, q->timeout_ms);
+	}
+
+	if (a->what == SEQ_WAIT_MATES) {
+		unsigned m = SEQ_NONE;
+		if (seq_mates_started(&m) || m == SEQ_NONE ||
+		    seq_busy(m))
+			return;
+		potm_fatal("deterministic order stalled (destm): thread %u has not "
+		           "started its transaction of round %" PRIu64 " for %u ms; "
+		           "thread %u cannot commit before all its round-mates "
+		           "started.  Thread %u is blocked outside the TM API or doing "
+		           "long non-transactional work (POTM_TURN_TIMEOUT_MS=%u)",
+		           m, __atomic_load_n(&q->round, __ATOMIC_RELAXED), ms, a->id,
+		           m, q->timeout_ms);
+	}
+
+	unsigned h = (unsigned)(s & SEQ_HOLDER_MASK);
+	if (h == SEQ_NOBODY || seq_busy(h))
+		return;
+	potm_fatal("deterministic order stalled: thread %u has held the turn "
+	           "(slot %" PRIu64 ") for %u ms without running a transaction, "
+	           "reaching a tm barrier or exiting; thread %u waits for it.  "
+	           "Thread %u is blocked outside the TM API (a lock, a condition "
+	           "variable, pthread_join, I/O, a non-tm barrier) or doing long "
+	           "non-transactional work.  In round-robin order every registered "
+	           "thread takes turns until tm_thread_exit(); park at "
+	           "tm_barrier_wait() instead, or raise POTM_TURN_TIMEOUT_MS "
+	           "(now %u)", h, turn, ms, a->id, h, q->timeout_ms);
+}
+
+/* Round-robin turn wait: did the holder last run on our CPU?  Then it
+ * cannot be running now (or it was preempted for us): spinning would only
+ * delay it. */
+static bool seq_holder_shares_cpu(const struct seq_wait_arg *a, int my_cpu)
+{
+	if (a->what != SEQ_WAIT_TURN || potm_seq.kind != SEQ_ROUND_ROBIN || my_cpu < 0)
+		return false;
+	unsigned h = (unsigned)(seq_load_state() & SEQ_HOLDER_MASK);
+	return h < potm_seq.max_threads && h != a->id &&
+	       __atomic_load_n(&seq_slot(h)->cpu, __ATOMIC_RELAXED) == my_cpu;
+}
+
+static void seq_wait(potm_thread_t *t, const struct seq_wait_arg *a)
+{
+	struct potm_seq *q = &potm_seq;
+	seq_slot_t *me = seq_slot(t->id);
+	uint64_t start = seq_now_ns();
+	uint64_t last_progress = start;
+	uint64_t seen_state = seq_load_state();
+	uint64_t seen_round = __atomic_load_n(&q->round, __ATOMIC_RELAXED);
+	int my_cpu = sched_getcpu();
+	__atomic_store_n(&me->cpu, my_cpu, __ATOMIC_RELAXED);
+	bool pausing = seq_registered() <= seq_ncpus && !seq_holder_shares_cpu(a, my_cpu);
+	bool spinning = true;
+
+	for (unsigned i = 0;; i++) {
+		if (q->kind == SEQ_ROUND_ROBIN &&
+		    (seq_load_state() & SEQ_HOLDER_MASK) == SEQ_NOBODY)
+			seq_resolve_nobody();
+		if (seq_ready(a))
+			break;
+		if (spinning) {
+			if (pausing) {
+				potm_cpu_relax();
+				if ((i & 15) == 15 && seq_now_ns() - start > SEQ_PAUSE_NS)
+					pausing = false;
+			} else {
+				sched_yield();
+				if ((i & 7) == 7 && seq_now_ns() - start > SEQ_SPIN_NS)
+					spinning = false;
+			}
+			continue;
+		}
+		/* Sleep.  Announce it, then look once more: seq_wake's fence
+		 * and ours make sure one of us sees the other. */
+		uint32_t f = __atomic_load_n(&me->futex, __ATOMIC_ACQUIRE);
+		__atomic_store_n(&me->sleeping, 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (seq_ready(a) ||
+		    (q->kind == SEQ_ROUND_ROBIN &&
+		     (seq_load_state() & SEQ_HOLDER_MASK) == SEQ_NOBODY)) {
+			__atomic_store_n(&me->sleeping, 0, __ATOMIC_RELAXED);
+			continue;
+		}
+		struct timespec ts = { 0, SEQ_SLEEP_MS * 1000000L };
+		seq_futex(&me->futex, FUTEX_WAIT_PRIVATE, f, &ts);
+		__atomic_store_n(&me->sleeping, 0, __ATOMIC_RELAXED);
+
+		uint64_t now = seq_now_ns();
+		uint64_t st = seq_load_state();
+		uint64_t rd = __atomic_load_n(&q->round, __ATOMIC_RELAXED);
+		if (st != seen_state || rd != seen_round) {
+			seen_state = st;
+			seen_round = rd;
+			last_progress = now;
+		} else if (q->timeout_ms &&
+		           now - last_progress > (uint64_t)q->timeout_ms * 1000000u) {
+			seq_report_stall(a, now - last_progress);
+			last_progress = now;   /* the thread we wait for is busy */
+		}
+	}
+	POTM_STAT_ADD(t, wait_turn_ns, seq_now_ns() - start);
+}
+
+void seq_wait_turn_slow(potm_thread_t *t, const seq_turn_key_t *k)
+{
+	struct seq_wait_arg a = { SEQ_WAIT_TURN, k, t->id };
+	seq_wait(t, &a);
+}
+
+void seq_wait_holder_idle(unsigned self)
+{
+	uint64_t s0 = seq_load_state();
+	unsigned h = (unsigned)(s0 & SEQ_HOLDER_MASK);
+	if (potm_seq.kind != SEQ_ROUND_ROBIN || h == SEQ_NOBODY || h == self)
+		return;
+	for (unsigned i = 0; seq_load_state() == s0 && seq_busy(h); i++) {
+		if (i < 64)
+			potm_cpu_relax();
+		else
+			sched_yield();
+	}
+}
+
+/* ---- rounds (DeSTM) ------------------------------------------------------------ */
+
+void seq_round_begin(potm_thread_t *t)
+{
+	seq_slot_t *me = seq_slot(t->id);
+	uint64_t started = __atomic_load_n(&me->started_round, __ATOMIC_RELAXED);
+	if (started != 0 && started == __atomic_load_n(&potm_seq.round, __ATOMIC_ACQUIRE) + 1)
+		return;   /* a retry within the same slot */
+	struct seq_wait_arg a = { SEQ_WAIT_ROUND, NULL, t->id };
+	if (!seq_ready(&a))
+		seq_wait(t, &a);
+	/* Mark ourselves started in the current round; see seq_next_round
+	 * for why we check that the round did not move meanwhile. */
+	for (;;) {
+		uint64_t round = __atomic_load_n(&potm_seq.round, __ATOMIC_ACQUIRE);
+		__atomic_store_n(&me->started_round, round + 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&potm_seq.round, __ATOMIC_RELAXED) == round)
+			break;
+	}
+	seq_wake_all();   /* a mate may be waiting for us to start */
+}
+
+void seq_round_wait_mates(potm_thread_t *t)
+{
+	struct seq_wait_arg a = { SEQ_WAIT_MATES, NULL, t->id };
+	if (!seq_ready(&a))
+		seq_wait(t, &a);
+}
+
+/* ---- membership events ------------------------------------------------------------ */
+
+/* Take the turn for an event (exit, barrier arrival): like a transaction,
+ * it starts its slot (rounds mode) and waits for its turn. */
+void seq_event_acquire(potm_thread_t *t)
+{
+	seq_turn_key_t k;
+	seq_key_round_robin(&k, t->id);
+	seq_set_busy(t->id, 1);
+	if (potm_seq.rounds)
+		seq_round_begin(t);
+	seq_wait_turn(t, &k);
+}
+
+void seq_thread_leave(potm_thread_t *t)
+{
+	struct potm_seq *q = &potm_seq;
+	unsigned id = t->id;
+	__atomic_fetch_sub(&q->registered, 1, __ATOMIC_RELAXED);
+	if (q->kind == SEQ_EXPLICIT_ORDER) {
+		__atomic_store_n(&seq_slot(id)->want, 0, __ATOMIC_RELAXED);
+		seq_set_membership(id, SEQ_OUT);
+		return;
+	}
+	/* Still waiting for a round boundary: it never took a turn, so it
+	 * leaves without one. */
+	pthread_mutex_lock(&q->lock);
+	if (bm_test(q->pending, id)) {
+		bm_clear(q->pending, id);
+		seq_set_membership(id, SEQ_OUT);
+		pthread_mutex_unlock(&q->lock);
+		return;
+	}
+	pthread_mutex_unlock(&q->lock);
+	seq_event_acquire(t);
+	bm_clear(q->members, id);
+	seq_members_changed();
+	seq_set_membership(id, SEQ_OUT);
+	seq_set_busy(id, 0);
+	seq_pass(id, false);
+}
+
+void seq_park(unsigned id)
+{
+	bm_clear(potm_seq.members, id);
+	seq_members_changed();
+	seq_set_membership(id, SEQ_PARKED);
+	seq_set_busy(id, 0);
+	seq_pass(id, false);
+}
+
+void seq_release_parked(unsigned id, const unsigned *ids, unsigned n)
+{
+	struct potm_seq *q = &potm_seq;
+	/* The round that seq_pass is about to begin is the parked threads'
+	 * first one back (S2: we hold the turn). */
+	for (unsigned i = 0; i < n; i++) {
+		__atomic_store_n(&seq_slot(ids[i])->round_min, q->round + 1, __ATOMIC_RELAXED);
+		bm_set(q->members, ids[i]);
+		seq_set_membership(ids[i], SEQ_MEMBER);
+	}
+	seq_members_changed();
+	seq_set_busy(id, 0);
+	seq_pass(id, true);
+}
+
+void seq_rejoin_unordered(const unsigned *ids, unsigned n)
+{
+	struct potm_seq *q = &potm_seq;
+	pthread_mutex_lock(&q->lock);
+	for (unsigned i = 0; i < n; i++) {
+		bm_set(q->pending, ids[i]);
+		seq_set_membership(ids[i], SEQ_PENDING);
+	}
+	__atomic_store_n(&q->pending_any, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* ---- explicit order ---------------------------------------------------------------- */
+
+int seq_supply(unsigned id, uint64_t seqno, seq_turn_key_t *k)
+{
+	struct potm_seq *q = &potm_seq;
+	if (seqno >= ((uint64_t)1 << (64 - SEQ_HOLDER_BITS)) - 1)
+		return potm_error("tm_set_next_order(%" PRIu64 "): slot numbers are "
+		                  "limited to 48 bits", seqno);
+	/* Under the lock: two threads must never both believe they own a slot. */
+	pthread_mutex_lock(&q->lock);
+	uint64_t turn = seq_clock();
+	int rc = 0;
+	if (seqno < turn) {
+		rc = potm_error("tm_set_next_order(%" PRIu64 "): that slot is already "
+		                "consumed; the order is at slot %" PRIu64, seqno, turn);
+		goto out;
+	}
+	unsigned n = __atomic_load_n(&seq_nids, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < n; i++)
+		if (i != id && __atomic_load_n(&seq_slot(i)->want, __ATOMIC_RELAXED) == seqno + 1) {
+			rc = potm_error("tm_set_next_order(%" PRIu64 "): thread %u already "
+			                "supplied that slot", seqno, i);
+			goto out;
+		}
+	__atomic_store_n(&seq_slot(id)->want, seqno + 1, __ATOMIC_RELAXED);
+	k->mask = ~SEQ_HOLDER_MASK;
+	k->want = seqno << SEQ_HOLDER_BITS;
+out:
+	pthread_mutex_unlock(&q->lock);
+	return rc;
+}
+
+void seq_supply_done(unsigned id, seq_turn_key_t *k)
+{
+	__atomic_store_n(&seq_slot(id)->want, 0, __ATOMIC_RELAXED);
+	seq_key_none(k);
+}

@@ -1,0 +1,887 @@
+/*
+ * stm/pot.c — Pot: preordered transactions on TL2 (Vale's thesis, design
+ * §3.2, STM implementation §3.3.1, Figures 3.2–3.3), with PoGL and a
+ * DeSTM-style round-based STM for comparison.
+ *
+ * Every transaction has a place in one order fixed in advance by the
+ * sequencer (lib/sequencer.h): round-robin over logical thread ids, or
+ * supplied by the caller.  Transactions run in parallel but commit strictly
+ * in that order ("ordered commit"), so a run's serialization order and
+ * final state depend only on the program, its input and its thread count.
+ * The commit counter (slots consumed) doubles as the version clock.
+ *
+ * Modes (POTM_MODE):
+ *  pot-ordered (Pot-)  TL2 reads against a snapshot rv, writes buffered;
+ *                      commit waits for the turn, validates the read set
+ *                      and writes back.  Commits are serialized by the
+ *                      turn, so no commit-time locking: the stripe words
+ *                      are only marked while the holder writes.
+ *  pot-fast (Pot*)     a transaction that begins in its turn runs in "fast
+ *                      mode": nobody can commit before it, so it can never
+ *                      be invalidated.  Its reads are plain loads, its
+ *                      writes go in place (with an undo log, needed only
+ *                      for tm_restart/tm_cancel), it keeps no read set and
+ *                      never validates; commit = release its stripes and
+ *                      pass the turn.
+ *  pot (full)          Pot* plus "live promotion": a speculative
+ *                      transaction whose turn arrives while it runs (seen
+ *                      at a read or a write) validates what it has read,
+ *                      applies its buffered writes in place and continues
+ *                      in fast mode.
+ *  pogl                a preordered global lock: the turn is the lock.
+ *                      Every transaction waits for its turn at begin and
+ *                      runs in place.  The non-speculative baseline.
+ *  destm               round-based deterministic STM after DeSTM: in each
+ *                      round every member thread runs one transaction; a
+ *                      transaction cannot start before the previous round
+ *                      finished, nor commit before all its round-mates
+ *                      started; commits are ordered as in Pot-.
+ *
+ * Stripe words.  Memory is divided into stripes (POTM_STRIPE_SHIFT), each
+ * with one word in a table (POTM_LOCK_BITS), as in TL2:
+ *     v << 1         committed, last written by the transaction of slot v-1
+ *                    (so v <= clock once that transaction passed the turn)
+ *     (wv << 1) | 1  being written in place by the turn holder, whose
+ *                    commit will be version wv = clock + 1
+ *
+ * Invariants:
+ *  P1  Only the turn holder writes shared memory (fast mode, promotion,
+ *      ordered write-back) or stripe words.  Speculative transactions
+ *      write only their private write set.
+ *  P2  (opacity against in-place writes) The holder marks a stripe
+ *      ((wv<<1)|1, then a release fence) before its first store to it, and
+ *      unmarks it (wv<<1, after a release fence) only once all its stores
+ *      are done, before passing the turn.  A speculative read accepts a
+ *      value only if the stripe word was the same unmarked v<<1 just before
+ *      and just after the load (acquire fence between), with v <= rv.  So a
+ *      value stored in place is never accepted before the stripe is
+ *      unmarked, and then its version (wv > any rv taken before the pass)
+ *      forces a validation of the whole read set: a speculative
+ *      transaction never sees a mix of states, even one that will abort.
+ *  P3  While a thread holds the turn, clock is frozen at its slot number;
+ *      every stripe with version <= clock holds committed data.  So the
+ *      holder's plain reads see exactly the state after all earlier slots,
+ *      and a read set valid at rv <= clock is valid at clock.
+ *  P4  Rolled-back in-place writes (tm_restart, tm_cancel) restore the
+ *      contents as of clock, so their stripes are unmarked with version
+ *      clock: correct for any snapshot, at worst a spurious conflict.
+ *  P5  (alone, no marks) A fast transaction that begins while its thread is
+ *      the only registered one skips P2's marking: no speculative reader
+ *      exists.  A thread that registers meanwhile must not read before
+ *      that transaction ends.  Asymmetric Dekker, as in liburcu: the fast
+ *      transaction stores busy, then (compiler barrier only) loads the
+ *      registered count; the new thread increments the count at
+ *      registration and, before its first transaction, runs
+ *      membarrier(PRIVATE_EXPEDITED) (a full barrier on every running
+ *      thread) and then waits for the holder of the turn to be idle or to
+ *      pass it.  Either the fast transaction saw the new count and marks,
+ *      or the new thread sees it busy and waits for its end.
+ *
+ * Explicit aborts.  A decision taken while holding the turn on a valid
+ * snapshot is deterministic, one taken speculatively may not be.  So:
+ * tm_restart in the turn rolls back, consumes the slot as a no-op (so the
+ * other threads can change what it waits for) and retries; without the
+ * turn it just retries.  tm_cancel always ends as an ordered no-op commit:
+ * a speculative transaction first waits for its turn and checks that its
+ * snapshot is current (retrying if not).  With the explicit sequencer a
+ * restart keeps its slot: the caller's order has no room for another.
+ *
+ * Statistics: fast_commits counts commits in fast mode (begun in the turn
+ * or promoted), promotions the live promotions, spec_commits the ordered
+ * commits of speculative transactions; aborts under TM_ABORT_ORDER are
+ * transactions found invalid when their turn came (an earlier one in the
+ * order wrote what they read).  reads/writes count the speculative read
+ * and write sets and the in-place writes; fast-mode reads are plain loads
+ * and are not counted.  wait_turn_ns is time spent waiting in the
+ * sequencer (for the turn, and in destm for rounds and round-mates).
+ */
+#include "potm_internal.h"
+#include "sequencer.h"
+
+#include <linux/membarrier.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum pot_mode { POT_FULL, POT_FAST, POT_ORDERED, POT_POGL, POT_DESTM };
+
+static const char *const pot_mode_names[] = {
+	[POT_FULL] = "pot", [POT_FAST] = "pot-fast", [POT_ORDERED] = "pot-ordered",
+	[POT_POGL] = "pogl", [POT_DESTM] = "destm",
+};
+
+typedef struct pot_wentry {
+	uintptr_t addr;            /* word-aligned address */
+	tm_word_t val;             /* new bytes (only those in mask count) */
+	tm_word_t mask;            /* 0xff in every byte written */
+} pot_wentry_t;
+
+typedef struct pot_tx {
+	potm_thread_t th;
+	seq_turn_key_t key;            /* what "my turn" looks like */
+	uint32_t *busy;                /* our busy word in the sequencer */
+	bool fast;                     /* in place, in turn: fast mode or pogl */
+	bool mark;                     /* fast: mark stripes before writing (P2) */
+	bool sync_first_tx;            /* P5: first transaction since joining */
+	uintptr_t fast_word;           /* (wv << 1) | 1 while fast */
+	uint64_t rv;                   /* speculative snapshot */
+	uint64_t last_order;           /* tm_last_order() */
+	potm_undo_t undo;              /* in-place writes of this attempt */
+	volatile uintptr_t **rs;       /* read set: stripe words read */
+	size_t rs_n, rs_cap;
+	pot_wentry_t *ws;              /* write set */
+	size_t ws_n, ws_cap;
+	uint64_t bloom;                /* words possibly in ws */
+	uint32_t *ws_index;            /* open addressing: entry index + 1 */
+	unsigned ws_index_bits;
+	bool ws_indexed;
+} pot_tx_t;
+
+#define POT_INDEX_FROM 32      /* write-set size where hashing beats scanning */
+#define POT_MARKED_SPINS 128   /* pauses before yielding on a marked stripe */
+
+static struct {
+	volatile uintptr_t *stripes POTM_ALIGNED;
+	uintptr_t mask;
+	unsigned shift;
+	enum pot_mode mode;
+	bool promote;          /* live promotion */
+	bool mark_stripes;     /* speculative readers exist (all but pogl) */
+	bool count_fast;       /* fast mode exists (pot, pot-fast) */
+	bool solo_unmarked;    /* P5 is in force */
+	bool explicit_order;   /* POTM_SEQUENCER=explicit */
+} pot;
+
+static inline volatile uintptr_t *pot_stripe_of(const void *a)
+{
+	return &pot.stripes[((uintptr_t)a >> pot.shift) & pot.mask];
+}
+
+static inline bool pot_holds_turn(const pot_tx_t *tx)
+{
+	return seq_is_turn(&tx->key);
+}
+
+/* ---- plain accesses (fast mode), size 1..8, memcpy order --------------- */
+
+static inline uint64_t pot_load_plain(const void *a, unsigned size)
+{
+	uint64_t v = 0;
+	switch (size) {
+	case 8: v = __atomic_load_n((const uint64_t *)a, __ATOMIC_RELAXED); break;
+	case 4: { uint32_t x = __atomic_load_n((const uint32_t *)a, __ATOMIC_RELAXED); memcpy(&v, &x, 4); } break;
+	case 2: { uint16_t x = __atomic_load_n((const uint16_t *)a, __ATOMIC_RELAXED); memcpy(&v, &x, 2); } break;
+	default: { uint8_t x = __atomic_load_n((const uint8_t *)a, __ATOMIC_RELAXED); memcpy(&v, &x, 1); } break;
+	}
+	return v;
+}
+
+static inline void pot_store_plain(void *a, unsigned size, uint64_t b)
+{
+	switch (size) {
+	case 8: __atomic_store_n((uint64_t *)a, b, __ATOMIC_RELAXED); break;
+	case 4: { uint32_t x; memcpy(&x, &b, 4); __atomic_store_n((uint32_t *)a, x, __ATOMIC_RELAXED); } break;
+	case 2: { uint16_t x; memcpy(&x, &b, 2); __atomic_store_n((uint16_t *)a, x, __ATOMIC_RELAXED); } break;
+	default: { uint8_t x; memcpy(&x, &b, 1); __atomic_store_n((uint8_t *)a, x, __ATOMIC_RELAXED); } break;
+	}
+}
+
+/* ---- read set and write set (as in stm/tl2.c) -------------------------- */
+
+static void pot_rs_grow(pot_tx_t *tx)
+{
+	tx->rs_cap = tx->rs_cap ? 2 * tx->rs_cap : 256;
+	tx->rs = potm_xrealloc(tx->rs, tx->rs_cap * sizeof *tx->rs);
+}
+
+static inline void pot_rs_add(pot_tx_t *tx, volatile uintptr_t *stripe)
+{
+	if (tx->rs_n && tx->rs[tx->rs_n - 1] == stripe)
+		return;
+	if (unlikely(tx->rs_n == tx->rs_cap))
+		pot_rs_grow(tx);
+	tx->rs[tx->rs_n++] = stripe;
+}
+
+/* Is every stripe read still unmarked and no newer than rv? */
+static bool pot_validate(const pot_tx_t *tx)
+{
+	for (size_t i = 0; i < tx->rs_n; i++) {
+		uintptr_t l = __atomic_load_n(tx->rs[i], __ATOMIC_ACQUIRE);
+		if ((l & 1) || (l >> 1) > tx->rv)
+			return false;
+	}
+	return true;
+}
+
+static inline uint64_t pot_bloom_bit(uintptr_t word)
+{
+	return (uint64_t)1 << ((word >> 3) & 63);
+}
+
+static inline uint32_t pot_hash(uintptr_t word, unsigned bits)
+{
+	return (uint32_t)(((word >> 3) * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
+static void pot_index_insert(pot_tx_t *tx, size_t i)
+{
+	uint32_t m = (1u << tx->ws_index_bits) - 1;
+	uint32_t h = pot_hash(tx->ws[i].addr, tx->ws_index_bits);
+	while (tx->ws_index[h])
+		h = (h + 1) & m;
+	tx->ws_index[h] = (uint32_t)i + 1;
+}
+
+static void pot_index_build(pot_tx_t *tx)
+{
+	unsigned bits = 6;
+	while ((1ul << bits) < 2 * tx->ws_cap)
+		bits++;
+	if (bits > tx->ws_index_bits) {
+		free(tx->ws_index);
+		tx->ws_index = potm_xmalloc(sizeof(uint32_t) << bits);
+		tx->ws_index_bits = bits;
+	}
+	memset(tx->ws_index, 0, sizeof(uint32_t) << tx->ws_index_bits);
+	for (size_t i = 0; i < tx->ws_n; i++)
+		pot_index_insert(tx, i);
+	tx->ws_indexed = true;
+}
+
+static pot_wentry_t *pot_ws_find(pot_tx_t *tx, uintptr_t word)
+{
+	if (!tx->ws_indexed) {
+		for (size_t i = tx->ws_n; i-- > 0;)
+			if (tx->ws[i].addr == word)
+				return &tx->ws[i];
+		return NULL;
+	}
+	uint32_t m = (1u << tx->ws_index_bits) - 1;
+	for (uint32_t h = pot_hash(word, tx->ws_index_bits);; h = (h + 1) & m) {
+		uint32_t s = tx->ws_index[h];
+		if (s == 0)
+			return NULL;
+		if (tx->ws[s - 1].addr == word)
+			return &tx->ws[s - 1];
+	}
+}
+
+static pot_wentry_t *pot_ws_add(pot_tx_t *tx, uintptr_t word)
+{
+	if (unlikely(tx->ws_n == tx->ws_cap)) {
+		tx->ws_cap = tx->ws_cap ? 2 * tx->ws_cap : 64;
+		tx->ws = potm_xrealloc(tx->ws, tx->ws_cap * sizeof *tx->ws);
+		if (tx->ws_indexed)
+			pot_index_build(tx);
+	}
+	size_t i = tx->ws_n++;
+	pot_wentry_t *e = &tx->ws[i];
+	e->addr = word;
+	e->val = 0;
+	e->mask = 0;
+	tx->bloom |= pot_bloom_bit(word);
+	if (tx->ws_indexed)
+		pot_index_insert(tx, i);
+	else if (tx->ws_n == POT_INDEX_FROM)
+		pot_index_build(tx);
+	return e;
+}
+
+static inline pot_wentry_t *pot_ws_lookup(pot_tx_t *tx, uintptr_t word)
+{
+	if (tx->ws_n && (tx->bloom & pot_bloom_bit(word)))
+		return pot_ws_find(tx, word);
+	return NULL;
+}
+
+static void pot_reset_sets(pot_tx_t *tx)
+{
+	POTM_STAT_ADD(&tx->th, reads, tx->rs_n);
+	POTM_STAT_ADD(&tx->th, writes, tx->ws_n);
+	tx->rs_n = 0;
+	tx->ws_n = 0;
+	tx->bloom = 0;
+	tx->ws_indexed = false;
+}
+
+/* ---- in-place writing (P1, P2) ------------------------------------------- */
+
+/* Mark addr's stripe as being written by the holder before the first store
+ * to it.  The fence orders the mark before the store that follows (P2). */
+static inline void pot_mark(const pot_tx_t *tx, const void *addr)
+{
+	volatile uintptr_t *s = pot_stripe_of(addr);
+	if (__atomic_load_n(s, __ATOMIC_RELAXED) != tx->fast_word) {
+		__atomic_store_n(s, tx->fast_word, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+	}
+}
+
+/* Unmark the stripes of every in-place write of this attempt with version
+ * `version`; the fence orders all the stores before the unmarking (P2). */
+static void pot_unmark(const pot_tx_t *tx, uint64_t version)
+{
+	if (!tx->mark)
+		return;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	uintptr_t word = (uintptr_t)version << 1;
+	for (size_t i = 0; i < tx->undo.n; i++)
+		__atomic_store_n(pot_stripe_of(tx->undo.e[i].addr), word, __ATOMIC_RELAXED);
+}
+
+static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t b)
+{
+	if (tx->mark)
+		pot_mark(tx, a);
+	potm_undo_log(&tx->undo, a, size);
+	pot_store_plain(a, size, b);
+}
+
+/* Store one write-set entry in place: whole words at once, partial words
+ * byte by byte so that bytes this transaction did not write are never
+ * stored to.  undo: log the old bytes (promotion; an ordered write-back at
+ * commit cannot be undone any more and needs no log). */
+static void pot_apply_entry(pot_tx_t *tx, const pot_wentry_t *e, bool undo)
+{
+	if (likely(e->mask == ~(tm_word_t)0)) {
+		if (undo)
+			potm_undo_log(&tx->undo, (void *)e->addr, sizeof(tm_word_t));
+		__atomic_store_n((tm_word_t *)e->addr, e->val, __ATOMIC_RELAXED);
+		return;
+	}
+	const unsigned char *m = (const unsigned char *)&e->mask;
+	const unsigned char *v = (const unsigned char *)&e->val;
+	for (unsigned i = 0; i < sizeof(tm_word_t); i++)
+		if (m[i]) {
+			unsigned char *p = (unsigned char *)e->addr + i;
+			if (undo)
+				potm_undo_log(&tx->undo, p, 1);
+			__atomic_store_n(p, v[i], __ATOMIC_RELAXED);
+		}
+}
+
+/* ---- slots ------------------------------------------------------------------ */
+
+/* The holder is done with its slot (commit, cancel, restart in turn). */
+static inline __attribute__((always_inline)) void pot_pass(pot_tx_t *tx)
+{
+	if (pot.explicit_order)
+		seq_supply_done(tx->th.id, &tx->key);
+	seq_pass(tx->th.id, false);
+}
+
+/* Enter fast mode at the current slot (P3: clock is frozen while we hold
+ * the turn, so our commit will be version clock + 1). */
+static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
+{
+	tx->fast = true;
+	tx->mark = pot.mark_stripes;
+	tx->fast_word = (uintptr_t)(clock + 1) << 1 | 1;
+	tx->undo.n = 0;
+}
+
+/* Undo this attempt's in-place writes, then unmark their stripes with
+ * the version of the restored contents (P4).  potm_undo_rollback empties
+ * the log but leaves the entries in place, which pot_unmark reads. */
+static void pot_rollback_fast(pot_tx_t *tx)
+{
+	size_t n = tx->undo.n;
+	potm_undo_rollback(&tx->undo);
+	tx->undo.n = n;
+	pot_unmark(tx, (tx->fast_word >> 1) - 1);
+	tx->undo.n = 0;
+}
+
+static void pot_abort(pot_tx_t *tx, int cause) __attribute__((noreturn, noinline));
+static void pot_abort(pot_tx_t *tx, int cause)
+{
+	if (tx->fast)
+		pot_rollback_fast(tx);
+	pot_reset_sets(tx);
+	tx->fast = false;
+	/* The retry of a transaction that keeps the turn cannot conflict:
+	 * backing off would only delay everybody behind it. */
+	if (pot_holds_turn(tx))
+		tx->th.attempt = 0;
+	potm_tx_aborted(&tx->th, cause);
+}
+
+/* Live promotion: our turn arrived while we ran speculatively.  If what
+ * we read is still current (P3) the rest of the transaction can run in
+ * fast mode: apply the write set in place, drop the sets. */
+static void pot_promote(pot_tx_t *tx) __attribute__((noinline));
+static void pot_promote(pot_tx_t *tx)
+{
+	uint64_t clock = seq_clock();
+	if (clock != tx->rv && !pot_validate(tx))
+		pot_abort(tx, TM_ABORT_ORDER);
+	pot_enter_fast(tx, clock);
+	for (size_t i = 0; i < tx->ws_n; i++)
+		pot_mark(tx, (const void *)tx->ws[i].addr);
+	for (size_t i = 0; i < tx->ws_n; i++)
+		pot_apply_entry(tx, &tx->ws[i], true);
+	pot_reset_sets(tx);
+	POTM_STAT_INC(&tx->th, promotions);
+}
+
+/* ---- speculative reads --------------------------------------------------------- */
+
+/* Wait for the holder to finish writing a stripe we want to read. */
+static void pot_wait_unmarked(volatile uintptr_t *s)
+{
+	for (unsigned i = 0; __atomic_load_n(s, __ATOMIC_ACQUIRE) & 1; i++) {
+		if (i < POT_MARKED_SPINS)
+			potm_cpu_relax();
+		else
+			sched_yield();
+	}
+}
+
+/* Snapshot extension: if everything read so far is unchanged, the snapshot
+ * is valid at the current clock too.  need: the version we met; if the
+ * clock has not reached it yet, its writer is between unmarking and
+ * passing the turn, a few instructions away. */
+static bool pot_extend(pot_tx_t *tx, uint64_t need)
+{
+	if (!potm_cfg.extend)
+		return false;
+	uint64_t now;
+	for (unsigned i = 0; (now = seq_clock()) < need; i++) {
+		if (i < POT_MARKED_SPINS)
+			potm_cpu_relax();
+		else
+			sched_yield();
+	}
+	if (!pot_validate(tx))
+		return false;
+	tx->rv = now;
+	POTM_STAT_INC(&tx->th, extensions);
+	return true;
+}
+
+/* Load size bytes at a consistently with the snapshot (P2) and log the
+ * stripe.  Returns false, without a value, if the transaction was promoted
+ * meanwhile: the caller then reads in fast mode. */
+static bool pot_spec_load(pot_tx_t *tx, const void *a, unsigned size, uint64_t *out)
+{
+	volatile uintptr_t *s = pot_stripe_of(a);
+	for (;;) {
+		uintptr_t l1 = __atomic_load_n(s, __ATOMIC_ACQUIRE);
+		if (l1 & 1) {
+			pot_wait_unmarked(s);
+			continue;
+		}
+		uint64_t v = pot_load_plain(a, size);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		uintptr_t l2 = __atomic_load_n(s, __ATOMIC_RELAXED);
+		if (l1 != l2)
+			continue;
+		if (likely((l1 >> 1) <= tx->rv)) {
+			pot_rs_add(tx, s);
+			*out = v;
+			return true;
+		}
+		/* Written after our snapshot.  If that writer handed the turn
+		 * to us, promotion revalidates and we read in place. */
+		if (pot.promote && pot_holds_turn(tx)) {
+			pot_promote(tx);
+			return false;
+		}
+		if (!pot_extend(tx, l1 >> 1))
+			pot_abort(tx, TM_ABORT_READ_VERSION);
+	}
+}
+
+/* A read that is not in fast mode. */
+static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size) __attribute__((noinline));
+static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
+{
+	if (pot.promote && pot_holds_turn(tx)) {
+		pot_promote(tx);
+		return pot_load_plain(a, size);
+	}
+	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
+	unsigned off = (unsigned)((uintptr_t)a & 7);
+	pot_wentry_t *e = pot_ws_lookup(tx, word);
+	uint64_t want = 0, have = 0, mine = 0, mem;
+	if (e != NULL) {
+		/* Written earlier in this transaction, perhaps only in part. */
+		memset(&want, 0xff, size);
+		memcpy(&have, (const char *)&e->mask + off, size);
+		memcpy(&mine, (const char *)&e->val + off, size);
+		if ((have & want) == want)
+			return mine;
+	}
+	if (!pot_spec_load(tx, a, size, &mem))
+		return pot_load_plain(a, size);   /* promoted: our writes are in place */
+	return e ? (mem & ~have) | (mine & have) : mem;
+}
+
+/* A write that is not in fast mode. */
+static void pot_write_spec(pot_tx_t *tx, void *a, unsigned size, uint64_t b) __attribute__((noinline));
+static void pot_write_spec(pot_tx_t *tx, void *a, unsigned size, uint64_t b)
+{
+	if (pot.promote && pot_holds_turn(tx)) {
+		pot_promote(tx);
+		pot_fast_write(tx, a, size, b);
+		return;
+	}
+	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
+	unsigned off = (unsigned)((uintptr_t)a & 7);
+	pot_wentry_t *e = pot_ws_lookup(tx, word);
+	if (e == NULL)
+		e = pot_ws_add(tx, word);
+	memcpy((char *)&e->val + off, &b, size);
+	memset((char *)&e->mask + off, 0xff, size);
+}
+
+/* ---- accesses ------------------------------------------------------------------ */
+
+tm_word_t tm_read(const tm_word_t *a)
+{
+	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_read");
+	if (likely(tx->fast))
+		return __atomic_load_n(a, __ATOMIC_RELAXED);
+	return (tm_word_t)pot_read_spec(tx, a, sizeof *a);
+}
+
+void tm_write(tm_word_t *a, tm_word_t v)
+{
+	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_write");
+	if (likely(tx->fast)) {
+		pot_fast_write(tx, a, sizeof *a, v);
+		return;
+	}
+	pot_write_spec(tx, a, sizeof *a, v);
+}
+
+static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
+{
+	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_read");
+	if (likely(tx->fast))
+		return pot_load_plain(a, size);
+	return pot_read_spec(tx, a, size);
+}
+
+static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
+{
+	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_write");
+	if (likely(tx->fast)) {
+		pot_fast_write(tx, a, size, b);
+		return;
+	}
+	pot_write_spec(tx, a, size, b);
+}
+
+#include "access_gen.h"
+
+/* ---- begin ------------------------------------------------------------------------ */
+
+/* Wait for something before the transaction has read anything: leave the
+ * RCU read-side section meanwhile, so that no grace period (and no
+ * tm_reclaim_barrier) waits for a thread that waits for the order. */
+static void pot_wait_outside_rcu(pot_tx_t *tx, bool round)
+{
+	bool rcu = tx->th.in_rcu;
+	if (rcu)
+		potm_rcu_read_unlock();
+	if (round)
+		seq_round_begin(&tx->th);
+	else
+		seq_wait_turn(&tx->th, &tx->key);
+	if (rcu)
+		potm_rcu_read_lock();
+}
+
+static inline void pot_begin_spec(pot_tx_t *tx)
+{
+	tx->fast = false;
+	tx->rv = seq_clock();
+}
+
+int tm_tx_start_(tm_txd_t *d)
+{
+	pot_tx_t *tx = (pot_tx_t *)d;
+	switch (potm_tx_enter(&tx->th)) {
+	case POTM_ENTER_SKIP:
+		return 0;
+	case POTM_ENTER_NESTED:
+		return 1;
+	case POTM_ENTER_NEW:
+		break;
+	}
+	if (unlikely(pot.explicit_order && tx->key.want == SEQ_HOLDER_MASK))
+		tm_misuse_("POTM_SEQUENCER=explicit: call tm_set_next_order() "
+		           "before each transaction");
+	if (unlikely(tx->sync_first_tx)) {
+		/* P5: nothing read yet; make sure no unmarked fast
+		 * transaction is still writing. */
+		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+		seq_wait_holder_idle(tx->th.id);
+		tx->sync_first_tx = false;
+	}
+	__atomic_store_n(tx->busy, 1, __ATOMIC_RELAXED);
+	switch (pot.mode) {
+	case POT_FULL:
+	case POT_FAST: {
+		uint64_t s = seq_load_state();
+		if ((s & tx->key.mask) == tx->key.want) {
+			pot_enter_fast(tx, s >> SEQ_HOLDER_BITS);   /* fast mode */
+			/* P5: busy is stored above; the compiler must not move
+			 * the load of the count before it (the CPU may: that is
+			 * what the other side's membarrier is for). */
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			if (pot.solo_unmarked && seq_registered() == 1)
+				tx->mark = false;
+		} else {
+			pot_begin_spec(tx);
+		}
+		break;
+	}
+	case POT_ORDERED:
+		pot_begin_spec(tx);
+		break;
+	case POT_POGL:
+		if (!pot_holds_turn(tx))
+			pot_wait_outside_rcu(tx, false);
+		pot_enter_fast(tx, seq_clock());
+		break;
+	case POT_DESTM:
+		/* "Cannot start before the previous round finished." */
+		pot_wait_outside_rcu(tx, true);
+		pot_begin_spec(tx);
+		break;
+	}
+	return 1;
+}
+
+/* ---- commit ------------------------------------------------------------------------ */
+
+/* Wait for the turn at the end of a speculative transaction (ordered
+ * commit); then check that nothing read has changed since the snapshot
+ * (P3), or retry in the turn. */
+static void pot_wait_turn_and_validate(pot_tx_t *tx)
+{
+	if (pot.mode == POT_DESTM)
+		seq_round_wait_mates(&tx->th);   /* "nor commit before its round-mates started" */
+	seq_wait_turn(&tx->th, &tx->key);
+	uint64_t clock = seq_clock();
+	if (clock != tx->rv && !pot_validate(tx))
+		pot_abort(tx, TM_ABORT_ORDER);
+}
+
+/* Ordered commit of a speculative transaction: write back under marked
+ * stripes (P2) and unmark them with our version. */
+static void pot_commit_spec(pot_tx_t *tx)
+{
+	pot_wait_turn_and_validate(tx);
+	if (tx->ws_n) {
+		uint64_t wv = seq_clock() + 1;
+		tx->fast_word = (uintptr_t)wv << 1 | 1;
+		for (size_t i = 0; i < tx->ws_n; i++)
+			pot_mark(tx, (const void *)tx->ws[i].addr);
+		for (size_t i = 0; i < tx->ws_n; i++)
+			pot_apply_entry(tx, &tx->ws[i], false);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		for (size_t i = 0; i < tx->ws_n; i++)
+			__atomic_store_n(pot_stripe_of((const void *)tx->ws[i].addr),
+			                 (uintptr_t)wv << 1, __ATOMIC_RELAXED);
+	}
+	POTM_STAT_INC(&tx->th, spec_commits);
+}
+
+void tm_tx_end_(tm_txd_t *d)
+{
+	pot_tx_t *tx = (pot_tx_t *)d;
+	if (--d->depth > 0)
+		return;
+	d->depth = 1;   /* still inside: an abort below restarts it */
+	bool ro;
+	if (likely(tx->fast)) {
+		/* Fast commit: unmark what we wrote with our version, then
+		 * publishing the counter (the pass) is the commit. */
+		ro = tx->undo.n == 0;
+		if (!ro) {
+			pot_unmark(tx, tx->fast_word >> 1);
+			POTM_STAT_ADD(&tx->th, writes, tx->undo.n);
+			tx->undo.n = 0;
+		}
+		tx->fast = false;
+		if (pot.count_fast)
+			POTM_STAT_INC(&tx->th, fast_commits);
+		tx->last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
+	} else {
+		ro = tx->ws_n == 0;
+		pot_commit_spec(tx);
+		pot_reset_sets(tx);
+		tx->last_order = seq_clock();
+	}
+	pot_pass(tx);
+	__atomic_store_n(tx->busy, 0, __ATOMIC_RELAXED);
+	potm_tx_committed(&tx->th, ro);
+}
+
+/* ---- explicit aborts ---------------------------------------------------------------- */
+
+void tm_restart(void)
+{
+	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_restart");
+	if (pot.explicit_order || !pot_holds_turn(tx))
+		pot_abort(tx, TM_ABORT_EXPLICIT);   /* keeps the slot, or has none */
+	/* In the turn: a decision taken on a stale snapshot proves nothing. */
+	if (!tx->fast && seq_clock() != tx->rv && !pot_validate(tx))
+		pot_abort(tx, TM_ABORT_ORDER);
+	/* A deterministic restart: give the slot up as a no-op so that the
+	 * others can change what this transaction waits for. */
+	if (tx->fast)
+		pot_rollback_fast(tx);
+	tx->fast = false;
+	pot_reset_sets(tx);
+	pot_pass(tx);
+	tx->th.attempt = 0;
+	potm_tx_aborted(&tx->th, TM_ABORT_EXPLICIT);
+}
+
+void tm_cancel(void)
+{
+	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_cancel");
+	/* An ordered no-op commit: the decision to cancel must be taken on
+	 * the state of our slot. */
+	if (!tx->fast)
+		pot_wait_turn_and_validate(tx);
+	else
+		pot_rollback_fast(tx);
+	tx->fast = false;
+	pot_reset_sets(tx);
+	tx->last_order = seq_clock();
+	pot_pass(tx);
+	__atomic_store_n(tx->busy, 0, __ATOMIC_RELAXED);
+	potm_tx_cancelled(&tx->th);
+}
+
+/* ---- ordering hooks (barriers, explicit order) ----------------------------------------- */
+
+static void pot_order_arrive(potm_thread_t *t)
+{
+	if (!pot.explicit_order)
+		seq_event_acquire(t);
+}
+
+static void pot_order_park(potm_thread_t *t)
+{
+	if (!pot.explicit_order)
+		seq_park(t->id);
+}
+
+static void pot_order_release(potm_thread_t *t, const unsigned *parked, unsigned n)
+{
+	if (pot.explicit_order)
+		return;
+	if (t != NULL)
+		seq_release_parked(t->id, parked, n);
+	else
+		seq_rejoin_unordered(parked, n);
+}
+
+static int pot_set_next_order(potm_thread_t *t, uint64_t seqno)
+{
+	if (!pot.explicit_order)
+		return potm_error("tm_set_next_order: the sequencer is round-robin; "
+		                  "set POTM_SEQUENCER=explicit (tm_config_t.sequencer)");
+	return seq_supply(t->id, seqno, &((pot_tx_t *)t)->key);
+}
+
+static uint64_t pot_last_order(potm_thread_t *t)
+{
+	return ((pot_tx_t *)t)->last_order;
+}
+
+static const potm_order_ops_t pot_order_ops = {
+	.arrive = pot_order_arrive,
+	.park = pot_order_park,
+	.release = pot_order_release,
+	.set_next_order = pot_set_next_order,
+	.last_order = pot_last_order,
+};
+
+/* ---- life cycle ---------------------------------------------------------------------- */
+
+static int pot_init(const tm_config_t *cfg)
+{
+	int mode = -1;
+	for (int m = 0; m < (int)(sizeof pot_mode_names / sizeof *pot_mode_names); m++)
+		if (strcmp(cfg->mode, pot_mode_names[m]) == 0)
+			mode = m;
+	if (mode < 0)
+		return potm_error("pot: unknown mode \"%s\" (POTM_MODE); allowed: pot, "
+		                  "pot-fast, pot-ordered, pogl, destm", cfg->mode);
+	pot.mode = (enum pot_mode)mode;
+	pot.explicit_order = strcmp(cfg->sequencer, "explicit") == 0;
+	if (pot.explicit_order && pot.mode == POT_DESTM)
+		return potm_error("pot: POTM_MODE=destm runs in rounds of the "
+		                  "threads' turns and needs POTM_SEQUENCER=round-robin");
+	pot.promote = pot.mode == POT_FULL;
+	pot.mark_stripes = pot.mode != POT_POGL;
+	pot.count_fast = pot.mode == POT_FULL || pot.mode == POT_FAST;
+	/* P5 needs the asymmetric barrier; without it (old kernels, qemu-user)
+	 * fast transactions always mark. */
+	pot.solo_unmarked = pot.count_fast && !pot.explicit_order &&
+		syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+	size_t n = (size_t)1 << cfg->lock_bits;
+	pot.stripes = calloc(n, sizeof(uintptr_t));
+	if (pot.stripes == NULL)
+		return potm_error("pot: cannot allocate %zu stripe words (POTM_LOCK_BITS=%u)",
+		                  n, cfg->lock_bits);
+	pot.mask = n - 1;
+	pot.shift = cfg->stripe_shift;
+	if (seq_init(pot.explicit_order ? SEQ_EXPLICIT_ORDER : SEQ_ROUND_ROBIN,
+	             cfg->max_threads, cfg->turn_timeout_ms,
+	             pot.mode == POT_DESTM) != 0) {
+		free((void *)pot.stripes);
+		pot.stripes = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void pot_shutdown(void)
+{
+	seq_shutdown();
+	free((void *)pot.stripes);
+	pot.stripes = NULL;
+}
+
+static int pot_thread_init(potm_thread_t *t)
+{
+	pot_tx_t *tx = (pot_tx_t *)t;
+	tx->last_order = TM_ORDER_NONE;
+	tx->busy = seq_busy_word(t->id);
+	tx->sync_first_tx = pot.solo_unmarked;
+	if (pot.explicit_order)
+		seq_key_none(&tx->key);
+	else
+		seq_key_round_robin(&tx->key, t->id);
+	seq_thread_join(t->id);   /* an event: joins at the next round boundary */
+	return 0;
+}
+
+static void pot_thread_fini(potm_thread_t *t)
+{
+	pot_tx_t *tx = (pot_tx_t *)t;
+	seq_thread_leave(t);      /* an event: leaves in its own turn */
+	free(tx->rs);
+	free(tx->ws);
+	free(tx->ws_index);
+	potm_undo_free(&tx->undo);
+}
+
+const potm_backend_t potm_backend = {
+	.name = "pot",
+	.thread_size = sizeof(pot_tx_t),
+	.init = pot_init,
+	.shutdown = pot_shutdown,
+	.thread_init = pot_thread_init,
+	.thread_fini = pot_thread_fini,
+	.order = &pot_order_ops,
+};
