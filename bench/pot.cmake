@@ -16,7 +16,9 @@ foreach(b pot tl2 seq)
   target_compile_definitions(bench-fasttx-${b} PRIVATE
     $<TARGET_PROPERTY:potm-${b},INTERFACE_COMPILE_DEFINITIONS>)
   set_target_properties(bench-fasttx-${b} PROPERTIES C_VISIBILITY_PRESET hidden)
-  target_link_libraries(potm-bench-${b} PRIVATE bench-fasttx-${b})
+  if(TARGET potm-bench-${b})   # not in static-only builds
+    target_link_libraries(potm-bench-${b} PRIVATE bench-fasttx-${b})
+  endif()
 
   potm_add_per_backend_executable(fasttx SOURCES ${_fasttx} BACKENDS ${b}
     LIBS bench-harness-${b})

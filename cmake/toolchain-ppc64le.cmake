@@ -23,7 +23,9 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-set(CMAKE_FIND_LIBRARY_SUFFIXES .a)
+# Static dependencies: the root CMakeLists applies this after the platform
+# module (which would reset CMAKE_FIND_LIBRARY_SUFFIXES to .so;.a).
+set(POTM_STATIC_DEPS ON)
 
 set(ENV{PKG_CONFIG_LIBDIR} ${_multiarch}/pkgconfig)
 set(ENV{PKG_CONFIG_SYSROOT_DIR} ${POTM_PPC_SYSROOT})

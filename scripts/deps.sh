@@ -43,7 +43,7 @@ fi
 
 # ---- powerpc64le sysroot -------------------------------------------------
 ppc_sysroot=$(bash "$(dirname "$0")/ppc64le-sysroot.sh" --print)
-if [ "${POTM_DEPS_SKIP_PPC:-0}" != 1 ] && [ ! -f "$ppc_sysroot/.complete" ]; then
+if [ "${POTM_DEPS_SKIP_PPC:-0}" != 1 ] && [ ! -f "$ppc_sysroot/.complete.v2" ]; then
     bash "$(dirname "$0")/ppc64le-sysroot.sh"
 fi
 

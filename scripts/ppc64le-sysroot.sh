@@ -16,7 +16,7 @@ if [ "${1:-}" = --print ]; then
     echo "$root"
     exit 0
 fi
-[ -f "$root/.complete" ] && exit 0
+[ -f "$root/.complete.v2" ] && exit 0
 
 pkgs=(libnuma-dev libnuma1 liburcu-dev liburcu8 check libsubunit-dev libsubunit0)
 work=$(mktemp -d)
@@ -41,5 +41,8 @@ done
 rm -rf "$root"
 mkdir -p "$root"
 for d in "$work"/debs/*.deb; do dpkg-deb -x "$d" "$root"; done
-touch "$root/.complete"
+# The cross build links statically (qemu-user then needs no target loader):
+# leave the linker no shared object to prefer.
+find "$root" -name '*.so' -o -name '*.so.*' | xargs -r rm -f
+touch "$root/.complete.v2"
 echo "ppc64le-sysroot: ready in $root"
