@@ -1,0 +1,333 @@
+/*
+ * Concurrency invariants, each under 2 threads and under oversubscription
+ * (8 threads on the 2-core machines): bank totals over 10^6 transfers,
+ * exact shared counters, opacity (a doomed transaction never sees an
+ * inconsistent snapshot), sub-word writes racing on one word, and
+ * allocation churn with deferred reclamation.
+ *
+ * Workers register, meet at a tm barrier and only then run, and the main
+ * thread stays unregistered: the start is deterministic on every backend
+ * (a requirement of the deterministic ones).
+ */
+#include <potm/tm.h>
+
+#include <check.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SCALE 4     /* ASan is ~4x slower: fewer operations, same checks */
+#else
+#define SCALE 1
+#endif
+
+typedef void (*work_fn)(unsigned id, unsigned nthreads);
+
+static tm_barrier_t start_line;
+static work_fn current_work;
+static unsigned current_threads;
+
+static void *worker(void *arg)
+{
+	unsigned id = (unsigned)(uintptr_t)arg;
+	ck_assert_int_eq(tm_thread_enter(id), 0);
+	tm_barrier_wait(&start_line);
+	current_work(id, current_threads);
+	tm_thread_exit();
+	return NULL;
+}
+
+/* Run fn on n registered threads; returns after all have exited. */
+static void run_threads(unsigned n, work_fn fn)
+{
+	int rc = tm_init(NULL);
+	if (rc == TM_ERR_UNSUPPORTED) {
+		printf("skipped: %s\n", tm_last_error());
+		exit(77);
+	}
+	ck_assert_msg(rc == 0, "tm_init: %s", tm_last_error());
+	ck_assert_int_eq(tm_barrier_init(&start_line, n), 0);
+	current_work = fn;
+	current_threads = n;
+	pthread_t th[16];
+	for (unsigned i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i);
+	for (unsigned i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	tm_barrier_destroy(&start_line);
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* ---- bank ---------------------------------------------------------------- */
+
+#define ACCOUNTS 64
+#define INITIAL 1000
+#define TRANSFERS (1000000 / SCALE)
+static long accounts[ACCOUNTS];
+static long bad_totals;   /* only written through transactions' outcome */
+
+static void bank_work(unsigned id, unsigned n)
+{
+	uint64_t rng = 0x9e3779b97f4a7c15ull * (id + 1);
+	long mine_bad = 0;
+	for (long i = 0; i < TRANSFERS / (long)n; i++) {
+		unsigned a = rng_next(&rng) % ACCOUNTS, b = rng_next(&rng) % ACCOUNTS;
+		long amount = (long)(rng_next(&rng) % 50);
+		TM_BEGIN();
+		TM_STORE(&accounts[a], TM_LOAD(&accounts[a]) - amount);
+		TM_STORE(&accounts[b], TM_LOAD(&accounts[b]) + amount);
+		TM_END();
+		if (i % 256 == 0) {
+			volatile long total = 0;
+			TM_BEGIN();
+			total = 0;
+			for (int k = 0; k < ACCOUNTS; k++)
+				total += TM_LOAD(&accounts[k]);
+			TM_END();
+			if (total != (long)ACCOUNTS * INITIAL)
+				mine_bad++;
+		}
+	}
+	__atomic_fetch_add(&bad_totals, mine_bad, __ATOMIC_RELAXED);
+}
+
+static void bank(unsigned n)
+{
+	for (int i = 0; i < ACCOUNTS; i++)
+		accounts[i] = INITIAL;
+	run_threads(n, bank_work);
+	long total = 0;
+	for (int i = 0; i < ACCOUNTS; i++)
+		total += accounts[i];
+	ck_assert_int_eq(total, (long)ACCOUNTS * INITIAL);
+	ck_assert_int_eq(bad_totals, 0);
+	tm_stats_t s;
+	tm_stats(&s);
+	ck_assert_uint_ge(s.commits, (uint64_t)TRANSFERS - n);
+	tm_shutdown();
+}
+
+START_TEST(bank_2) { bank(2); }
+END_TEST
+START_TEST(bank_8) { bank(8); }
+END_TEST
+
+/* ---- exact counters ---------------------------------------------------- */
+
+#define INCREMENTS (100000 / SCALE)
+static long counter;
+static long slots[16];
+
+static void counter_work(unsigned id, unsigned n)
+{
+	(void)n;
+	for (int i = 0; i < INCREMENTS; i++) {
+		TM_BEGIN();
+		TM_STORE(&counter, TM_LOAD(&counter) + 1);
+		TM_STORE(&slots[id], TM_LOAD(&slots[id]) + 1);
+		TM_END();
+	}
+}
+
+static void counters(unsigned n)
+{
+	run_threads(n, counter_work);
+	ck_assert_int_eq(counter, (long)n * INCREMENTS);
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_int_eq(slots[i], INCREMENTS);
+	tm_shutdown();
+}
+
+START_TEST(counters_2) { counters(2); }
+END_TEST
+START_TEST(counters_8) { counters(8); }
+END_TEST
+
+/* ---- opacity -------------------------------------------------------------
+ * x + y == K always holds in committed states.  Readers check it *inside*
+ * the transaction, between other reads: an opaque TM never lets even a
+ * doomed attempt see x and y from different snapshots. */
+
+#define K 1000000L
+static struct { long x; long pad[15]; long y; long filler[64]; } pair = { .x = K };
+static long opacity_violations;
+
+static void opacity_work(unsigned id, unsigned n)
+{
+	uint64_t rng = id + 7;
+	/* volatile: an increment made in a doomed attempt must survive its
+	 * siglongjmp, or a violation would go uncounted. */
+	volatile long seen_bad = 0;
+	for (int i = 0; i < 40000 / SCALE; i++) {
+		if (id % 2 == 0) {
+			long d = (long)(rng_next(&rng) % 100) - 50;
+			TM_BEGIN();
+			TM_STORE(&pair.x, TM_LOAD(&pair.x) - d);
+			TM_STORE(&pair.filler[d & 63], d);
+			TM_STORE(&pair.y, TM_LOAD(&pair.y) + d);
+			TM_END();
+		} else {
+			TM_BEGIN();
+			long x = TM_LOAD(&pair.x);
+			long f = 0;
+			for (int k = 0; k < 16; k++)
+				f += TM_LOAD(&pair.filler[k * 4]);
+			long y = TM_LOAD(&pair.y);
+			(void)f;
+			if (x + y != K)
+				seen_bad++;   /* not rolled back: a plain local */
+			TM_END();
+		}
+	}
+	(void)n;
+	__atomic_fetch_add(&opacity_violations, seen_bad, __ATOMIC_RELAXED);
+}
+
+static void opacity(unsigned n)
+{
+	run_threads(n, opacity_work);
+	ck_assert_int_eq(opacity_violations, 0);
+	ck_assert_int_eq(pair.x + pair.y, K);
+	tm_shutdown();
+}
+
+START_TEST(opacity_2) { opacity(2); }
+END_TEST
+START_TEST(opacity_8) { opacity(8); }
+END_TEST
+
+/* ---- sub-word writes racing on one word ------------------------------- */
+
+static union { uint64_t w; uint8_t b[8]; } shared_word;
+
+static void bytes_work(unsigned id, unsigned n)
+{
+	(void)n;
+	for (int i = 0; i < 20000 / SCALE; i++) {
+		TM_BEGIN();
+		TM_STORE(&shared_word.b[id], (uint8_t)(TM_LOAD(&shared_word.b[id]) + 1));
+		TM_END();
+	}
+}
+
+static void bytes(unsigned n)
+{
+	run_threads(n, bytes_work);
+	for (unsigned i = 0; i < 8; i++)
+		ck_assert_uint_eq(shared_word.b[i], i < n ? (uint8_t)(20000 / SCALE) : 0);
+	tm_shutdown();
+}
+
+START_TEST(bytes_2) { bytes(2); }
+END_TEST
+START_TEST(bytes_8) { bytes(8); }
+END_TEST
+
+/* ---- allocation churn ---------------------------------------------------
+ * A sorted linked list of keys 0..63: threads insert (tm_malloc) and
+ * remove (tm_free) concurrently; removed nodes are reclaimed only after a
+ * grace period, so concurrent readers never touch freed memory (ASan
+ * would report it). */
+
+struct node { long key; struct node *next; };
+static struct node head = { -1, NULL };
+static long net_inserts;
+
+static void list_work(unsigned id, unsigned n)
+{
+	(void)n;
+	uint64_t rng = id * 31 + 1;
+	long mine = 0;
+	for (int i = 0; i < 20000 / SCALE; i++) {
+		long key = (long)(rng_next(&rng) % 64);
+		bool insert = rng_next(&rng) & 1;
+		volatile int delta = 0;
+		TM_BEGIN();
+		delta = 0;
+		struct node *prev = &head, *cur = TM_LOAD(&head.next);
+		while (cur && TM_LOAD(&cur->key) < key) {
+			prev = cur;
+			cur = TM_LOAD(&cur->next);
+		}
+		bool found = cur && TM_LOAD(&cur->key) == key;
+		if (insert && !found) {
+			struct node *nn = tm_malloc(sizeof *nn);
+			TM_STORE(&nn->key, key);
+			TM_STORE(&nn->next, cur);
+			TM_STORE(&prev->next, nn);
+			delta = 1;
+		} else if (!insert && found) {
+			TM_STORE(&prev->next, TM_LOAD(&cur->next));
+			tm_free(cur);
+			delta = -1;
+		}
+		TM_END();
+		mine += delta;
+	}
+	__atomic_fetch_add(&net_inserts, mine, __ATOMIC_RELAXED);
+}
+
+static void list_churn(unsigned n)
+{
+	run_threads(n, list_work);
+	long count = 0, last = -1;
+	for (struct node *c = head.next; c; c = c->next) {
+		ck_assert_int_gt(c->key, last);
+		last = c->key;
+		count++;
+	}
+	ck_assert_int_eq(count, net_inserts);
+	tm_reclaim_barrier();
+	tm_stats_t s;
+	tm_stats(&s);
+	ck_assert_uint_eq(s.reclaimed, s.frees);
+	ck_assert_uint_eq(s.allocs - s.frees, (uint64_t)count);
+	while (head.next) {
+		struct node *c = head.next;
+		head.next = c->next;
+		free(c);
+	}
+	tm_shutdown();
+}
+
+START_TEST(list_2) { list_churn(2); }
+END_TEST
+START_TEST(list_8) { list_churn(8); }
+END_TEST
+
+int main(void)
+{
+	if (strcmp(POTM_BACKEND_NAME, "seq") == 0) {
+		printf("skipped: the seq backend runs one thread only\n");
+		return 77;
+	}
+	Suite *s = suite_create("core_conc_" POTM_BACKEND_NAME);
+	TCase *tc = tcase_create("invariants");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, bank_2);
+	tcase_add_test(tc, bank_8);
+	tcase_add_test(tc, counters_2);
+	tcase_add_test(tc, counters_8);
+	tcase_add_test(tc, opacity_2);
+	tcase_add_test(tc, opacity_8);
+	tcase_add_test(tc, bytes_2);
+	tcase_add_test(tc, bytes_8);
+	tcase_add_test(tc, list_2);
+	tcase_add_test(tc, list_8);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
