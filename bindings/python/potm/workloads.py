@@ -150,6 +150,13 @@ WORKLOADS: dict[str, Workload] = {
                   maximum=100, unit="%"),
             THREADS, DURATION, OPS, SEED,
         )),
+        Workload("fasttx", "one thread, transactions of a fixed number of accesses "
+                 "(Pot thesis Figure 3.6)", (
+            Param("kind", "-k", "r (reads), w (writes), rw (increments)",
+                  choices=("r", "w", "rw")),
+            Param("accesses", "-a", "accesses per transaction", maximum=64),
+            THREADS, DURATION, OPS, SEED,
+        )),
     )
 }
 
