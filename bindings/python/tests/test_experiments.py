@@ -130,8 +130,8 @@ def test_merge_tables_with_different_columns() -> None:
 # ------------------------------------------------------------------ availability
 def test_missing_workload_is_skipped_with_reason(fake_backends: Path, tmp_path: Path) -> None:
     libs = LibraryDir(fake_backends)
-    assert unavailable(experiment("fig-3.6"), libs) == \
-        "workload 'fasttx' is not in this potm package yet (it has: intset, bank)"
+    assert unavailable(experiment("fig-3.10"), libs) == \
+        "workload 'stmbench7' is not in this potm package yet (it has: intset, bank, fasttx)"
     report = run_experiment(experiment("fig-3.7"), "quick", tmp_path, libs)
     assert report.status == "skipped" and "bayes, genome" in report.reason
     assert not list(tmp_path.iterdir())  # nothing ran, nothing written
@@ -158,7 +158,7 @@ def test_experiments_command(fake_backends: Path, capsys: pytest.CaptureFixture[
     assert set(lines) == EXPECTED_IDS
     assert lines["overhead"].endswith("available")
     assert "skipped: backend 'pot' is not built" in lines["determinism-cost"]
-    assert "skipped: workload 'fasttx'" in lines["fig-3.6"]
+    assert "skipped: workload 'stmbench7'" in lines["fig-3.10"]
     status, out, _ = _potm(["experiments", "-v", "--lib-dir", str(fake_backends)], capsys)
     assert "reproduces: Pot thesis Figure 3.11" in out and "provisional" in out
 
@@ -168,7 +168,7 @@ def test_reproduce_quick_with_the_fake(fake_backends: Path, tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     out_dir = tmp_path / "out"
     status, out, _ = _potm(["reproduce", "--quick", "--out", str(out_dir), "--no-progress",
-                            "--lib-dir", str(fake_backends), "overhead", "fig-3.6"], capsys)
+                            "--lib-dir", str(fake_backends), "overhead", "fig-3.10"], capsys)
     assert status == 0
     rows = _csv_rows(out_dir / "overhead.csv")
     assert len(rows) == 9  # seq, gl, tl2 x 3 repeats
@@ -182,7 +182,7 @@ def test_reproduce_quick_with_the_fake(fake_backends: Path, tmp_path: Path,
     assert "throughput of seq: gl 1.00x, tl2 1.00x" in (out_dir / "overhead.txt").read_text()
     summary = (out_dir / "summary.txt").read_text().splitlines()
     assert summary[1].split()[:2] == ["overhead", "ok"]
-    assert summary[2].split()[:3] == ["fig-3.6", "skipped", "workload"]
+    assert summary[2].split()[:3] == ["fig-3.10", "skipped", "workload"]
     assert "overhead.png" in summary[1]
     assert "variant 'pot' left out" in out
 

@@ -15,8 +15,8 @@ worker and reads that list.
 
 Example:
     >>> from potm.experiments import experiment
-    >>> unavailable(experiment("fig-3.6"), None)
-    "workload 'fasttx' is not in this potm package yet (it has: intset, bank)"
+    >>> unavailable(experiment("fig-3.10"), None)
+    "workload 'stmbench7' is not in this potm package yet (it has: intset, bank, fasttx)"
     >>> known_benchmarks("potm_bench_main: unknown benchmark 'x'; known:\\n"
     ...                  "  intset     integer set\\n  bank       bank\\n")
     ('intset', 'bank')
