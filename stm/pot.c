@@ -97,6 +97,7 @@
  */
 #include "potm_internal.h"
 #include "sequencer.h"
+#include "tl2_sets.h"
 
 #include <linux/membarrier.h>
 #include <stdlib.h>
@@ -110,12 +111,6 @@ static const char *const pot_mode_names[] = {
 	[POT_POGL] = "pogl", [POT_DESTM] = "destm",
 };
 
-typedef struct pot_wentry {
-	uintptr_t addr;            /* word-aligned address */
-	tm_word_t val;             /* new bytes (only those in mask count) */
-	tm_word_t mask;            /* 0xff in every byte written */
-} pot_wentry_t;
-
 typedef struct pot_tx {
 	potm_thread_t th;
 	seq_turn_key_t key;            /* what "my turn" looks like */
@@ -127,17 +122,10 @@ typedef struct pot_tx {
 	uint64_t rv;                   /* speculative snapshot */
 	uint64_t last_order;           /* tm_last_order() */
 	potm_undo_t undo;              /* in-place writes of this attempt */
-	volatile uintptr_t **rs;       /* read set: stripe words read */
-	size_t rs_n, rs_cap;
-	pot_wentry_t *ws;              /* write set */
-	size_t ws_n, ws_cap;
-	uint64_t bloom;                /* words possibly in ws */
-	uint32_t *ws_index;            /* open addressing: entry index + 1 */
-	unsigned ws_index_bits;
-	bool ws_indexed;
+	tl2_rset_t rs;                 /* read set: stripe words read */
+	tl2_wset_t ws;                 /* write set */
 } pot_tx_t;
 
-#define POT_INDEX_FROM 32      /* write-set size where hashing beats scanning */
 #define POT_MARKED_SPINS 128   /* pauses before yielding on a marked stripe */
 
 static struct {
@@ -162,147 +150,17 @@ static inline bool pot_holds_turn(const pot_tx_t *tx)
 	return seq_is_turn(&tx->key);
 }
 
-/* ---- plain accesses (fast mode), size 1..8, memcpy order --------------- */
-
-static inline uint64_t pot_load_plain(const void *a, unsigned size)
-{
-	uint64_t v = 0;
-	switch (size) {
-	case 8: v = __atomic_load_n((const uint64_t *)a, __ATOMIC_RELAXED); break;
-	case 4: { uint32_t x = __atomic_load_n((const uint32_t *)a, __ATOMIC_RELAXED); memcpy(&v, &x, 4); } break;
-	case 2: { uint16_t x = __atomic_load_n((const uint16_t *)a, __ATOMIC_RELAXED); memcpy(&v, &x, 2); } break;
-	default: { uint8_t x = __atomic_load_n((const uint8_t *)a, __ATOMIC_RELAXED); memcpy(&v, &x, 1); } break;
-	}
-	return v;
-}
-
-static inline void pot_store_plain(void *a, unsigned size, uint64_t b)
-{
-	switch (size) {
-	case 8: __atomic_store_n((uint64_t *)a, b, __ATOMIC_RELAXED); break;
-	case 4: { uint32_t x; memcpy(&x, &b, 4); __atomic_store_n((uint32_t *)a, x, __ATOMIC_RELAXED); } break;
-	case 2: { uint16_t x; memcpy(&x, &b, 2); __atomic_store_n((uint16_t *)a, x, __ATOMIC_RELAXED); } break;
-	default: { uint8_t x; memcpy(&x, &b, 1); __atomic_store_n((uint8_t *)a, x, __ATOMIC_RELAXED); } break;
-	}
-}
-
-/* ---- read set and write set (as in stm/tl2.c) -------------------------- */
-
-static void pot_rs_grow(pot_tx_t *tx)
-{
-	tx->rs_cap = tx->rs_cap ? 2 * tx->rs_cap : 256;
-	tx->rs = potm_xrealloc(tx->rs, tx->rs_cap * sizeof *tx->rs);
-}
-
-static inline void pot_rs_add(pot_tx_t *tx, volatile uintptr_t *stripe)
-{
-	if (tx->rs_n && tx->rs[tx->rs_n - 1] == stripe)
-		return;
-	if (unlikely(tx->rs_n == tx->rs_cap))
-		pot_rs_grow(tx);
-	tx->rs[tx->rs_n++] = stripe;
-}
+/* ---- validation ------------------------------------------------------ */
 
 /* Is every stripe read still unmarked and no newer than rv? */
 static bool pot_validate(const pot_tx_t *tx)
 {
-	for (size_t i = 0; i < tx->rs_n; i++) {
-		uintptr_t l = __atomic_load_n(tx->rs[i], __ATOMIC_ACQUIRE);
+	for (size_t i = 0; i < tx->rs.n; i++) {
+		uintptr_t l = __atomic_load_n(tx->rs.e[i], __ATOMIC_ACQUIRE);
 		if ((l & 1) || (l >> 1) > tx->rv)
 			return false;
 	}
 	return true;
-}
-
-static inline uint64_t pot_bloom_bit(uintptr_t word)
-{
-	return (uint64_t)1 << ((word >> 3) & 63);
-}
-
-static inline uint32_t pot_hash(uintptr_t word, unsigned bits)
-{
-	return (uint32_t)(((word >> 3) * 0x9e3779b97f4a7c15ull) >> (64 - bits));
-}
-
-static void pot_index_insert(pot_tx_t *tx, size_t i)
-{
-	uint32_t m = (1u << tx->ws_index_bits) - 1;
-	uint32_t h = pot_hash(tx->ws[i].addr, tx->ws_index_bits);
-	while (tx->ws_index[h])
-		h = (h + 1) & m;
-	tx->ws_index[h] = (uint32_t)i + 1;
-}
-
-static void pot_index_build(pot_tx_t *tx)
-{
-	unsigned bits = 6;
-	while ((1ul << bits) < 2 * tx->ws_cap)
-		bits++;
-	if (bits > tx->ws_index_bits) {
-		free(tx->ws_index);
-		tx->ws_index = potm_xmalloc(sizeof(uint32_t) << bits);
-		tx->ws_index_bits = bits;
-	}
-	memset(tx->ws_index, 0, sizeof(uint32_t) << tx->ws_index_bits);
-	for (size_t i = 0; i < tx->ws_n; i++)
-		pot_index_insert(tx, i);
-	tx->ws_indexed = true;
-}
-
-static pot_wentry_t *pot_ws_find(pot_tx_t *tx, uintptr_t word)
-{
-	if (!tx->ws_indexed) {
-		for (size_t i = tx->ws_n; i-- > 0;)
-			if (tx->ws[i].addr == word)
-				return &tx->ws[i];
-		return NULL;
-	}
-	uint32_t m = (1u << tx->ws_index_bits) - 1;
-	for (uint32_t h = pot_hash(word, tx->ws_index_bits);; h = (h + 1) & m) {
-		uint32_t s = tx->ws_index[h];
-		if (s == 0)
-			return NULL;
-		if (tx->ws[s - 1].addr == word)
-			return &tx->ws[s - 1];
-	}
-}
-
-static pot_wentry_t *pot_ws_add(pot_tx_t *tx, uintptr_t word)
-{
-	if (unlikely(tx->ws_n == tx->ws_cap)) {
-		tx->ws_cap = tx->ws_cap ? 2 * tx->ws_cap : 64;
-		tx->ws = potm_xrealloc(tx->ws, tx->ws_cap * sizeof *tx->ws);
-		if (tx->ws_indexed)
-			pot_index_build(tx);
-	}
-	size_t i = tx->ws_n++;
-	pot_wentry_t *e = &tx->ws[i];
-	e->addr = word;
-	e->val = 0;
-	e->mask = 0;
-	tx->bloom |= pot_bloom_bit(word);
-	if (tx->ws_indexed)
-		pot_index_insert(tx, i);
-	else if (tx->ws_n == POT_INDEX_FROM)
-		pot_index_build(tx);
-	return e;
-}
-
-static inline pot_wentry_t *pot_ws_lookup(pot_tx_t *tx, uintptr_t word)
-{
-	if (tx->ws_n && (tx->bloom & pot_bloom_bit(word)))
-		return pot_ws_find(tx, word);
-	return NULL;
-}
-
-static void pot_reset_sets(pot_tx_t *tx)
-{
-	POTM_STAT_ADD(&tx->th, reads, tx->rs_n);
-	POTM_STAT_ADD(&tx->th, writes, tx->ws_n);
-	tx->rs_n = 0;
-	tx->ws_n = 0;
-	tx->bloom = 0;
-	tx->ws_indexed = false;
 }
 
 /* ---- in-place writing (P1, P2) ------------------------------------------- */
@@ -335,30 +193,7 @@ static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t
 	if (tx->mark)
 		pot_mark(tx, a);
 	potm_undo_log(&tx->undo, a, size);
-	pot_store_plain(a, size, b);
-}
-
-/* Store one write-set entry in place: whole words at once, partial words
- * byte by byte so that bytes this transaction did not write are never
- * stored to.  undo: log the old bytes (promotion; an ordered write-back at
- * commit cannot be undone any more and needs no log). */
-static void pot_apply_entry(pot_tx_t *tx, const pot_wentry_t *e, bool undo)
-{
-	if (likely(e->mask == ~(tm_word_t)0)) {
-		if (undo)
-			potm_undo_log(&tx->undo, (void *)e->addr, sizeof(tm_word_t));
-		__atomic_store_n((tm_word_t *)e->addr, e->val, __ATOMIC_RELAXED);
-		return;
-	}
-	const unsigned char *m = (const unsigned char *)&e->mask;
-	const unsigned char *v = (const unsigned char *)&e->val;
-	for (unsigned i = 0; i < sizeof(tm_word_t); i++)
-		if (m[i]) {
-			unsigned char *p = (unsigned char *)e->addr + i;
-			if (undo)
-				potm_undo_log(&tx->undo, p, 1);
-			__atomic_store_n(p, v[i], __ATOMIC_RELAXED);
-		}
+	tl2_store_bytes(a, size, b);
 }
 
 /* ---- slots ------------------------------------------------------------------ */
@@ -398,7 +233,7 @@ static void pot_abort(pot_tx_t *tx, int cause)
 {
 	if (tx->fast)
 		pot_rollback_fast(tx);
-	pot_reset_sets(tx);
+	tl2_sets_reset(&tx->th, &tx->rs, &tx->ws);
 	tx->fast = false;
 	/* The retry of a transaction that keeps the turn cannot conflict:
 	 * backing off would only delay everybody behind it. */
@@ -417,11 +252,11 @@ static void pot_promote(pot_tx_t *tx)
 	if (clock != tx->rv && !pot_validate(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
 	pot_enter_fast(tx, clock);
-	for (size_t i = 0; i < tx->ws_n; i++)
-		pot_mark(tx, (const void *)tx->ws[i].addr);
-	for (size_t i = 0; i < tx->ws_n; i++)
-		pot_apply_entry(tx, &tx->ws[i], true);
-	pot_reset_sets(tx);
+	for (size_t i = 0; i < tx->ws.n; i++)
+		pot_mark(tx, (const void *)tx->ws.e[i].addr);
+	for (size_t i = 0; i < tx->ws.n; i++)
+		tl2_ws_store_entry(&tx->ws.e[i], &tx->undo);
+	tl2_sets_reset(&tx->th, &tx->rs, &tx->ws);
 	POTM_STAT_INC(&tx->th, promotions);
 }
 
@@ -472,13 +307,13 @@ static bool pot_spec_load(pot_tx_t *tx, const void *a, unsigned size, uint64_t *
 			pot_wait_unmarked(s);
 			continue;
 		}
-		uint64_t v = pot_load_plain(a, size);
+		uint64_t v = tl2_load_bytes(a, size);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uintptr_t l2 = __atomic_load_n(s, __ATOMIC_RELAXED);
 		if (l1 != l2)
 			continue;
 		if (likely((l1 >> 1) <= tx->rv)) {
-			pot_rs_add(tx, s);
+			tl2_rs_add(&tx->rs, s);
 			*out = v;
 			return true;
 		}
@@ -499,23 +334,16 @@ static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 {
 	if (pot.promote && pot_holds_turn(tx)) {
 		pot_promote(tx);
-		return pot_load_plain(a, size);
+		return tl2_load_bytes(a, size);
 	}
-	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
-	unsigned off = (unsigned)((uintptr_t)a & 7);
-	pot_wentry_t *e = pot_ws_lookup(tx, word);
-	uint64_t want = 0, have = 0, mine = 0, mem;
-	if (e != NULL) {
-		/* Written earlier in this transaction, perhaps only in part. */
-		memset(&want, 0xff, size);
-		memcpy(&have, (const char *)&e->mask + off, size);
-		memcpy(&mine, (const char *)&e->val + off, size);
-		if ((have & want) == want)
-			return mine;
-	}
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
+	uint64_t mine = 0, have = 0, mem;
+	/* Written earlier in this transaction, perhaps only in part. */
+	if (e != NULL && tl2_ws_covers(e, a, size, &mine, &have))
+		return mine;
 	if (!pot_spec_load(tx, a, size, &mem))
-		return pot_load_plain(a, size);   /* promoted: our writes are in place */
-	return e ? (mem & ~have) | (mine & have) : mem;
+		return tl2_load_bytes(a, size);   /* promoted: our writes are in place */
+	return e ? tl2_merge_bytes(mem, mine, have) : mem;
 }
 
 /* A write that is not in fast mode. */
@@ -527,13 +355,7 @@ static void pot_write_spec(pot_tx_t *tx, void *a, unsigned size, uint64_t b)
 		pot_fast_write(tx, a, size, b);
 		return;
 	}
-	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
-	unsigned off = (unsigned)((uintptr_t)a & 7);
-	pot_wentry_t *e = pot_ws_lookup(tx, word);
-	if (e == NULL)
-		e = pot_ws_add(tx, word);
-	memcpy((char *)&e->val + off, &b, size);
-	memset((char *)&e->mask + off, 0xff, size);
+	tl2_ws_put(&tx->ws, a, size, b);
 }
 
 /* ---- accesses ------------------------------------------------------------------ */
@@ -560,7 +382,7 @@ static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
 {
 	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_read");
 	if (likely(tx->fast))
-		return pot_load_plain(a, size);
+		return tl2_load_bytes(a, size);
 	return pot_read_spec(tx, a, size);
 }
 
@@ -676,16 +498,16 @@ static void pot_wait_turn_and_validate(pot_tx_t *tx)
 static void pot_commit_spec(pot_tx_t *tx)
 {
 	pot_wait_turn_and_validate(tx);
-	if (tx->ws_n) {
+	if (tx->ws.n) {
 		uint64_t wv = seq_clock() + 1;
 		tx->fast_word = (uintptr_t)wv << 1 | 1;
-		for (size_t i = 0; i < tx->ws_n; i++)
-			pot_mark(tx, (const void *)tx->ws[i].addr);
-		for (size_t i = 0; i < tx->ws_n; i++)
-			pot_apply_entry(tx, &tx->ws[i], false);
+		for (size_t i = 0; i < tx->ws.n; i++)
+			pot_mark(tx, (const void *)tx->ws.e[i].addr);
+		for (size_t i = 0; i < tx->ws.n; i++)
+			tl2_ws_store_entry(&tx->ws.e[i], NULL);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		for (size_t i = 0; i < tx->ws_n; i++)
-			__atomic_store_n(pot_stripe_of((const void *)tx->ws[i].addr),
+		for (size_t i = 0; i < tx->ws.n; i++)
+			__atomic_store_n(pot_stripe_of((const void *)tx->ws.e[i].addr),
 			                 (uintptr_t)wv << 1, __ATOMIC_RELAXED);
 	}
 	POTM_STAT_INC(&tx->th, spec_commits);
@@ -712,9 +534,9 @@ void tm_tx_end_(tm_txd_t *d)
 			POTM_STAT_INC(&tx->th, fast_commits);
 		tx->last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
 	} else {
-		ro = tx->ws_n == 0;
+		ro = tx->ws.n == 0;
 		pot_commit_spec(tx);
-		pot_reset_sets(tx);
+		tl2_sets_reset(&tx->th, &tx->rs, &tx->ws);
 		tx->last_order = seq_clock();
 	}
 	pot_pass(tx);
@@ -737,7 +559,7 @@ void tm_restart(void)
 	if (tx->fast)
 		pot_rollback_fast(tx);
 	tx->fast = false;
-	pot_reset_sets(tx);
+	tl2_sets_reset(&tx->th, &tx->rs, &tx->ws);
 	pot_pass(tx);
 	tx->th.attempt = 0;
 	potm_tx_aborted(&tx->th, TM_ABORT_EXPLICIT);
@@ -753,7 +575,7 @@ void tm_cancel(void)
 	else
 		pot_rollback_fast(tx);
 	tx->fast = false;
-	pot_reset_sets(tx);
+	tl2_sets_reset(&tx->th, &tx->rs, &tx->ws);
 	tx->last_order = seq_clock();
 	pot_pass(tx);
 	__atomic_store_n(tx->busy, 0, __ATOMIC_RELAXED);
@@ -870,9 +692,7 @@ static void pot_thread_fini(potm_thread_t *t)
 {
 	pot_tx_t *tx = (pot_tx_t *)t;
 	seq_thread_leave(t);      /* an event: leaves in its own turn */
-	free(tx->rs);
-	free(tx->ws);
-	free(tx->ws_index);
+	tl2_sets_free(&tx->rs, &tx->ws);
 	potm_undo_free(&tx->undo);
 }
 

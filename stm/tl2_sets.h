@@ -1,0 +1,248 @@
+/*
+ * stm/tl2_sets.h — the read set and write set of a TL2-style transaction,
+ * shared by stm/tl2.c and stm/pot.c (Pot's speculative transactions are
+ * TL2 transactions whose commit waits for the turn).
+ *
+ * Read set: the stripe words (lock or version words) read, in order, to
+ * be revalidated against the snapshot.  Write set: deferred writes, one
+ * entry per 8-byte word, with a byte mask so that sub-word writes never
+ * touch the neighbouring bytes at write-back.  Lookup for read-after-write
+ * goes through a 64-bit Bloom filter, then a linear scan of small sets or
+ * an open-addressing index once the set reaches TL2_SETS_INDEX_FROM.
+ *
+ * Private to the STM backends; everything here is static inline.
+ */
+#ifndef POTM_TL2_SETS_H
+#define POTM_TL2_SETS_H
+
+#include "potm_internal.h"
+
+#include <stdlib.h>
+
+#define TL2_SETS_INDEX_FROM 32   /* write-set size where hashing beats scanning */
+
+typedef struct tl2_wentry {
+	uintptr_t addr;            /* word-aligned address */
+	tm_word_t val;             /* new bytes (only those in mask count) */
+	tm_word_t mask;            /* 0xff in every byte written */
+	/* TL2's commit-time locking; Pot's ordered commit takes no locks. */
+	volatile uintptr_t *lock;  /* its stripe's lock, set when locking */
+	uintptr_t prev;            /* lock word before we took it */
+	bool owner;                /* this entry took the lock at commit */
+} tl2_wentry_t;
+
+typedef struct tl2_rset {
+	volatile uintptr_t **e;    /* stripe words read */
+	size_t n, cap;
+} tl2_rset_t;
+
+typedef struct tl2_wset {
+	tl2_wentry_t *e;
+	size_t n, cap;
+	uint64_t bloom;            /* words possibly in the set */
+	uint32_t *index;           /* open addressing: entry index + 1 */
+	unsigned index_bits;
+	bool indexed;              /* index valid for this attempt */
+} tl2_wset_t;
+
+/* ---- plain accesses of 1..8 bytes, value in memcpy order --------------- */
+
+static inline __attribute__((always_inline)) uint64_t tl2_load_bytes(const void *a, unsigned size)
+{
+	uint64_t v = 0;
+	switch (size) {
+	case 8: v = __atomic_load_n((const uint64_t *)a, __ATOMIC_RELAXED); break;
+	case 4: { uint32_t x = __atomic_load_n((const uint32_t *)a, __ATOMIC_RELAXED); memcpy(&v, &x, 4); } break;
+	case 2: { uint16_t x = __atomic_load_n((const uint16_t *)a, __ATOMIC_RELAXED); memcpy(&v, &x, 2); } break;
+	default: { uint8_t x = __atomic_load_n((const uint8_t *)a, __ATOMIC_RELAXED); memcpy(&v, &x, 1); } break;
+	}
+	return v;
+}
+
+static inline __attribute__((always_inline)) void tl2_store_bytes(void *a, unsigned size, uint64_t b)
+{
+	switch (size) {
+	case 8: __atomic_store_n((uint64_t *)a, b, __ATOMIC_RELAXED); break;
+	case 4: { uint32_t x; memcpy(&x, &b, 4); __atomic_store_n((uint32_t *)a, x, __ATOMIC_RELAXED); } break;
+	case 2: { uint16_t x; memcpy(&x, &b, 2); __atomic_store_n((uint16_t *)a, x, __ATOMIC_RELAXED); } break;
+	default: { uint8_t x; memcpy(&x, &b, 1); __atomic_store_n((uint8_t *)a, x, __ATOMIC_RELAXED); } break;
+	}
+}
+
+/* ---- read set ------------------------------------------------------------ */
+
+static inline void tl2_rs_add(tl2_rset_t *rs, volatile uintptr_t *word)
+{
+	/* Consecutive reads of one stripe (fields of one object) log once. */
+	if (rs->n && rs->e[rs->n - 1] == word)
+		return;
+	if (unlikely(rs->n == rs->cap)) {
+		rs->cap = rs->cap ? 2 * rs->cap : 256;
+		rs->e = potm_xrealloc(rs->e, rs->cap * sizeof *rs->e);
+	}
+	rs->e[rs->n++] = word;
+}
+
+/* ---- write set ----------------------------------------------------------- */
+
+static inline uint64_t tl2_bloom_bit(uintptr_t word)
+{
+	return (uint64_t)1 << ((word >> 3) & 63);
+}
+
+static inline uint32_t tl2_ws_hash(uintptr_t word, unsigned bits)
+{
+	return (uint32_t)(((word >> 3) * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
+static inline void tl2_ws_index_insert(tl2_wset_t *ws, size_t i)
+{
+	uint32_t m = (1u << ws->index_bits) - 1;
+	uint32_t h = tl2_ws_hash(ws->e[i].addr, ws->index_bits);
+	while (ws->index[h])
+		h = (h + 1) & m;
+	ws->index[h] = (uint32_t)i + 1;
+}
+
+static inline void tl2_ws_index_build(tl2_wset_t *ws)
+{
+	unsigned bits = 6;
+	while ((1ul << bits) < 2 * ws->cap)
+		bits++;
+	if (bits > ws->index_bits) {
+		free(ws->index);
+		ws->index = potm_xmalloc(sizeof(uint32_t) << bits);
+		ws->index_bits = bits;
+	}
+	memset(ws->index, 0, sizeof(uint32_t) << ws->index_bits);
+	for (size_t i = 0; i < ws->n; i++)
+		tl2_ws_index_insert(ws, i);
+	ws->indexed = true;
+}
+
+static inline tl2_wentry_t *tl2_ws_find(tl2_wset_t *ws, uintptr_t word)
+{
+	if (!ws->indexed) {
+		for (size_t i = ws->n; i-- > 0;)
+			if (ws->e[i].addr == word)
+				return &ws->e[i];
+		return NULL;
+	}
+	uint32_t m = (1u << ws->index_bits) - 1;
+	for (uint32_t h = tl2_ws_hash(word, ws->index_bits);; h = (h + 1) & m) {
+		uint32_t s = ws->index[h];
+		if (s == 0)
+			return NULL;
+		if (ws->e[s - 1].addr == word)
+			return &ws->e[s - 1];
+	}
+}
+
+/* The entry of a word this transaction wrote, or NULL. */
+static inline tl2_wentry_t *tl2_ws_lookup(tl2_wset_t *ws, uintptr_t word)
+{
+	if (ws->n && (ws->bloom & tl2_bloom_bit(word)))
+		return tl2_ws_find(ws, word);
+	return NULL;
+}
+
+static inline tl2_wentry_t *tl2_ws_add(tl2_wset_t *ws, uintptr_t word)
+{
+	if (unlikely(ws->n == ws->cap)) {
+		ws->cap = ws->cap ? 2 * ws->cap : 64;
+		ws->e = potm_xrealloc(ws->e, ws->cap * sizeof *ws->e);
+		if (ws->indexed)
+			tl2_ws_index_build(ws);
+	}
+	size_t i = ws->n++;
+	tl2_wentry_t *e = &ws->e[i];
+	e->addr = word;
+	e->val = 0;
+	e->mask = 0;
+	e->owner = false;
+	ws->bloom |= tl2_bloom_bit(word);
+	if (ws->indexed)
+		tl2_ws_index_insert(ws, i);
+	else if (ws->n == TL2_SETS_INDEX_FROM)
+		tl2_ws_index_build(ws);
+	return e;
+}
+
+/* Buffer a write of size bytes at a (naturally aligned, inside one word). */
+static inline void tl2_ws_put(tl2_wset_t *ws, void *a, unsigned size, uint64_t b)
+{
+	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
+	unsigned off = (unsigned)((uintptr_t)a & 7);
+	tl2_wentry_t *e = tl2_ws_lookup(ws, word);
+	if (e == NULL)
+		e = tl2_ws_add(ws, word);
+	memcpy((char *)&e->val + off, &b, size);
+	memset((char *)&e->mask + off, 0xff, size);
+}
+
+/* Read-after-write.  The bytes of [a, a+size) that this transaction wrote
+ * (into *mine, their mask into *have, both in memcpy order).  Returns true
+ * if it wrote them all, so *mine is the value; otherwise the caller loads
+ * memory and combines with tl2_merge_bytes. */
+static inline bool tl2_ws_covers(const tl2_wentry_t *e, const void *a, unsigned size,
+                                 uint64_t *mine, uint64_t *have)
+{
+	unsigned off = (unsigned)((uintptr_t)a & 7);
+	uint64_t want = 0;
+	*have = 0;
+	*mine = 0;
+	memset(&want, 0xff, size);
+	memcpy(have, (const char *)&e->mask + off, size);
+	memcpy(mine, (const char *)&e->val + off, size);
+	return (*have & want) == want;
+}
+
+static inline uint64_t tl2_merge_bytes(uint64_t mem, uint64_t mine, uint64_t have)
+{
+	return (mem & ~have) | (mine & have);
+}
+
+/* Store one entry in place: whole words at once, partial words byte by
+ * byte so that bytes this transaction did not write are never stored to.
+ * undo, if not NULL, logs the old bytes first. */
+static inline void tl2_ws_store_entry(const tl2_wentry_t *e, potm_undo_t *undo)
+{
+	if (likely(e->mask == ~(tm_word_t)0)) {
+		if (undo)
+			potm_undo_log(undo, (void *)e->addr, sizeof(tm_word_t));
+		__atomic_store_n((tm_word_t *)e->addr, e->val, __ATOMIC_RELAXED);
+		return;
+	}
+	const unsigned char *m = (const unsigned char *)&e->mask;
+	const unsigned char *v = (const unsigned char *)&e->val;
+	for (unsigned i = 0; i < sizeof(tm_word_t); i++)
+		if (m[i]) {
+			unsigned char *p = (unsigned char *)e->addr + i;
+			if (undo)
+				potm_undo_log(undo, p, 1);
+			__atomic_store_n(p, v[i], __ATOMIC_RELAXED);
+		}
+}
+
+/* End of an attempt: count the sets and empty them (their memory stays). */
+static inline void tl2_sets_reset(potm_thread_t *th, tl2_rset_t *rs, tl2_wset_t *ws)
+{
+	POTM_STAT_ADD(th, reads, rs->n);
+	POTM_STAT_ADD(th, writes, ws->n);
+	rs->n = 0;
+	ws->n = 0;
+	ws->bloom = 0;
+	ws->indexed = false;
+}
+
+static inline void tl2_sets_free(tl2_rset_t *rs, tl2_wset_t *ws)
+{
+	free(rs->e);
+	free(ws->e);
+	free(ws->index);
+	rs->e = NULL;
+	ws->e = NULL;
+	ws->index = NULL;
+}
+
+#endif /* POTM_TL2_SETS_H */

@@ -1,0 +1,28 @@
+# cmake -DBINARIES=<b1;b2;...> -DARGS=<arg;...> -P hash_agree.cmake
+# Runs every binary with the same arguments; fails unless all of them pass
+# their invariant check and report the same structure_hash.
+set(_first_hash "")
+set(_first_bin "")
+foreach(bin ${BINARIES})
+  execute_process(COMMAND ${bin} ${ARGS}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 77)
+    message(STATUS "skipped (backend cannot run here): ${bin}")
+    continue()
+  endif()
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${bin} ${ARGS} exited with ${rc}\n${err}\n${out}")
+  endif()
+  string(REGEX MATCH "\"structure_hash\": \"([0-9a-f]+)\"" _m "${out}")
+  set(hash "${CMAKE_MATCH_1}")
+  if(hash STREQUAL "")
+    message(FATAL_ERROR "${bin}: no structure_hash in\n${out}")
+  endif()
+  message(STATUS "${hash}  ${bin}")
+  if(_first_hash STREQUAL "")
+    set(_first_hash ${hash})
+    set(_first_bin ${bin})
+  elseif(NOT hash STREQUAL _first_hash)
+    message(FATAL_ERROR "structure hashes differ: ${_first_bin} ${_first_hash}, ${bin} ${hash}")
+  endif()
+endforeach()

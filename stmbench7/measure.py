@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Run the STMBench7 measurement matrix and print medians.
+
+    stmbench7/measure.py --build build-sb7 --out sb7.jsonl      # run, then summarise
+    stmbench7/measure.py --summary sb7.jsonl                    # summarise only
+
+Every run is one process printing one JSON line; the lines are appended to
+--out as they come, so an interrupted matrix keeps what it measured.  The
+repetitions are the outer loop: on a shared, noisy machine a disturbance
+then spreads over all configurations instead of spoiling one of them.
+"""
+import argparse
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+DEFAULT_CONFIGS = ["seq:1", "tl2:1", "tl2:2", "gl:1", "gl:2", "coarse:1", "coarse:2",
+                   "medium:1", "medium:2"]
+
+
+def run_matrix(args):
+    configs = [c.split(":") for c in args.configs]
+    with open(args.out, "a") as out:
+        for rep, sm, workload, (backend, threads) in itertools.product(
+                range(args.reps), args.structural_mods, args.workloads, configs):
+            binary = os.path.join(args.build, "stmbench7", "stmbench7-" + backend)
+            cmd = [binary, "-s", args.size, "-w", workload, "-n", threads, "-t", "true",
+                   "-m", sm, "-d", str(args.duration_ms), "--seed", str(rep + 1)]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0:
+                print("FAILED (%d): %s\n%s" % (proc.returncode, " ".join(cmd), proc.stderr),
+                      file=sys.stderr)
+                continue
+            line = proc.stdout.strip().splitlines()[-1]
+            out.write(line + "\n")
+            out.flush()
+            d = json.loads(line)
+            print("rep %d %-6s t%s w=%-2s sm=%-5s %9.1f ops/s  failed %4.1f%%" % (
+                rep, backend, threads, workload, sm, d["throughput"],
+                100.0 * d["failed_ops"] / max(d["ops"], 1)), file=sys.stderr, flush=True)
+
+
+def summarise(path):
+    groups = {}
+    with open(path) as f:
+        for line in f:
+            d = json.loads(line)
+            key = (d["structural_mods"], d["workload"], d["backend"], d["threads"])
+            groups.setdefault(key, []).append(d)
+    order = {"seq": 0, "tl2": 1, "gl": 2, "coarse": 3, "medium": 4}
+    print("| SMs | workload | backend | threads | runs | ops/s (median) | min..max "
+          "| failed % | aborts/op | run length s | links / atomic parts at the end |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for key in sorted(groups, key=lambda k: (k[0], ["r", "rw", "w"].index(k[1]),
+                                             order.get(k[2], 9), k[3])):
+        runs = groups[key]
+        tp = [r["throughput"] for r in runs]
+        failed = statistics.median(100.0 * r["failed_ops"] / max(r["ops"], 1) for r in runs)
+        aborts = statistics.median(r["aborts"] / max(r["ops"], 1) for r in runs)
+        length = statistics.median(r["elapsed_s"] for r in runs)
+        links = statistics.median(r["structure"]["component_links"] for r in runs)
+        parts = statistics.median(r["structure"]["atomic_parts"] for r in runs)
+        print("| %s | %s | %s | %d | %d | %.0f | %.0f..%.0f | %.1f | %.3f | %.1f | %d / %d |" % (
+            "on" if key[0] else "off", key[1], key[2], key[3], len(runs),
+            statistics.median(tp), min(tp), max(tp), failed, aborts, length, links, parts))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--out", default="stmbench7-results.jsonl")
+    ap.add_argument("--summary", help="only summarise this JSONL file")
+    ap.add_argument("--size", default="small")
+    ap.add_argument("--duration-ms", type=int, default=10000)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--workloads", nargs="+", default=["r", "rw", "w"])
+    ap.add_argument("--structural-mods", nargs="+", default=["false", "true"])
+    ap.add_argument("--configs", nargs="+", default=DEFAULT_CONFIGS,
+                    help="backend:threads pairs")
+    args = ap.parse_args()
+    if args.summary:
+        summarise(args.summary)
+        return
+    run_matrix(args)
+    summarise(args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+/*
+ * stmbench7/sb7_tm.h — how STMBench7 touches shared memory.
+ *
+ * The benchmark is compiled in three flavours from the same sources:
+ *
+ *   (default)        a potm transaction per operation: SB7_LOAD/SB7_STORE
+ *                    are TM_LOAD/TM_STORE, memory comes from tm_malloc and
+ *                    goes back through tm_free (deferred reclamation).
+ *   SB7_LOCK_COARSE  one reader-writer lock around every operation.
+ *   SB7_LOCK_MEDIUM  one reader-writer lock per level of the structure.
+ *
+ * In the lock flavours the accesses are plain loads and stores and memory
+ * is freed at once: every operation that frees memory (the structural
+ * modifications, a text chunk or container array outgrown) holds the write
+ * lock of everything that could still point to it.
+ *
+ * What is read without SB7_LOAD: only the descriptor of the whole database
+ * (parameters, the headers of the indexes and id pools), which is written
+ * before the first worker starts and never again.  Every field of every
+ * object created by a transaction goes through SB7_LOAD/SB7_STORE, even the
+ * ones that never change after creation (ids, map keys), as the library's
+ * rules ask.
+ */
+#ifndef SB7_TM_H
+#define SB7_TM_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#if defined(SB7_LOCK_COARSE) || defined(SB7_LOCK_MEDIUM)
+#define SB7_LOCKS 1
+#endif
+
+/* Stores made by this thread since it started: an operation that reports
+ * failure must not have written anything unless the backend can roll it
+ * back (see sb7_driver's use).  Kept per thread like errno, because the
+ * store macro has no other context to count into. */
+extern __thread unsigned long sb7_stores_by_this_thread;
+
+/* Read a field for its own sake: the original's "nullOperation" on an
+ * object it visits.  The empty asm keeps the compiler from dropping a load
+ * whose value is unused (a plain load in the lock and seq builds). */
+#define SB7_TOUCH(p)                                                     \
+	do {                                                             \
+		__typeof__(*(p)) sb7_touched_ = SB7_LOAD(p);             \
+		__asm__ __volatile__("" : : "r"(sb7_touched_));          \
+	} while (0)
+
+#ifdef SB7_LOCKS
+
+#define SB7_LOAD(p) (*(p))
+#define SB7_STORE(p, v) ((void)(sb7_stores_by_this_thread++, *(p) = (v)))
+
+static inline void *sb7_alloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+	if (p == NULL) {
+		fprintf(stderr, "stmbench7: out of memory (%zu bytes)\n", size);
+		abort();
+	}
+	return p;
+}
+
+static inline void sb7_free(void *p)
+{
+	free(p);
+}
+
+/* Lock builds cannot undo a write. */
+#define SB7_CAN_ROLL_BACK 0
+
+/* A block run while no other thread works (build, check, teardown). */
+#define SB7_SOLO_BEGIN() do {
+#define SB7_SOLO_END() } while (0)
+
+#else /* a potm backend */
+
+#include <potm/tm.h>
+
+/* TM_LOAD returns void * for every pointer field; the cast gives back the
+ * field's own type, so that loads nest (SB7_LOAD(&SB7_LOAD(&a->b)->c)). */
+#define SB7_LOAD(p) ((__typeof__(*(p)))TM_LOAD(p))
+#define SB7_STORE(p, v) ((void)(sb7_stores_by_this_thread++, TM_STORE((p), (v))))
+
+static inline void *sb7_alloc(size_t size)
+{
+	void *p = tm_malloc(size);
+	if (p == NULL) {
+		fprintf(stderr, "stmbench7: out of memory (%zu bytes)\n", size);
+		abort();
+	}
+	return p;
+}
+
+static inline void sb7_free(void *p)
+{
+	tm_free(p);
+}
+
+#define SB7_SOLO_BEGIN() TM_BEGIN()
+#define SB7_SOLO_END() TM_END()
+
+/* seq keeps no log: tm_cancel is an error there. */
+#ifdef POTM_BACKEND_SEQ
+#define SB7_CAN_ROLL_BACK 0
+#else
+#define SB7_CAN_ROLL_BACK 1
+#endif
+
+#endif
+
+#endif /* SB7_TM_H */
