@@ -5,7 +5,12 @@
     stmbench7/measure.py --summary sb7.jsonl                    # summarise only
 
 Every run is one process printing one JSON line; the lines are appended to
---out as they come, so an interrupted matrix keeps what it measured.  The
+--out as they come, so an interrupted matrix keeps what it measured.  A
+config is variant:threads, where a variant is a backend (tl2, seq, coarse,
+...) or a mode of the pot backend (pot-fast, pot-ordered, pogl, destm: the
+pot binary with POTM_MODE set).  Besides the table of medians, the summary
+gives the Pot thesis's two views: each variant normalized to tl2 at the same
+thread count (Figure 3.10) and speedup over 1-thread tl2 (Figure 3.12).  The
 repetitions are the outer loop: on a shared, noisy machine a disturbance
 then spreads over all configurations instead of spoiling one of them.
 """
@@ -17,6 +22,9 @@ import statistics
 import subprocess
 import sys
 
+#: Variants that are modes of the pot backend (POTM_MODE).
+POT_MODES = ("pot", "pot-fast", "pot-ordered", "pogl", "destm")
+
 DEFAULT_CONFIGS = ["seq:1", "tl2:1", "tl2:2", "gl:1", "gl:2", "coarse:1", "coarse:2",
                    "medium:1", "medium:2"]
 
@@ -26,20 +34,25 @@ def run_matrix(args):
     with open(args.out, "a") as out:
         for rep, sm, workload, (backend, threads) in itertools.product(
                 range(args.reps), args.structural_mods, args.workloads, configs):
+            variant = backend
+            env = dict(os.environ)
+            if variant in POT_MODES:
+                backend = "pot"
+                env["POTM_MODE"] = variant
             binary = os.path.join(args.build, "stmbench7", "stmbench7-" + backend)
             cmd = [binary, "-s", args.size, "-w", workload, "-n", threads, "-t", "true",
                    "-m", sm, "-d", str(args.duration_ms), "--seed", str(rep + 1)]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
             if proc.returncode != 0:
                 print("FAILED (%d): %s\n%s" % (proc.returncode, " ".join(cmd), proc.stderr),
                       file=sys.stderr)
                 continue
-            line = proc.stdout.strip().splitlines()[-1]
-            out.write(line + "\n")
+            d = json.loads(proc.stdout.strip().splitlines()[-1])
+            d["variant"] = variant
+            out.write(json.dumps(d) + "\n")
             out.flush()
-            d = json.loads(line)
             print("rep %d %-6s t%s w=%-2s sm=%-5s %9.1f ops/s  failed %4.1f%%" % (
-                rep, backend, threads, workload, sm, d["throughput"],
+                rep, variant, threads, workload, sm, d["throughput"],
                 100.0 * d["failed_ops"] / max(d["ops"], 1)), file=sys.stderr, flush=True)
 
 
@@ -48,14 +61,14 @@ def summarise(path):
     with open(path) as f:
         for line in f:
             d = json.loads(line)
-            key = (d["structural_mods"], d["workload"], d["backend"], d["threads"])
+            key = (d["structural_mods"], d["workload"], d.get("variant", d["backend"]),
+                   d["threads"])
             groups.setdefault(key, []).append(d)
-    order = {"seq": 0, "tl2": 1, "gl": 2, "coarse": 3, "medium": 4}
     print("| SMs | workload | backend | threads | runs | ops/s (median) | min..max "
           "| failed % | aborts/op | run length s | links / atomic parts at the end |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for key in sorted(groups, key=lambda k: (k[0], ["r", "rw", "w"].index(k[1]),
-                                             order.get(k[2], 9), k[3])):
+                                             order_of(k[2]), k[3])):
         runs = groups[key]
         tp = [r["throughput"] for r in runs]
         failed = statistics.median(100.0 * r["failed_ops"] / max(r["ops"], 1) for r in runs)
@@ -66,6 +79,35 @@ def summarise(path):
         print("| %s | %s | %s | %d | %d | %.0f | %.0f..%.0f | %.1f | %.3f | %.1f | %d / %d |" % (
             "on" if key[0] else "off", key[1], key[2], key[3], len(runs),
             statistics.median(tp), min(tp), max(tp), failed, aborts, length, links, parts))
+
+
+    pot_thesis_views(groups)
+
+
+def pot_thesis_views(groups):
+    """Figure 3.10 (variant / tl2, same threads) and 3.12 (/ 1-thread tl2)."""
+    med = {k: statistics.median(r["throughput"] for r in runs) for k, runs in groups.items()}
+    for sm in sorted({k[0] for k in med}):
+        for title, base_threads in (("normalized to tl2 at the same thread count "
+                                     "(Pot thesis Figure 3.10)", None),
+                                    ("speedup over 1-thread tl2 (Pot thesis Figure 3.12)", 1)):
+            rows = sorted({(k[2], k[3]) for k in med if k[0] == sm},
+                          key=lambda vt: (order_of(vt[0]), vt[1]))
+            print("\nStructural modifications %s; %s:\n" % ("on" if sm else "off", title))
+            print("| variant | threads | r | rw | w |")
+            print("|---|---|---|---|---|")
+            for variant, threads in rows:
+                cells = []
+                for w in ("r", "rw", "w"):
+                    base = med.get((sm, w, "tl2", base_threads or threads))
+                    v = med.get((sm, w, variant, threads))
+                    cells.append("%.2f" % (v / base) if v and base else "")
+                print("| %s | %d | %s |" % (variant, threads, " | ".join(cells)))
+
+
+def order_of(variant):
+    names = ("seq", "tl2") + POT_MODES + ("gl", "coarse", "medium")
+    return names.index(variant) if variant in names else len(names)
 
 
 def main():
