@@ -48,4 +48,21 @@ POTM_GEN_ACCESS_(float, _float)
 POTM_GEN_ACCESS_(double, _double)
 #undef POTM_GEN_ACCESS_
 
+/* A backend whose tm.h reads are inline with an out-of-line slow path
+ * (pot: plain loads in fast mode) defines POTM_GEN_READ_SPEC: the slow
+ * path is the library's read, under a second name. */
+#ifdef POTM_GEN_READ_SPEC
+#define POTM_GEN_SPEC_(T, sfx)                                               \
+	T tm_read##sfx##_spec_(const T *a) __attribute__((alias("tm_read" #sfx)));
+POTM_GEN_SPEC_(tm_word_t, )
+POTM_GEN_SPEC_(uint8_t, _u8)
+POTM_GEN_SPEC_(uint16_t, _u16)
+POTM_GEN_SPEC_(uint32_t, _u32)
+POTM_GEN_SPEC_(uint64_t, _u64)
+POTM_GEN_SPEC_(tm_ptr_t, _ptr)
+POTM_GEN_SPEC_(float, _float)
+POTM_GEN_SPEC_(double, _double)
+#undef POTM_GEN_SPEC_
+#endif
+
 #endif /* POTM_ACCESS_GEN_H */

@@ -96,7 +96,7 @@
  * sequencer (for the turn, and in destm for rounds and round-mates).
  */
 #include "potm_internal.h"
-#include "sequencer.h"
+#include "pot_order.h"
 #include "tl2_sets.h"
 
 #include <linux/membarrier.h>
@@ -104,23 +104,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum pot_mode { POT_FULL, POT_FAST, POT_ORDERED, POT_POGL, POT_DESTM };
-
-static const char *const pot_mode_names[] = {
-	[POT_FULL] = "pot", [POT_FAST] = "pot-fast", [POT_ORDERED] = "pot-ordered",
-	[POT_POGL] = "pogl", [POT_DESTM] = "destm",
-};
-
 typedef struct pot_tx {
-	potm_thread_t th;
-	seq_turn_key_t key;            /* what "my turn" looks like */
-	uint32_t *busy;                /* our busy word in the sequencer */
+	pot_thread_t pt;               /* first: order state (lib/pot_order.h) */
 	bool fast;                     /* in place, in turn: fast mode or pogl */
 	bool mark;                     /* fast: mark stripes before writing (P2) */
 	bool sync_first_tx;            /* P5: first transaction since joining */
 	uintptr_t fast_word;           /* (wv << 1) | 1 while fast */
 	uint64_t rv;                   /* speculative snapshot */
-	uint64_t last_order;           /* tm_last_order() */
 	potm_undo_t undo;              /* in-place writes of this attempt */
 	tl2_rset_t rs;                 /* read set: stripe words read */
 	tl2_wset_t ws;                 /* write set */
@@ -132,12 +122,10 @@ static struct {
 	volatile uintptr_t *stripes POTM_ALIGNED;
 	uintptr_t mask;
 	unsigned shift;
-	enum pot_mode mode;
 	bool promote;          /* live promotion */
 	bool mark_stripes;     /* speculative readers exist (all but pogl) */
 	bool count_fast;       /* fast mode exists (pot, pot-fast) */
 	bool solo_unmarked;    /* P5 is in force */
-	bool explicit_order;   /* POTM_SEQUENCER=explicit */
 } pot;
 
 static inline volatile uintptr_t *pot_stripe_of(const void *a)
@@ -147,7 +135,7 @@ static inline volatile uintptr_t *pot_stripe_of(const void *a)
 
 static inline bool pot_holds_turn(const pot_tx_t *tx)
 {
-	return seq_is_turn(&tx->key);
+	return pot_is_turn(&tx->pt);
 }
 
 /* ---- validation ------------------------------------------------------ */
@@ -198,19 +186,22 @@ static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t
 
 /* ---- slots ------------------------------------------------------------------ */
 
-/* The holder is done with its slot (commit, cancel, restart in turn). */
-static inline __attribute__((always_inline)) void pot_pass(pot_tx_t *tx)
+/* tx->fast, mirrored in the descriptor's flags, where tm.h's inline reads
+ * look: in fast mode they are plain loads (no call). */
+static inline void pot_set_fast(pot_tx_t *tx, bool fast)
 {
-	if (pot.explicit_order)
-		seq_supply_done(tx->th.id, &tx->key);
-	seq_pass(tx->th.id, false);
+	tx->fast = fast;
+	if (fast)
+		tx->pt.th.txd.flags |= TM_TXD_PLAIN_READS;
+	else
+		tx->pt.th.txd.flags &= ~TM_TXD_PLAIN_READS;
 }
 
 /* Enter fast mode at the current slot (P3: clock is frozen while we hold
  * the turn, so our commit will be version clock + 1). */
 static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
 {
-	tx->fast = true;
+	pot_set_fast(tx, true);
 	tx->mark = pot.mark_stripes;
 	tx->fast_word = (uintptr_t)(clock + 1) << 1 | 1;
 	tx->undo.n = 0;
@@ -233,13 +224,13 @@ static void pot_abort(pot_tx_t *tx, int cause)
 {
 	if (tx->fast)
 		pot_rollback_fast(tx);
-	tl2_sets_reset(&tx->th, &tx->rs, &tx->ws);
-	tx->fast = false;
+	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
+	pot_set_fast(tx, false);
 	/* The retry of a transaction that keeps the turn cannot conflict:
 	 * backing off would only delay everybody behind it. */
 	if (pot_holds_turn(tx))
-		tx->th.attempt = 0;
-	potm_tx_aborted(&tx->th, cause);
+		tx->pt.th.attempt = 0;
+	potm_tx_aborted(&tx->pt.th, cause);
 }
 
 /* Live promotion: our turn arrived while we ran speculatively.  If what
@@ -256,8 +247,8 @@ static void pot_promote(pot_tx_t *tx)
 		pot_mark(tx, (const void *)tx->ws.e[i].addr);
 	for (size_t i = 0; i < tx->ws.n; i++)
 		tl2_ws_store_entry(&tx->ws.e[i], &tx->undo);
-	tl2_sets_reset(&tx->th, &tx->rs, &tx->ws);
-	POTM_STAT_INC(&tx->th, promotions);
+	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
+	POTM_STAT_INC(&tx->pt.th, promotions);
 }
 
 /* ---- speculative reads --------------------------------------------------------- */
@@ -291,7 +282,7 @@ static bool pot_extend(pot_tx_t *tx, uint64_t need)
 	if (!pot_validate(tx))
 		return false;
 	tx->rv = now;
-	POTM_STAT_INC(&tx->th, extensions);
+	POTM_STAT_INC(&tx->pt.th, extensions);
 	return true;
 }
 
@@ -396,36 +387,21 @@ static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 	pot_write_spec(tx, a, size, b);
 }
 
+#define POTM_GEN_READ_SPEC 1
 #include "access_gen.h"
 
 /* ---- begin ------------------------------------------------------------------------ */
 
-/* Wait for something before the transaction has read anything: leave the
- * RCU read-side section meanwhile, so that no grace period (and no
- * tm_reclaim_barrier) waits for a thread that waits for the order. */
-static void pot_wait_outside_rcu(pot_tx_t *tx, bool round)
-{
-	bool rcu = tx->th.in_rcu;
-	if (rcu)
-		potm_rcu_read_unlock();
-	if (round)
-		seq_round_begin(&tx->th);
-	else
-		seq_wait_turn(&tx->th, &tx->key);
-	if (rcu)
-		potm_rcu_read_lock();
-}
-
 static inline void pot_begin_spec(pot_tx_t *tx)
 {
-	tx->fast = false;
+	pot_set_fast(tx, false);
 	tx->rv = seq_clock();
 }
 
 int tm_tx_start_(tm_txd_t *d)
 {
 	pot_tx_t *tx = (pot_tx_t *)d;
-	switch (potm_tx_enter(&tx->th)) {
+	switch (potm_tx_enter(&tx->pt.th)) {
 	case POTM_ENTER_SKIP:
 		return 0;
 	case POTM_ENTER_NESTED:
@@ -433,22 +409,20 @@ int tm_tx_start_(tm_txd_t *d)
 	case POTM_ENTER_NEW:
 		break;
 	}
-	if (unlikely(pot.explicit_order && tx->key.want == SEQ_HOLDER_MASK))
-		tm_misuse_("POTM_SEQUENCER=explicit: call tm_set_next_order() "
-		           "before each transaction");
+	pot_order_check_supplied(&tx->pt);
 	if (unlikely(tx->sync_first_tx)) {
 		/* P5: nothing read yet; make sure no unmarked fast
 		 * transaction is still writing. */
 		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-		seq_wait_holder_idle(tx->th.id);
+		seq_wait_holder_idle(tx->pt.th.id);
 		tx->sync_first_tx = false;
 	}
-	__atomic_store_n(tx->busy, 1, __ATOMIC_RELAXED);
-	switch (pot.mode) {
+	__atomic_store_n(tx->pt.busy, 1, __ATOMIC_RELAXED);
+	switch (pot_order.mode) {
 	case POT_FULL:
 	case POT_FAST: {
 		uint64_t s = seq_load_state();
-		if ((s & tx->key.mask) == tx->key.want) {
+		if ((s & tx->pt.key.mask) == tx->pt.key.want) {
 			pot_enter_fast(tx, s >> SEQ_HOLDER_BITS);   /* fast mode */
 			/* P5: busy is stored above; the compiler must not move
 			 * the load of the count before it (the CPU may: that is
@@ -466,12 +440,12 @@ int tm_tx_start_(tm_txd_t *d)
 		break;
 	case POT_POGL:
 		if (!pot_holds_turn(tx))
-			pot_wait_outside_rcu(tx, false);
+			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
 		pot_enter_fast(tx, seq_clock());
 		break;
 	case POT_DESTM:
 		/* "Cannot start before the previous round finished." */
-		pot_wait_outside_rcu(tx, true);
+		pot_wait_outside_rcu(&tx->pt, POT_WAIT_ROUND);
 		pot_begin_spec(tx);
 		break;
 	}
@@ -485,9 +459,9 @@ int tm_tx_start_(tm_txd_t *d)
  * (P3), or retry in the turn. */
 static void pot_wait_turn_and_validate(pot_tx_t *tx)
 {
-	if (pot.mode == POT_DESTM)
-		seq_round_wait_mates(&tx->th);   /* "nor commit before its round-mates started" */
-	seq_wait_turn(&tx->th, &tx->key);
+	if (pot_order.mode == POT_DESTM)
+		seq_round_wait_mates(&tx->pt.th);   /* "nor commit before its round-mates started" */
+	seq_wait_turn(&tx->pt.th, &tx->pt.key);
 	uint64_t clock = seq_clock();
 	if (clock != tx->rv && !pot_validate(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
@@ -510,7 +484,7 @@ static void pot_commit_spec(pot_tx_t *tx)
 			__atomic_store_n(pot_stripe_of((const void *)tx->ws.e[i].addr),
 			                 (uintptr_t)wv << 1, __ATOMIC_RELAXED);
 	}
-	POTM_STAT_INC(&tx->th, spec_commits);
+	POTM_STAT_INC(&tx->pt.th, spec_commits);
 }
 
 void tm_tx_end_(tm_txd_t *d)
@@ -526,22 +500,22 @@ void tm_tx_end_(tm_txd_t *d)
 		ro = tx->undo.n == 0;
 		if (!ro) {
 			pot_unmark(tx, tx->fast_word >> 1);
-			POTM_STAT_ADD(&tx->th, writes, tx->undo.n);
+			POTM_STAT_ADD(&tx->pt.th, writes, tx->undo.n);
 			tx->undo.n = 0;
 		}
-		tx->fast = false;
+		pot_set_fast(tx, false);
 		if (pot.count_fast)
-			POTM_STAT_INC(&tx->th, fast_commits);
-		tx->last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
+			POTM_STAT_INC(&tx->pt.th, fast_commits);
+		tx->pt.last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
 	} else {
 		ro = tx->ws.n == 0;
 		pot_commit_spec(tx);
-		tl2_sets_reset(&tx->th, &tx->rs, &tx->ws);
-		tx->last_order = seq_clock();
+		tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
+		tx->pt.last_order = seq_clock();
 	}
-	pot_pass(tx);
-	__atomic_store_n(tx->busy, 0, __ATOMIC_RELAXED);
-	potm_tx_committed(&tx->th, ro);
+	pot_order_pass(&tx->pt);
+	__atomic_store_n(tx->pt.busy, 0, __ATOMIC_RELAXED);
+	potm_tx_committed(&tx->pt.th, ro);
 }
 
 /* ---- explicit aborts ---------------------------------------------------------------- */
@@ -549,7 +523,7 @@ void tm_tx_end_(tm_txd_t *d)
 void tm_restart(void)
 {
 	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_restart");
-	if (pot.explicit_order || !pot_holds_turn(tx))
+	if (pot_order.explicit_order || !pot_holds_turn(tx))
 		pot_abort(tx, TM_ABORT_EXPLICIT);   /* keeps the slot, or has none */
 	/* In the turn: a decision taken on a stale snapshot proves nothing. */
 	if (!tx->fast && seq_clock() != tx->rv && !pot_validate(tx))
@@ -558,11 +532,11 @@ void tm_restart(void)
 	 * others can change what this transaction waits for. */
 	if (tx->fast)
 		pot_rollback_fast(tx);
-	tx->fast = false;
-	tl2_sets_reset(&tx->th, &tx->rs, &tx->ws);
-	pot_pass(tx);
-	tx->th.attempt = 0;
-	potm_tx_aborted(&tx->th, TM_ABORT_EXPLICIT);
+	pot_set_fast(tx, false);
+	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
+	pot_order_pass(&tx->pt);
+	tx->pt.th.attempt = 0;
+	potm_tx_aborted(&tx->pt.th, TM_ABORT_EXPLICIT);
 }
 
 void tm_cancel(void)
@@ -574,96 +548,36 @@ void tm_cancel(void)
 		pot_wait_turn_and_validate(tx);
 	else
 		pot_rollback_fast(tx);
-	tx->fast = false;
-	tl2_sets_reset(&tx->th, &tx->rs, &tx->ws);
-	tx->last_order = seq_clock();
-	pot_pass(tx);
-	__atomic_store_n(tx->busy, 0, __ATOMIC_RELAXED);
-	potm_tx_cancelled(&tx->th);
+	pot_set_fast(tx, false);
+	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
+	tx->pt.last_order = seq_clock();
+	pot_order_pass(&tx->pt);
+	__atomic_store_n(tx->pt.busy, 0, __ATOMIC_RELAXED);
+	potm_tx_cancelled(&tx->pt.th);
 }
-
-/* ---- ordering hooks (barriers, explicit order) ----------------------------------------- */
-
-static void pot_order_arrive(potm_thread_t *t)
-{
-	if (!pot.explicit_order)
-		seq_event_acquire(t);
-}
-
-static void pot_order_park(potm_thread_t *t)
-{
-	if (!pot.explicit_order)
-		seq_park(t->id);
-}
-
-static void pot_order_release(potm_thread_t *t, const unsigned *parked, unsigned n)
-{
-	if (pot.explicit_order)
-		return;
-	if (t != NULL)
-		seq_release_parked(t->id, parked, n);
-	else
-		seq_rejoin_unordered(parked, n);
-}
-
-static int pot_set_next_order(potm_thread_t *t, uint64_t seqno)
-{
-	if (!pot.explicit_order)
-		return potm_error("tm_set_next_order: the sequencer is round-robin; "
-		                  "set POTM_SEQUENCER=explicit (tm_config_t.sequencer)");
-	return seq_supply(t->id, seqno, &((pot_tx_t *)t)->key);
-}
-
-static uint64_t pot_last_order(potm_thread_t *t)
-{
-	return ((pot_tx_t *)t)->last_order;
-}
-
-static const potm_order_ops_t pot_order_ops = {
-	.arrive = pot_order_arrive,
-	.park = pot_order_park,
-	.release = pot_order_release,
-	.set_next_order = pot_set_next_order,
-	.last_order = pot_last_order,
-};
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
 static int pot_init(const tm_config_t *cfg)
 {
-	int mode = -1;
-	for (int m = 0; m < (int)(sizeof pot_mode_names / sizeof *pot_mode_names); m++)
-		if (strcmp(cfg->mode, pot_mode_names[m]) == 0)
-			mode = m;
-	if (mode < 0)
-		return potm_error("pot: unknown mode \"%s\" (POTM_MODE); allowed: pot, "
-		                  "pot-fast, pot-ordered, pogl, destm", cfg->mode);
-	pot.mode = (enum pot_mode)mode;
-	pot.explicit_order = strcmp(cfg->sequencer, "explicit") == 0;
-	if (pot.explicit_order && pot.mode == POT_DESTM)
-		return potm_error("pot: POTM_MODE=destm runs in rounds of the "
-		                  "threads' turns and needs POTM_SEQUENCER=round-robin");
-	pot.promote = pot.mode == POT_FULL;
-	pot.mark_stripes = pot.mode != POT_POGL;
-	pot.count_fast = pot.mode == POT_FULL || pot.mode == POT_FAST;
+	if (pot_order_init("pot", cfg) != 0)
+		return -1;
+	pot.promote = pot_order.mode == POT_FULL;
+	pot.mark_stripes = pot_order.mode != POT_POGL;
+	pot.count_fast = pot_order.mode == POT_FULL || pot_order.mode == POT_FAST;
 	/* P5 needs the asymmetric barrier; without it (old kernels, qemu-user)
 	 * fast transactions always mark. */
-	pot.solo_unmarked = pot.count_fast && !pot.explicit_order &&
+	pot.solo_unmarked = pot.count_fast && !pot_order.explicit_order &&
 		syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 	size_t n = (size_t)1 << cfg->lock_bits;
 	pot.stripes = calloc(n, sizeof(uintptr_t));
-	if (pot.stripes == NULL)
+	if (pot.stripes == NULL) {
+		seq_shutdown();
 		return potm_error("pot: cannot allocate %zu stripe words (POTM_LOCK_BITS=%u)",
 		                  n, cfg->lock_bits);
+	}
 	pot.mask = n - 1;
 	pot.shift = cfg->stripe_shift;
-	if (seq_init(pot.explicit_order ? SEQ_EXPLICIT_ORDER : SEQ_ROUND_ROBIN,
-	             cfg->max_threads, cfg->turn_timeout_ms,
-	             pot.mode == POT_DESTM) != 0) {
-		free((void *)pot.stripes);
-		pot.stripes = NULL;
-		return -1;
-	}
 	return 0;
 }
 
@@ -677,21 +591,15 @@ static void pot_shutdown(void)
 static int pot_thread_init(potm_thread_t *t)
 {
 	pot_tx_t *tx = (pot_tx_t *)t;
-	tx->last_order = TM_ORDER_NONE;
-	tx->busy = seq_busy_word(t->id);
 	tx->sync_first_tx = pot.solo_unmarked;
-	if (pot.explicit_order)
-		seq_key_none(&tx->key);
-	else
-		seq_key_round_robin(&tx->key, t->id);
-	seq_thread_join(t->id);   /* an event: joins at the next round boundary */
+	pot_order_thread_init(&tx->pt);
 	return 0;
 }
 
 static void pot_thread_fini(potm_thread_t *t)
 {
 	pot_tx_t *tx = (pot_tx_t *)t;
-	seq_thread_leave(t);      /* an event: leaves in its own turn */
+	pot_order_thread_fini(&tx->pt);
 	tl2_sets_free(&tx->rs, &tx->ws);
 	potm_undo_free(&tx->undo);
 }

@@ -94,6 +94,8 @@ typedef struct tm_txd {
 #define TM_TXD_CANCELLED 1u /* the attempt was cancelled: skip the body */
 #define TM_TXD_UNDO      2u /* in-place writes must be undo-logged (rtm's
                                fallback path) */
+#define TM_TXD_PLAIN_READS 4u /* pot: the attempt runs in fast mode (in its
+                               turn), where a read is a plain load */
 
 /* The calling thread's descriptor; NULL if it is not registered.
  * initial-exec: one instruction to reach it on every access, and a single
@@ -208,6 +210,22 @@ void tm_undo_log_(void *a, unsigned size);
 	{ POTM_CHECK_IN_TX_(); return *a; }                              \
 	static inline void tm_write##sfx(T *a, T v)                      \
 	{ POTM_CHECK_IN_TX_(); POTM_LOG_WRITE_(a, sizeof(T)); *a = v; }
+#elif defined(POTM_BACKEND_POT) && !defined(POTM_BUILDING_LIBRARY)
+/* pot: the transaction whose turn it is runs in fast mode, where nobody
+ * can commit before it and a read is a plain load; one flag test inline
+ * saves it a call per read.  Speculative reads, and every write (fast
+ * writes keep an undo log), go to the library. */
+#define POTM_ACCESS_(T, sfx)                                             \
+	T tm_read##sfx##_spec_(const T *a);                              \
+	void tm_write##sfx(T *a, T v);                                   \
+	static inline T tm_read##sfx(const T *a)                         \
+	{                                                                \
+		tm_txd_t *d = tm_self_;                                  \
+		if (__builtin_expect(d != NULL &&                        \
+		                     (d->flags & TM_TXD_PLAIN_READS), 1))\
+			return *a;                                       \
+		return tm_read##sfx##_spec_(a);                          \
+	}
 #else
 #define POTM_ACCESS_(T, sfx)                                             \
 	T tm_read##sfx(const T *a);                                      \
