@@ -183,46 +183,14 @@ void tm_cancel(void)
 	potm_tx_cancelled(htm_fallback_rollback(h));
 }
 
-/* ---- accesses: plain, undo-logged on the fallback ------------------------
- * Programs compiled with POTM_BACKEND_<NAME> inline these from tm.h; the
- * out-of-line versions serve everyone else. */
+/* ---- accesses: plain, undo-logged on the fallback (htm_access.h) ------ */
 
-tm_word_t tm_read(const tm_word_t *a)
+static inline potm_undo_t *htm_undo_of(potm_thread_t *t)
 {
-	potm_self_in_tx("tm_read");
-	return *a;
+	return &((htm_thread_t *)t)->undo;
 }
 
-void tm_write(tm_word_t *a, tm_word_t v)
-{
-	htm_thread_t *h = (htm_thread_t *)potm_self_in_tx("tm_write");
-	if (h->th.txd.flags & TM_TXD_UNDO)
-		potm_undo_log(&h->undo, a, sizeof *a);
-	*a = v;
-}
-
-void tm_undo_log_(void *a, unsigned size)
-{
-	potm_undo_log(&((htm_thread_t *)potm_self())->undo, a, size);
-}
-
-static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
-{
-	potm_self_in_tx("tm_read");
-	uint64_t b = 0;
-	memcpy(&b, a, size);
-	return b;
-}
-
-static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
-{
-	htm_thread_t *h = (htm_thread_t *)potm_self_in_tx("tm_write");
-	if (h->th.txd.flags & TM_TXD_UNDO)
-		potm_undo_log(&h->undo, a, size);
-	memcpy(a, &b, size);
-}
-
-#include "access_gen.h"
+#include "htm_access.h"
 
 /* ---- life cycle ------------------------------------------------------------ */
 

@@ -48,6 +48,9 @@
 #define ROT_CODE_LOCKED  0x02
 #define ROT_CODE_RESTART 0x04
 #define ROT_CODE_CANCEL  0x06
+/* pot-rot: not our turn at commit after the suspended wait (ordered commit):
+ * an abort caused by the order alone. */
+#define ROT_CODE_TURN    0x08
 
 struct rot_decision {
 	int cause;          /* enum tm_abort_cause */
@@ -62,6 +65,7 @@ static inline struct rot_decision rot_decide(uint64_t texasr)
 	if (texasr & TEXASR_ABORT) {
 		d.explicit_code = (int)TEXASR_FAILURE_CODE(texasr);
 		d.cause = d.explicit_code == ROT_CODE_RESTART ? TM_ABORT_EXPLICIT
+		        : d.explicit_code == ROT_CODE_TURN    ? TM_ABORT_ORDER
 		                                              : TM_ABORT_HTM_EXPLICIT;
 	} else if (texasr & TEXASR_FOOTPRINT_OVERFLOW) {
 		d.cause = TM_ABORT_HTM_CAPACITY;

@@ -23,6 +23,11 @@
 
 /* tm_restart inside hardware: a user-requested retry, never persistent. */
 #define RTM_CODE_RESTART 0x01
+/* tm_cancel inside hardware. */
+#define RTM_CODE_CANCEL  0x02
+/* pot-rtm: the transaction reached its commit before its turn and aborted
+ * itself (ordered commit): an abort caused by the order alone. */
+#define RTM_CODE_TURN    0x03
 
 struct rtm_decision {
 	int cause;          /* enum tm_abort_cause */
@@ -36,6 +41,7 @@ static inline struct rtm_decision rtm_decide(unsigned status)
 	if (status & RTM_STATUS_EXPLICIT) {
 		d.explicit_code = (int)RTM_STATUS_CODE(status);
 		d.cause = d.explicit_code == RTM_CODE_RESTART ? TM_ABORT_EXPLICIT
+		        : d.explicit_code == RTM_CODE_TURN    ? TM_ABORT_ORDER
 		                                              : TM_ABORT_HTM_EXPLICIT;
 		/* Our own codes decide for themselves; the caller looks at them. */
 		return d;

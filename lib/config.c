@@ -179,6 +179,9 @@ int tm_config_from_env(tm_config_t *cfg)
 				if (strlen(cfg_not_runtime[i]) == nlen &&
 				    strncmp(cfg_not_runtime[i], *e, nlen) == 0)
 					ignored = true;
+			for (const char *const *b = potm_backend.env; b && *b; b++)
+				if (strlen(*b) == nlen && strncmp(*b, *e, nlen) == 0)
+					ignored = true;   /* the backend reads it */
 			if (ignored)
 				continue;
 			char known[512] = "";
@@ -186,6 +189,10 @@ int tm_config_from_env(tm_config_t *cfg)
 				strncat(known, cfg_fields[i].env, sizeof known - strlen(known) - 1);
 				if (i + 1 < NFIELDS)
 					strncat(known, ", ", sizeof known - strlen(known) - 1);
+			}
+			for (const char *const *b = potm_backend.env; b && *b; b++) {
+				strncat(known, ", ", sizeof known - strlen(known) - 1);
+				strncat(known, *b, sizeof known - strlen(known) - 1);
 			}
 			return potm_error("unknown environment variable %.*s; the "
 			                  "POTM_* settings are: %s", (int)nlen, *e, known);

@@ -130,6 +130,11 @@ typedef struct potm_backend {
 	 * its own (Pot): what tm_barrier_wait, tm_set_next_order and
 	 * tm_last_order need from it (see potm_order_ops_t below). */
 	const struct potm_order_ops *order;
+	/* Optional, NULL-ended: the backend's own POTM_* variables, which
+	 * its init hook reads and checks itself (settings that only one
+	 * backend has, kept out of tm_config_t); tm_config_from_env accepts
+	 * them instead of reporting them as unknown. */
+	const char *const *env;
 } potm_backend_t;
 
 /* Ordering hooks of a deterministic backend.  A registered thread's

@@ -578,6 +578,11 @@ void seq_round_wait_mates(potm_thread_t *t)
 		seq_wait(t, &a);
 }
 
+bool seq_round_mates_started(void)
+{
+	return seq_mates_started(NULL);
+}
+
 /* ---- membership events ------------------------------------------------------------ */
 
 /* Take the turn for an event (exit, barrier arrival): like a transaction,

@@ -266,4 +266,9 @@ void seq_round_begin(potm_thread_t *t);
  * commit before its round-mates started"). */
 void seq_round_wait_mates(potm_thread_t *t);
 
+/* The same condition, tested without waiting: for a backend that checks it
+ * where it cannot wait (inside a hardware transaction, just before its
+ * commit). */
+bool seq_round_mates_started(void);
+
 #endif /* POTM_SEQUENCER_H */

@@ -19,6 +19,20 @@ void pot_use_mode(const char *mode)
 	unsetenv("POTM_SEQUENCER");
 }
 
+/* A backend this machine cannot run (pot-rtm without RTM when the tests
+ * use the hardware: POTM_TEST_HTM_HARDWARE) skips the whole test binary
+ * with the reason (exit 77), before Check forks its first test. */
+__attribute__((constructor)) static void pot_skip_if_unsupported(void)
+{
+	int rc = tm_init(NULL);
+	if (rc == TM_ERR_UNSUPPORTED) {
+		printf("skipped: %s\n", tm_last_error());
+		exit(77);
+	}
+	if (rc == 0)
+		tm_shutdown();
+}
+
 void pot_init_or_fail(void)
 {
 	ck_assert_msg(tm_init(NULL) == 0, "tm_init: %s", tm_last_error());

@@ -176,8 +176,8 @@ void tm_reclaim_barrier(void);
  * Natural alignment is required.  Sub-word writes never touch the bytes
  * around them. */
 
-#if (defined(POTM_BACKEND_SEQ) || defined(POTM_BACKEND_RTM)) && \
-	!defined(POTM_BUILDING_LIBRARY)
+#if (defined(POTM_BACKEND_SEQ) || defined(POTM_BACKEND_RTM) || \
+     defined(POTM_BACKEND_POT_RTM)) && !defined(POTM_BUILDING_LIBRARY)
 #define POTM_PLAIN_ACCESS 1
 #endif
 
@@ -193,9 +193,10 @@ void tm_reclaim_barrier(void);
 #else
 #define POTM_CHECK_IN_TX_() ((void)0)
 #endif
-#ifdef POTM_BACKEND_RTM
-/* rtm: a hardware transaction needs no log, its software fallback does
- * (for tm_restart/tm_cancel); one flag test tells them apart. */
+#if defined(POTM_BACKEND_RTM) || defined(POTM_BACKEND_POT_RTM)
+/* rtm, pot-rtm: a hardware transaction needs no log, the software paths
+ * (rtm's fallback, pot-rtm's fast mode) do (for tm_restart/tm_cancel); one
+ * flag test tells them apart. */
 void tm_undo_log_(void *a, unsigned size);
 #define POTM_LOG_WRITE_(a, size)                                         \
 	do {                                                             \

@@ -117,6 +117,46 @@ START_TEST(rot_tabort_codes)
 }
 END_TEST
 
+/* ---- Pot on HTM: the turn code ------------------------------------------ */
+
+/* pot-rtm / pot-rot abort a transaction that reached its commit before its
+ * turn with a code of their own: an abort the order alone caused, counted
+ * apart from the user's tm_restart and from other explicit aborts, and
+ * never persistent (the transaction re-runs in its turn). */
+START_TEST(rtm_turn_code_is_an_ordering_abort)
+{
+	struct rtm_decision d = rtm_decide(RTM_STATUS_EXPLICIT |
+	                                   ((unsigned)RTM_CODE_TURN << 24));
+	ck_assert_int_eq(d.explicit_code, RTM_CODE_TURN);
+	ck_assert_int_eq(d.cause, TM_ABORT_ORDER);
+	ck_assert(!d.persistent);
+	d = rtm_decide(RTM_STATUS_EXPLICIT | ((unsigned)RTM_CODE_CANCEL << 24));
+	ck_assert_int_eq(d.explicit_code, RTM_CODE_CANCEL);
+	ck_assert_int_eq(d.cause, TM_ABORT_HTM_EXPLICIT);
+	/* The codes are distinct. */
+	ck_assert_int_ne(RTM_CODE_TURN, RTM_CODE_RESTART);
+	ck_assert_int_ne(RTM_CODE_TURN, RTM_CODE_CANCEL);
+	ck_assert_int_ne(RTM_CODE_CANCEL, RTM_CODE_RESTART);
+}
+END_TEST
+
+START_TEST(rot_turn_code_is_an_ordering_abort)
+{
+	uint64_t t = ((uint64_t)ROT_CODE_TURN << 56) | TEXASR_ABORT;
+	struct rot_decision d = rot_decide(t);
+	ck_assert_int_eq(d.explicit_code, ROT_CODE_TURN);
+	ck_assert_int_eq(d.cause, TM_ABORT_ORDER);
+	ck_assert(!d.persistent);
+	/* Even (an odd code sets the persistent bit) and below the reserved
+	 * range. */
+	ck_assert_int_eq(ROT_CODE_TURN & 1, 0);
+	ck_assert_int_lt(ROT_CODE_TURN, 0xd0);
+	ck_assert_int_ne(ROT_CODE_TURN, ROT_CODE_RESTART);
+	ck_assert_int_ne(ROT_CODE_TURN, ROT_CODE_CANCEL);
+	ck_assert_int_ne(ROT_CODE_TURN, ROT_CODE_LOCKED);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("htm_decide");
@@ -126,12 +166,14 @@ int main(void)
 	tcase_add_test(rtm, rtm_no_retry_bit_is_persistent);
 	tcase_add_test(rtm, rtm_retry_only_and_nested);
 	tcase_add_test(rtm, rtm_explicit_codes);
+	tcase_add_test(rtm, rtm_turn_code_is_an_ordering_abort);
 	suite_add_tcase(s, rtm);
 	TCase *rot = tcase_create("rot");
 	tcase_add_test(rot, rot_qemu_failure_word);
 	tcase_add_test(rot, rot_conflicts_are_transient_unless_marked);
 	tcase_add_test(rot, rot_footprint_overflow_is_capacity);
 	tcase_add_test(rot, rot_tabort_codes);
+	tcase_add_test(rot, rot_turn_code_is_an_ordering_abort);
 	suite_add_tcase(s, rot);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

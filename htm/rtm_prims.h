@@ -1,0 +1,52 @@
+/*
+ * htm/rtm_prims.h — the Intel RTM primitives and the runtime detection,
+ * shared by rtm.c (with htm_gl.h's global-lock protocol) and pot_rtm.c
+ * (with pot_htm.h's ordered protocol).  Compiled with -mrtm.
+ */
+#ifndef POTM_RTM_PRIMS_H
+#define POTM_RTM_PRIMS_H
+
+#include "rtm_decide.h"
+
+#include <immintrin.h>
+
+/* Explicit abort codes (_xabort takes an 8-bit immediate). */
+#define HTM_CODE_LOCKED  0xff   /* the fallback lock was held at begin */
+#define HTM_CODE_RESTART RTM_CODE_RESTART
+#define HTM_CODE_CANCEL  RTM_CODE_CANCEL
+#define HTM_CODE_TURN    RTM_CODE_TURN
+
+static __thread unsigned rtm_status;
+
+#define HTM_BEGIN()     ((rtm_status = _xbegin()) == _XBEGIN_STARTED)
+#define HTM_STATUS()    rtm_status
+#define HTM_END()       _xend()
+#define HTM_ABORT(code) _xabort(code)
+#define htm_decision    rtm_decision
+#define htm_decide      rtm_decide
+
+/* CPUID says RTM; a probe checks that transactions can commit at all
+ * (microcode updates disable TSX by making every transaction abort). */
+static bool htm_hw_available(const tm_config_t *cfg, const char **why)
+{
+	if (!potm_cpu_has_rtm()) {
+		*why = cfg->htm_force
+		       ? "POTM_HTM_FORCE=1 cannot help: without RTM, _xbegin is an "
+		         "illegal instruction; use POTM_HTM_FALLBACK_ONLY=1 to test "
+		         "the fallback path"
+		       : "this CPU has no Intel RTM (CPUID.(EAX=7,ECX=0):EBX bit 11 "
+		         "is 0); use tl2, or POTM_HTM_FALLBACK_ONLY=1 to test the "
+		         "fallback path";
+		return false;
+	}
+	for (int i = 0; i < 64; i++)
+		if (_xbegin() == _XBEGIN_STARTED) {
+			_xend();
+			return true;
+		}
+	*why = "the CPU reports RTM but no hardware transaction commits (TSX "
+	       "disabled by microcode?)";
+	return false;
+}
+
+#endif /* POTM_RTM_PRIMS_H */

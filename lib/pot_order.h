@@ -1,0 +1,185 @@
+/*
+ * lib/pot_order.h — what the Pot backends share (stm/pot.c on TL2,
+ * htm/pot_rtm.c on Intel RTM, htm/pot_rot.c on POWER8): the modes, the
+ * per-thread order state, the slot hand-over, waiting for the order outside
+ * the RCU read-side section, and the ordering hooks that tm barriers, thread
+ * enter/exit and the explicit order need (lib/sequencer.h is the order
+ * itself).
+ *
+ * A backend's thread descriptor starts with pot_thread_t (which starts with
+ * potm_thread_t), includes this header once, calls pot_order_init from its
+ * init hook and pot_order_thread_init/fini from its thread hooks, and sets
+ * .order = &pot_order_ops.
+ *
+ * The rules every Pot backend keeps (the thesis's ordered commit):
+ *  - a transaction takes effect only while its thread holds the turn, and
+ *    the turn is passed (pot_order_pass) only after all of its effects are
+ *    in memory, so transactions take effect in slot order;
+ *  - a decision that depends on shared state (tm_restart giving the slot
+ *    up, tm_cancel) is taken only in the turn, on the state of that slot:
+ *    tm_cancel is an ordered no-op commit, a tm_restart in the turn gives
+ *    the slot up (round-robin) or keeps it (explicit order);
+ *  - busy is 1 from the start of a transaction until it passed the turn, so
+ *    a holder that is slow inside a transaction is not reported as stalled.
+ */
+#ifndef POTM_POT_ORDER_H
+#define POTM_POT_ORDER_H
+
+#include "sequencer.h"
+
+enum pot_mode { POT_FULL, POT_FAST, POT_ORDERED, POT_POGL, POT_DESTM };
+
+typedef struct pot_thread {
+	potm_thread_t th;              /* first: the core's descriptor */
+	seq_turn_key_t key;            /* what "my turn" looks like */
+	uint32_t *busy;                /* our busy word in the sequencer */
+	uint64_t last_order;           /* tm_last_order() */
+} pot_thread_t;
+
+static struct {
+	enum pot_mode mode;
+	bool explicit_order;           /* POTM_SEQUENCER=explicit */
+} pot_order;
+
+/* Parse POTM_MODE / POTM_SEQUENCER and start the sequencer.  backend names
+ * the backend in messages.  Returns 0 or -1 (potm_error). */
+static inline int pot_order_init(const char *backend, const tm_config_t *cfg)
+{
+	static const char *const names[] = {
+		[POT_FULL] = "pot", [POT_FAST] = "pot-fast", [POT_ORDERED] = "pot-ordered",
+		[POT_POGL] = "pogl", [POT_DESTM] = "destm",
+	};
+	int mode = -1;
+	for (int m = 0; m < (int)(sizeof names / sizeof *names); m++)
+		if (strcmp(cfg->mode, names[m]) == 0)
+			mode = m;
+	if (mode < 0)
+		return potm_error("%s: unknown mode \"%s\" (POTM_MODE); allowed: pot, "
+		                  "pot-fast, pot-ordered, pogl, destm", backend, cfg->mode);
+	pot_order.mode = (enum pot_mode)mode;
+	pot_order.explicit_order = strcmp(cfg->sequencer, "explicit") == 0;
+	if (pot_order.explicit_order && pot_order.mode == POT_DESTM)
+		return potm_error("%s: POTM_MODE=destm runs in rounds of the "
+		                  "threads' turns and needs POTM_SEQUENCER=round-robin",
+		                  backend);
+	return seq_init(pot_order.explicit_order ? SEQ_EXPLICIT_ORDER : SEQ_ROUND_ROBIN,
+	                cfg->max_threads, cfg->turn_timeout_ms,
+	                pot_order.mode == POT_DESTM);
+}
+
+static inline bool pot_is_turn(const pot_thread_t *p)
+{
+	return seq_is_turn(&p->key);
+}
+
+/* Every transaction of the explicit order needs a slot supplied first. */
+static inline void pot_order_check_supplied(const pot_thread_t *p)
+{
+	if (unlikely(pot_order.explicit_order && p->key.want == SEQ_HOLDER_MASK))
+		tm_misuse_("POTM_SEQUENCER=explicit: call tm_set_next_order() "
+		           "before each transaction");
+}
+
+/* The holder is done with its slot (commit, cancel, restart in turn). */
+static inline __attribute__((always_inline)) void pot_order_pass(pot_thread_t *p)
+{
+	if (pot_order.explicit_order)
+		seq_supply_done(p->th.id, &p->key);
+	seq_pass(p->th.id, false);
+}
+
+enum pot_wait_for {
+	POT_WAIT_TURN,    /* our turn */
+	POT_WAIT_ROUND,   /* destm: the round after our previous slot began */
+	POT_WAIT_COMMIT,  /* our turn, and (destm) every round-mate started */
+};
+
+/* Wait for the order before the transaction has read anything (or after a
+ * hardware abort threw away what it read): leave the RCU read-side section
+ * meanwhile, so that no grace period (and no tm_reclaim_barrier) waits for a
+ * thread that waits for the order. */
+static inline void pot_wait_outside_rcu(pot_thread_t *p, enum pot_wait_for what)
+{
+	bool rcu = p->th.in_rcu;
+	if (rcu)
+		potm_rcu_read_unlock();
+	switch (what) {
+	case POT_WAIT_ROUND:
+		seq_round_begin(&p->th);
+		break;
+	case POT_WAIT_COMMIT:
+		if (pot_order.mode == POT_DESTM)
+			seq_round_wait_mates(&p->th);
+		/* fall through */
+	case POT_WAIT_TURN:
+		seq_wait_turn(&p->th, &p->key);
+		break;
+	}
+	if (rcu)
+		potm_rcu_read_lock();
+}
+
+/* ---- thread life cycle ------------------------------------------------------ */
+
+static inline void pot_order_thread_init(pot_thread_t *p)
+{
+	p->last_order = TM_ORDER_NONE;
+	p->busy = seq_busy_word(p->th.id);
+	if (pot_order.explicit_order)
+		seq_key_none(&p->key);
+	else
+		seq_key_round_robin(&p->key, p->th.id);
+	seq_thread_join(p->th.id);   /* an event: joins at the next round boundary */
+}
+
+static inline void pot_order_thread_fini(pot_thread_t *p)
+{
+	seq_thread_leave(&p->th);    /* an event: leaves in its own turn */
+}
+
+/* ---- ordering hooks (barriers, explicit order) ------------------------------ */
+
+static void pot_order_arrive(potm_thread_t *t)
+{
+	if (!pot_order.explicit_order)
+		seq_event_acquire(t);
+}
+
+static void pot_order_park(potm_thread_t *t)
+{
+	if (!pot_order.explicit_order)
+		seq_park(t->id);
+}
+
+static void pot_order_release(potm_thread_t *t, const unsigned *parked, unsigned n)
+{
+	if (pot_order.explicit_order)
+		return;
+	if (t != NULL)
+		seq_release_parked(t->id, parked, n);
+	else
+		seq_rejoin_unordered(parked, n);
+}
+
+static int pot_order_set_next(potm_thread_t *t, uint64_t seqno)
+{
+	if (!pot_order.explicit_order)
+		return potm_error("tm_set_next_order: the sequencer is round-robin; "
+		                  "set POTM_SEQUENCER=explicit (tm_config_t.sequencer)");
+	return seq_supply(t->id, seqno, &((pot_thread_t *)t)->key);
+}
+
+static uint64_t pot_order_last(potm_thread_t *t)
+{
+	return ((pot_thread_t *)t)->last_order;
+}
+
+static const potm_order_ops_t pot_order_ops = {
+	.arrive = pot_order_arrive,
+	.park = pot_order_park,
+	.release = pot_order_release,
+	.set_next_order = pot_order_set_next,
+	.last_order = pot_order_last,
+};
+
+#endif /* POTM_POT_ORDER_H */
