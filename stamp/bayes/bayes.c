@@ -24,6 +24,7 @@
 #include "net.h"
 #include "query.h"
 #include "random.h"
+#include "args.h"
 #include "report.h"
 #include "thread.h"
 #include "timer.h"
@@ -57,18 +58,6 @@ static void usage(const char *prog)
 	exit(2);
 }
 
-static long parseLong(const char *prog, int opt, const char *arg, long min, long max)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || v < min || v > max) {
-		fprintf(stderr, "%s: bad value '%s' for -%c (allowed %ld..%ld)\n", prog, arg,
-		        opt, min, max);
-		exit(2);
-	}
-	return v;
-}
-
 static void parseArgs(int argc, char **argv, params_t *p)
 {
 	*p = (params_t){ -1, 1, 4, 10, 1.0f, 4096, 1, 1, 32 };
@@ -76,28 +65,20 @@ static void parseArgs(int argc, char **argv, params_t *p)
 	opterr = 0;
 	while ((opt = getopt(argc, argv, "e:i:n:p:q:r:s:t:v:")) != -1) {
 		switch (opt) {
-		case 'e': p->maxNumEdgeLearned = parseLong(argv[0], opt, optarg, -1, 1L << 20); break;
-		case 'i': p->insertPenalty = parseLong(argv[0], opt, optarg, 0, 1L << 20); break;
-		case 'n': p->maxNumParent = parseLong(argv[0], opt, optarg, 0, 30); break;
-		case 'p': p->percentParent = parseLong(argv[0], opt, optarg, 0, 100); break;
-		case 'q': {
-			char *end;
-			double q = strtod(optarg, &end);
-			if (*optarg == '\0' || *end != '\0' || !(q > 0.0)) {
-				fprintf(stderr, "%s: bad value '%s' for -q (a number > 0)\n", argv[0],
-				        optarg);
-				exit(2);
-			}
-			p->operationQualityFactor = (float)q;
+		case 'e': p->maxNumEdgeLearned = args_long(argv[0], opt, optarg, -1, 1L << 20); break;
+		case 'i': p->insertPenalty = args_long(argv[0], opt, optarg, 0, 1L << 20); break;
+		case 'n': p->maxNumParent = args_long(argv[0], opt, optarg, 0, 30); break;
+		case 'p': p->percentParent = args_long(argv[0], opt, optarg, 0, 100); break;
+		case 'q':
+			p->operationQualityFactor =
+			        (float)args_double(argv[0], opt, optarg, 0.0, ARGS_NO_MAX, 1);
 			break;
-		}
-		case 'r': p->numRecord = parseLong(argv[0], opt, optarg, 1, 1L << 30); break;
-		case 's': p->randomSeed = parseLong(argv[0], opt, optarg, 0, 0xffffffffL); break;
-		case 't': p->numThread = parseLong(argv[0], opt, optarg, 1, 4096); break;
-		case 'v': p->numVar = parseLong(argv[0], opt, optarg, 1, 4096); break;
+		case 'r': p->numRecord = args_long(argv[0], opt, optarg, 1, 1L << 30); break;
+		case 's': p->randomSeed = args_long(argv[0], opt, optarg, 0, 0xffffffffL); break;
+		case 't': p->numThread = args_long(argv[0], opt, optarg, 1, 4096); break;
+		case 'v': p->numVar = args_long(argv[0], opt, optarg, 1, 4096); break;
 		default:
-			fprintf(stderr, "%s: unknown option or missing value: -%c\n", argv[0],
-			        optopt);
+			args_bad_option(argv[0]);
 			usage(argv[0]);
 		}
 	}

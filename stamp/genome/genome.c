@@ -17,6 +17,7 @@
 
 #include "gene.h"
 #include "random.h"
+#include "args.h"
 #include "report.h"
 #include "sequencer.h"
 #include "thread.h"
@@ -41,18 +42,6 @@ static void usage(const char *prog)
 	exit(2);
 }
 
-static long parseLong(const char *prog, int opt, const char *arg, long min, long max)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || v < min || v > max) {
-		fprintf(stderr, "%s: bad value '%s' for -%c (allowed %ld..%ld)\n", prog, arg,
-		        opt, min, max);
-		exit(2);
-	}
-	return v;
-}
-
 static void parseArgs(int argc, char **argv, params_t *p)
 {
 	*p = (params_t){ 16384, 4194304, 64, 1 };
@@ -60,13 +49,12 @@ static void parseArgs(int argc, char **argv, params_t *p)
 	opterr = 0;
 	while ((opt = getopt(argc, argv, "g:n:s:t:")) != -1) {
 		switch (opt) {
-		case 'g': p->geneLength = parseLong(argv[0], opt, optarg, 2, 1L << 32); break;
-		case 'n': p->minNumSegment = parseLong(argv[0], opt, optarg, 0, 1L << 32); break;
-		case 's': p->segmentLength = parseLong(argv[0], opt, optarg, 2, 1L << 20); break;
-		case 't': p->numThread = parseLong(argv[0], opt, optarg, 1, 4096); break;
+		case 'g': p->geneLength = args_long(argv[0], opt, optarg, 2, 1L << 32); break;
+		case 'n': p->minNumSegment = args_long(argv[0], opt, optarg, 0, 1L << 32); break;
+		case 's': p->segmentLength = args_long(argv[0], opt, optarg, 2, 1L << 20); break;
+		case 't': p->numThread = args_long(argv[0], opt, optarg, 1, 4096); break;
 		default:
-			fprintf(stderr, "%s: unknown option or missing value: -%c\n", argv[0],
-			        optopt);
+			args_bad_option(argv[0]);
 			usage(argv[0]);
 		}
 	}

@@ -19,6 +19,7 @@
 
 #include "decoder.h"
 #include "detector.h"
+#include "args.h"
 #include "report.h"
 #include "stream.h"
 #include "thread.h"
@@ -59,18 +60,6 @@ static void usage(const char *prog)
 	exit(2);
 }
 
-static long parseLong(const char *prog, int opt, const char *arg, long min, long max)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || v < min || v > max) {
-		fprintf(stderr, "%s: bad value '%s' for -%c (allowed %ld..%ld)\n", prog, arg,
-		        opt, min, max);
-		exit(2);
-	}
-	return v;
-}
-
 static void parseArgs(int argc, char **argv, params_t *p)
 {
 	*p = (params_t){ 10, 16, 1L << 20, 1, 1 };
@@ -78,14 +67,13 @@ static void parseArgs(int argc, char **argv, params_t *p)
 	opterr = 0;
 	while ((opt = getopt(argc, argv, "a:l:n:s:t:")) != -1) {
 		switch (opt) {
-		case 'a': p->percentAttack = parseLong(argv[0], opt, optarg, 0, 100); break;
-		case 'l': p->maxDataLength = parseLong(argv[0], opt, optarg, 1, 1L << 24); break;
-		case 'n': p->numFlow = parseLong(argv[0], opt, optarg, 1, 1L << 32); break;
-		case 's': p->randomSeed = parseLong(argv[0], opt, optarg, 0, 0xffffffffL); break;
-		case 't': p->numThread = parseLong(argv[0], opt, optarg, 1, 4096); break;
+		case 'a': p->percentAttack = args_long(argv[0], opt, optarg, 0, 100); break;
+		case 'l': p->maxDataLength = args_long(argv[0], opt, optarg, 1, 1L << 24); break;
+		case 'n': p->numFlow = args_long(argv[0], opt, optarg, 1, 1L << 32); break;
+		case 's': p->randomSeed = args_long(argv[0], opt, optarg, 0, 0xffffffffL); break;
+		case 't': p->numThread = args_long(argv[0], opt, optarg, 1, 4096); break;
 		default:
-			fprintf(stderr, "%s: unknown option or missing value: -%c\n", argv[0],
-			        optopt);
+			args_bad_option(argv[0]);
 			usage(argv[0]);
 		}
 	}

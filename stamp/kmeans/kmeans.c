@@ -22,6 +22,7 @@
 
 #include "normal.h"
 #include "random.h"
+#include "args.h"
 #include "report.h"
 #include "thread.h"
 #include "tm.h"
@@ -52,18 +53,6 @@ static void usage(const char *prog)
 	exit(2);
 }
 
-static long parseLong(const char *prog, int opt, const char *arg, long min, long max)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || v < min || v > max) {
-		fprintf(stderr, "%s: bad value '%s' for -%c (allowed %ld..%ld)\n", prog, arg,
-		        opt, min, max);
-		exit(2);
-	}
-	return v;
-}
-
 static void parseArgs(int argc, char **argv, params_t *p)
 {
 	*p = (params_t){ NULL, FALSE, 13, 4, 0.001f, TRUE, 1 };
@@ -73,24 +62,13 @@ static void parseArgs(int argc, char **argv, params_t *p)
 		switch (opt) {
 		case 'i': p->fileName = optarg; break;
 		case 'b': p->isBinary = TRUE; break;
-		case 'm': p->maxCluster = parseLong(argv[0], opt, optarg, 1, 1L << 20); break;
-		case 'n': p->minCluster = parseLong(argv[0], opt, optarg, 1, 1L << 20); break;
-		case 't': {
-			char *end;
-			double t = strtod(optarg, &end);
-			if (*optarg == '\0' || *end != '\0' || !(t >= 0.0)) {
-				fprintf(stderr, "%s: bad value '%s' for -t (a number >= 0)\n",
-				        argv[0], optarg);
-				exit(2);
-			}
-			p->threshold = (float)t;
-			break;
-		}
+		case 'm': p->maxCluster = args_long(argv[0], opt, optarg, 1, 1L << 20); break;
+		case 'n': p->minCluster = args_long(argv[0], opt, optarg, 1, 1L << 20); break;
+		case 't': p->threshold = (float)args_double(argv[0], opt, optarg, 0.0, ARGS_NO_MAX, 0); break;
 		case 'z': p->useZscore = FALSE; break;
-		case 'p': p->numThread = parseLong(argv[0], opt, optarg, 1, 4096); break;
+		case 'p': p->numThread = args_long(argv[0], opt, optarg, 1, 4096); break;
 		default:
-			fprintf(stderr, "%s: unknown option or missing value: -%c\n", argv[0],
-			        optopt);
+			args_bad_option(argv[0]);
 			usage(argv[0]);
 		}
 	}

@@ -17,6 +17,7 @@
 
 #include "list.h"
 #include "maze.h"
+#include "args.h"
 #include "report.h"
 #include "router.h"
 #include "thread.h"
@@ -45,18 +46,6 @@ static void usage(const char *prog)
 	exit(2);
 }
 
-static long parseLong(const char *prog, int opt, const char *arg, long min, long max)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || v < min || v > max) {
-		fprintf(stderr, "%s: bad value '%s' for -%c (allowed %ld..%ld)\n", prog, arg,
-		        opt, min, max);
-		exit(2);
-	}
-	return v;
-}
-
 static void parseArgs(int argc, char **argv, params_t *p)
 {
 	*p = (params_t){ 1, NULL, FALSE, 1, 1, 1, 2 };
@@ -64,16 +53,15 @@ static void parseArgs(int argc, char **argv, params_t *p)
 	opterr = 0;
 	while ((opt = getopt(argc, argv, "b:i:pt:x:y:z:")) != -1) {
 		switch (opt) {
-		case 'b': p->bendCost = parseLong(argv[0], opt, optarg, 0, 1L << 20); break;
+		case 'b': p->bendCost = args_long(argv[0], opt, optarg, 0, 1L << 20); break;
 		case 'i': p->fileName = optarg; break;
 		case 'p': p->doPrint = TRUE; break;
-		case 't': p->numThread = parseLong(argv[0], opt, optarg, 1, 4096); break;
-		case 'x': p->xCost = parseLong(argv[0], opt, optarg, 1, 1L << 20); break;
-		case 'y': p->yCost = parseLong(argv[0], opt, optarg, 1, 1L << 20); break;
-		case 'z': p->zCost = parseLong(argv[0], opt, optarg, 1, 1L << 20); break;
+		case 't': p->numThread = args_long(argv[0], opt, optarg, 1, 4096); break;
+		case 'x': p->xCost = args_long(argv[0], opt, optarg, 1, 1L << 20); break;
+		case 'y': p->yCost = args_long(argv[0], opt, optarg, 1, 1L << 20); break;
+		case 'z': p->zCost = args_long(argv[0], opt, optarg, 1, 1L << 20); break;
 		default:
-			fprintf(stderr, "%s: unknown option or missing value: -%c\n", argv[0],
-			        optopt);
+			args_bad_option(argv[0]);
 			usage(argv[0]);
 		}
 	}

@@ -19,6 +19,7 @@
 
 #include "computeGraph.h"
 #include "genScalData.h"
+#include "args.h"
 #include "report.h"
 #include "thread.h"
 #include "timer.h"
@@ -39,29 +40,6 @@ static void usage(const char *prog)
 	exit(2);
 }
 
-static long parseLong(const char *prog, int opt, const char *arg, long min, long max)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || v < min || v > max) {
-		fprintf(stderr, "%s: bad value '%s' for -%c (allowed %ld..%ld)\n", prog, arg,
-		        opt, min, max);
-		exit(2);
-	}
-	return v;
-}
-
-static double parseProbability(const char *prog, int opt, const char *arg)
-{
-	char *end;
-	double v = strtod(arg, &end);
-	if (*arg == '\0' || *end != '\0' || !(v >= 0.0 && v <= 1.0)) {
-		fprintf(stderr, "%s: bad value '%s' for -%c (allowed 0..1)\n", prog, arg, opt);
-		exit(2);
-	}
-	return v;
-}
-
 static void parseArgs(int argc, char **argv, ssca2_params_t *p)
 {
 	memset(p, 0, sizeof *p);
@@ -77,17 +55,16 @@ static void parseArgs(int argc, char **argv, ssca2_params_t *p)
 	opterr = 0;
 	while ((opt = getopt(argc, argv, "i:k:l:p:s:t:u:w:")) != -1) {
 		switch (opt) {
-		case 'i': p->probInterClique = parseProbability(argv[0], opt, optarg); break;
-		case 'k': p->kernel3Structure = parseLong(argv[0], opt, optarg, 0, 2); break;
-		case 'l': p->maxPathLength = parseLong(argv[0], opt, optarg, 1, 1L << 20); break;
-		case 'p': p->maxParalEdges = parseLong(argv[0], opt, optarg, 1, 1L << 10); break;
-		case 's': p->scale = parseLong(argv[0], opt, optarg, 2, 30); break;
-		case 't': p->numThread = parseLong(argv[0], opt, optarg, 1, 4096); break;
-		case 'u': p->probUnidirectional = parseProbability(argv[0], opt, optarg); break;
-		case 'w': p->percentIntWeights = parseProbability(argv[0], opt, optarg); break;
+		case 'i': p->probInterClique = args_double(argv[0], opt, optarg, 0.0, 1.0, 0); break;
+		case 'k': p->kernel3Structure = args_long(argv[0], opt, optarg, 0, 2); break;
+		case 'l': p->maxPathLength = args_long(argv[0], opt, optarg, 1, 1L << 20); break;
+		case 'p': p->maxParalEdges = args_long(argv[0], opt, optarg, 1, 1L << 10); break;
+		case 's': p->scale = args_long(argv[0], opt, optarg, 2, 30); break;
+		case 't': p->numThread = args_long(argv[0], opt, optarg, 1, 4096); break;
+		case 'u': p->probUnidirectional = args_double(argv[0], opt, optarg, 0.0, 1.0, 0); break;
+		case 'w': p->percentIntWeights = args_double(argv[0], opt, optarg, 0.0, 1.0, 0); break;
 		default:
-			fprintf(stderr, "%s: unknown option or missing value: -%c\n", argv[0],
-			        optopt);
+			args_bad_option(argv[0]);
 			usage(argv[0]);
 		}
 	}

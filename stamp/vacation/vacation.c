@@ -20,6 +20,7 @@
 #include "client.h"
 #include "manager.h"
 #include "random.h"
+#include "args.h"
 #include "report.h"
 #include "thread.h"
 #include "timer.h"
@@ -58,18 +59,6 @@ static void usage(const char *prog)
 	exit(2);
 }
 
-static long parseLong(const char *prog, int opt, const char *arg, long min, long max)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || v < min || v > max) {
-		fprintf(stderr, "%s: bad value '%s' for -%c (allowed %ld..%ld)\n", prog, arg,
-		        opt, min, max);
-		exit(2);
-	}
-	return v;
-}
-
 static void parseArgs(int argc, char **argv, params_t *p)
 {
 	p->numClient = DEFAULT_CLIENTS;
@@ -82,15 +71,14 @@ static void parseArgs(int argc, char **argv, params_t *p)
 	opterr = 0;
 	while ((opt = getopt(argc, argv, "c:n:q:r:t:u:")) != -1) {
 		switch (opt) {
-		case 'c': p->numClient = parseLong(argv[0], opt, optarg, 1, 4096); break;
-		case 'n': p->numQuery = parseLong(argv[0], opt, optarg, 1, 1L << 20); break;
-		case 'q': p->percentQuery = parseLong(argv[0], opt, optarg, 1, 100); break;
-		case 'r': p->numRelation = parseLong(argv[0], opt, optarg, 1, 1L << 30); break;
-		case 't': p->numTransaction = parseLong(argv[0], opt, optarg, 0, 1L << 40); break;
-		case 'u': p->percentUser = parseLong(argv[0], opt, optarg, 0, 100); break;
+		case 'c': p->numClient = args_long(argv[0], opt, optarg, 1, 4096); break;
+		case 'n': p->numQuery = args_long(argv[0], opt, optarg, 1, 1L << 20); break;
+		case 'q': p->percentQuery = args_long(argv[0], opt, optarg, 1, 100); break;
+		case 'r': p->numRelation = args_long(argv[0], opt, optarg, 1, 1L << 30); break;
+		case 't': p->numTransaction = args_long(argv[0], opt, optarg, 0, 1L << 40); break;
+		case 'u': p->percentUser = args_long(argv[0], opt, optarg, 0, 100); break;
 		default:
-			fprintf(stderr, "%s: unknown option or missing value: -%c\n", argv[0],
-			        optopt);
+			args_bad_option(argv[0]);
 			usage(argv[0]);
 		}
 	}

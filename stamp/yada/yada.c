@@ -21,6 +21,7 @@
 #include "mesh.h"
 #include "random.h"
 #include "region.h"
+#include "args.h"
 #include "report.h"
 #include "thread.h"
 #include "timer.h"
@@ -54,33 +55,20 @@ static void parseArgs(int argc, char **argv, params_t *p)
 {
 	*p = (params_t){ 20.0, NULL, 1 };
 	int opt;
-	char *end;
 	opterr = 0;
 	while ((opt = getopt(argc, argv, "a:i:t:")) != -1) {
 		switch (opt) {
 		case 'a':
-			p->angleConstraint = strtod(optarg, &end);
-			if (*optarg == '\0' || *end != '\0' || !(p->angleConstraint > 0.0) ||
-			    p->angleConstraint > 60.0) {
-				fprintf(stderr, "%s: bad value '%s' for -a (0 < angle <= 60)\n",
-				        argv[0], optarg);
-				exit(2);
-			}
+			p->angleConstraint = args_double(argv[0], opt, optarg, 0.0, 60.0, 1);
 			break;
 		case 'i':
 			p->inputPrefix = optarg;
 			break;
 		case 't':
-			p->numThread = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || p->numThread < 1 || p->numThread > 4096) {
-				fprintf(stderr, "%s: bad value '%s' for -t (allowed 1..4096)\n",
-				        argv[0], optarg);
-				exit(2);
-			}
+			p->numThread = args_long(argv[0], opt, optarg, 1, 4096);
 			break;
 		default:
-			fprintf(stderr, "%s: unknown option or missing value: -%c\n", argv[0],
-			        optopt);
+			args_bad_option(argv[0]);
 			usage(argv[0]);
 		}
 	}
