@@ -493,6 +493,21 @@ static long sb7_operation_op11(sb7_thread_t *th)
 	return SB7_FAILED;
 }
 
+/* The sub-assemblies of parent (a random assembly and its siblings): read
+ * their build dates, or update them.  Returns how many there are. */
+static long sb7_touch_sub_assemblies(sb7_complex_assembly_t *parent, bool update)
+{
+	long n = sb7_vec_count(&parent->sub_assemblies);
+	for (long i = 0; i < n; i++) {
+		sb7_assembly_t *sibling = sb7_vec_get(&parent->sub_assemblies, i);
+		if (update)
+			sb7_assembly_update_build_date(sibling);
+		else
+			SB7_TOUCH(&sibling->build_date);
+	}
+	return n;
+}
+
 /* OP6 / OP12: a random complex assembly and its siblings (or itself if it
  * is the root). */
 static long sb7_complex_siblings(sb7_thread_t *th, bool update)
@@ -510,15 +525,7 @@ static long sb7_complex_siblings(sb7_thread_t *th, bool update)
 			SB7_TOUCH(&ca->a.build_date);
 		return 1;
 	}
-	long n = sb7_vec_count(&parent->sub_assemblies);
-	for (long i = 0; i < n; i++) {
-		sb7_assembly_t *sibling = sb7_vec_get(&parent->sub_assemblies, i);
-		if (update)
-			sb7_assembly_update_build_date(sibling);
-		else
-			SB7_TOUCH(&sibling->build_date);
-	}
-	return n;
+	return sb7_touch_sub_assemblies(parent, update);
 }
 
 static long sb7_operation_op6(sb7_thread_t *th) { return sb7_complex_siblings(th, false); }
@@ -533,15 +540,7 @@ static long sb7_base_siblings(sb7_thread_t *th, bool update)
 	if (ba == NULL)
 		return SB7_FAILED;
 	sb7_complex_assembly_t *parent = SB7_LOAD(&ba->a.super_assembly);
-	long n = sb7_vec_count(&parent->sub_assemblies);
-	for (long i = 0; i < n; i++) {
-		sb7_assembly_t *sibling = sb7_vec_get(&parent->sub_assemblies, i);
-		if (update)
-			sb7_assembly_update_build_date(sibling);
-		else
-			SB7_TOUCH(&sibling->build_date);
-	}
-	return n;
+	return sb7_touch_sub_assemblies(parent, update);
 }
 
 static long sb7_operation_op7(sb7_thread_t *th) { return sb7_base_siblings(th, false); }
