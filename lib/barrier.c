@@ -121,6 +121,11 @@ int tm_barrier_wait(tm_barrier_t *b)
 
 /* ---- explicit order and order queries --------------------------------------- */
 
+bool tm_is_deterministic(void)
+{
+	return potm_backend.order != NULL;
+}
+
 uint64_t tm_last_order(void)
 {
 	potm_thread_t *t = potm_self();

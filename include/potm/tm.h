@@ -35,6 +35,7 @@
 #define POTM_TM_H
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -379,6 +380,13 @@ int tm_barrier_destroy(tm_barrier_t *b);
  * run's final state. */
 #define TM_ORDER_NONE UINT64_MAX
 uint64_t tm_last_order(void);
+
+/* True when the linked backend commits in a deterministic order (pot,
+ * pot-rtm, pot-rot, in every POTM_MODE), false otherwise.  A program whose
+ * transactions read shared memory without barriers (STAMP's labyrinth
+ * copies its grid with plain loads) must make those reads part of its
+ * transaction when this is true, or its result may depend on timing. */
+bool tm_is_deterministic(void);
 
 /* Explicit order (POTM_SEQUENCER=explicit, backend pot): the calling
  * thread's next top-level transaction takes slot seqno.  Slots are

@@ -15,6 +15,7 @@ grid_t *grid_alloc(long width, long height, long depth)
 	g->width = width;
 	g->height = height;
 	g->depth = depth;
+	g->epoch = 0;
 	long n = width * height * depth;
 	/* Aligned like STAMP's, so copies work on whole cache lines. */
 	if (posix_memalign((void **)&g->points, 32, n * sizeof *g->points) != 0) {

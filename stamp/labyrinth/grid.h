@@ -17,6 +17,8 @@ typedef struct grid {
 	long height;
 	long depth;
 	long *points;        /* (z * height + y) * width + x; 32-byte aligned */
+	long epoch;          /* shared grid, deterministic backends only: paths
+	                        claimed so far (see route() in router.c) */
 } grid_t;
 
 grid_t *grid_alloc(long width, long height, long depth);   /* all EMPTY */

@@ -8,6 +8,16 @@
  * cell of the chosen path is read transactionally and must still be
  * EMPTY, otherwise the transaction restarts and routes again on a fresh
  * copy.
+ *
+ * Deterministic backends.  A stale copy is harmless to correctness but
+ * not to determinism: a path found on it may still be claimable, and
+ * then which path a pair gets depends on how far the earlier transactions
+ * in the order had got when the copy was taken.  So with such a backend
+ * the route transaction also reads the shared grid's epoch (paths claimed
+ * so far) before copying and bumps it when it claims: any claim committed
+ * after the read invalidates the transaction, so a route that commits was
+ * computed on exactly the state its place in the order gives it.  Other
+ * backends skip this, which keeps their routes free of a common conflict.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,7 +187,9 @@ static bool_t route(TM_ARGDECL const router_t *r, grid_t *shared, grid_t *myGrid
 	volatile bool_t success = FALSE;
 	long src = grid_getIndex(shared, pair->src.x, pair->src.y, pair->src.z);
 	long dst = grid_getIndex(shared, pair->dst.x, pair->dst.y, pair->dst.z);
+	bool deterministic = tm_is_deterministic();
 	TM_BEGIN();
+	long epoch = deterministic ? (long)TM_SHARED_READ(shared->epoch) : 0;
 	grid_copy(myGrid, shared);
 	if (expand(r, myGrid, q, src, dst) && traceback(r, myGrid, shared, dst, path)) {
 		long n = vector_getSize(path);
@@ -187,6 +199,8 @@ static bool_t route(TM_ARGDECL const router_t *r, grid_t *shared, grid_t *myGrid
 				TM_RESTART();   /* taken since the copy: route again */
 			TM_SHARED_WRITE(*cell, GRID_POINT_FULL);
 		}
+		if (deterministic)
+			TM_SHARED_WRITE(shared->epoch, epoch + 1);
 		TM_LOCAL_WRITE(success, TRUE);
 	}
 	TM_END();

@@ -46,6 +46,8 @@ START_TEST(config_defaults_and_env)
 	start();
 	ck_assert_uint_eq(tm_current_config()->lock_bits, 12);
 	ck_assert_str_eq(tm_backend_name(), POTM_BACKEND_NAME);
+	/* The pot family (pot, pot-rtm, pot-rot) and only it orders commits. */
+	ck_assert_int_eq(tm_is_deterministic(), strncmp(POTM_BACKEND_NAME, "pot", 3) == 0);
 	stop();
 }
 END_TEST
