@@ -50,6 +50,11 @@ static const struct cfg_field cfg_fields[] = {
 	S("POTM_MODE", mode, cfg_modes),
 	S("POTM_SEQUENCER", sequencer, cfg_sequencers),
 	F("POTM_TURN_TIMEOUT_MS", turn_timeout_ms, CFG_UINT, 0, 3600000),
+	F("POTM_DP_SPLIT_MS", dp_split_ms, CFG_UINT, 1, 10000),
+	F("POTM_DP_STASH_MAX", dp_stash_max, CFG_UINT, 1, 1000000),
+	F("POTM_DP_CLASSIFY_MS", dp_classify_ms, CFG_UINT, 0, 600000),
+	F("POTM_DP_SPLIT_IMPACT", dp_split_impact, CFG_UINT, 1, 1000000),
+	F("POTM_DP_JOIN_IMPACT", dp_join_impact, CFG_UINT, 0, 1000000),
 };
 #undef F
 #undef S
@@ -75,6 +80,11 @@ void tm_config_default(tm_config_t *cfg)
 	strcpy(cfg->mode, "pot");
 	strcpy(cfg->sequencer, "round-robin");
 	cfg->turn_timeout_ms = 60000;
+	cfg->dp_split_ms = 20;
+	cfg->dp_stash_max = 1024;
+	cfg->dp_classify_ms = 200;
+	cfg->dp_split_impact = 100;
+	cfg->dp_join_impact = 20;
 }
 
 static unsigned long cfg_get(const tm_config_t *cfg, const struct cfg_field *f)
@@ -184,7 +194,7 @@ int tm_config_from_env(tm_config_t *cfg)
 					ignored = true;   /* the backend reads it */
 			if (ignored)
 				continue;
-			char known[512] = "";
+			char known[1024] = "";
 			for (size_t i = 0; i < NFIELDS; i++) {
 				strncat(known, cfg_fields[i].env, sizeof known - strlen(known) - 1);
 				if (i + 1 < NFIELDS)

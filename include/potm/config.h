@@ -57,6 +57,22 @@ typedef struct tm_config {
 	                           the TM API this long while others wait (or a
 	                           gap in the explicit order) is reported as a
 	                           fatal error; 0 = wait forever */
+	/* The Doppel layer (potm/doppel.h; ignored unless dp_init is called). */
+	unsigned dp_split_ms;   /* POTM_DP_SPLIT_MS 1..10000, default 20: length
+	                           of a split phase (t_s) */
+	unsigned dp_stash_max;  /* POTM_DP_STASH_MAX 1..1000000, default 1024:
+	                           end a split phase early once this many
+	                           transactions wait in stashes (n_s) */
+	unsigned dp_classify_ms; /* POTM_DP_CLASSIFY_MS 0..600000, default 200:
+	                           classifier period (t_c); 0 = off, only
+	                           dp_split/dp_join split records */
+	unsigned dp_split_impact; /* POTM_DP_SPLIT_IMPACT 1..1000000, default
+	                           100: split a record whose impact (per mille,
+	                           lib/doppel/classify.c) reaches this; half of
+	                           it once a record is split (T_split) */
+	unsigned dp_join_impact; /* POTM_DP_JOIN_IMPACT 0..1000000, default 20:
+	                           join a split record whose impact falls below
+	                           this (T_join) */
 } tm_config_t;
 
 /* Fill *cfg with the defaults above (environment not applied). */

@@ -38,6 +38,11 @@ typedef struct tm_config {
     char mode[24];
     char sequencer[16];
     unsigned turn_timeout_ms;
+    unsigned dp_split_ms;
+    unsigned dp_stash_max;
+    unsigned dp_classify_ms;
+    unsigned dp_split_impact;
+    unsigned dp_join_impact;
 } tm_config_t;
 
 void tm_config_default(tm_config_t *cfg);

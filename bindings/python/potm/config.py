@@ -104,6 +104,18 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
     ConfigField("turn_timeout_ms", "POTM_TURN_TIMEOUT_MS", 0, 3600000, 60000,
                 "pot backend: a turn held this long outside the TM API is a fatal "
                 "error (0 = wait forever)"),
+    ConfigField("dp_split_ms", "POTM_DP_SPLIT_MS", 1, 10000, 20,
+                "Doppel: length of a split phase (t_s)"),
+    ConfigField("dp_stash_max", "POTM_DP_STASH_MAX", 1, 1000000, 1024,
+                "Doppel: end a split phase early once this many transactions "
+                "are stashed (n_s)"),
+    ConfigField("dp_classify_ms", "POTM_DP_CLASSIFY_MS", 0, 600000, 200,
+                "Doppel: classifier period (t_c); 0 = split by hand only"),
+    ConfigField("dp_split_impact", "POTM_DP_SPLIT_IMPACT", 1, 1000000, 100,
+                "Doppel: impact (per mille) at which a record is split (T_split)"),
+    ConfigField("dp_join_impact", "POTM_DP_JOIN_IMPACT", 0, 1000000, 20,
+                "Doppel: impact (per mille) below which a split record is "
+                "joined (T_join)"),
 )
 
 _BY_NAME = {f.name: f for f in CONFIG_FIELDS}
