@@ -264,6 +264,7 @@ typedef struct bench_gate {
 typedef struct bench_run_ctx {
 	const bench_common_t *c;
 	bench_op_fn op;
+	bench_thread_fn enter, leave;
 	void *shared;
 	bench_gate_t gate;
 	int stop;              /* atomic: the duration is over */
@@ -297,6 +298,8 @@ static void *bench_worker(void *p)
 		const bench_op_fn op = ctx->op;
 		void *const shared = ctx->shared;
 		uint64_t budget = ctx->c->ops_per_thread;
+		if (ctx->enter)
+			ctx->enter(shared, self);
 		if (budget) {
 			for (uint64_t i = 0; i < budget; i++)
 				op(shared, self);
@@ -309,6 +312,8 @@ static void *bench_worker(void *p)
 			}
 			self->ops = ops;
 		}
+		if (ctx->leave)
+			ctx->leave(shared, self);
 	}
 	if (registered)
 		tm_thread_exit();
@@ -322,6 +327,12 @@ static double bench_seconds_between(const struct timespec *a, const struct times
 
 int bench_run(const bench_common_t *c, bench_op_fn op, void *shared,
               bench_run_result_t *out)
+{
+	return bench_run_with(c, op, NULL, NULL, shared, out);
+}
+
+int bench_run_with(const bench_common_t *c, bench_op_fn op, bench_thread_fn enter,
+                   bench_thread_fn leave, void *shared, bench_run_result_t *out)
 {
 	unsigned n = (unsigned)c->threads;
 	memset(out, 0, sizeof *out);
@@ -337,7 +348,8 @@ int bench_run(const bench_common_t *c, bench_op_fn op, void *shared,
 	}
 	memset(threads, 0, n * sizeof *threads);
 
-	bench_run_ctx_t ctx = { .c = c, .op = op, .shared = shared };
+	bench_run_ctx_t ctx = { .c = c, .op = op, .enter = enter, .leave = leave,
+	                        .shared = shared };
 	pthread_mutex_init(&ctx.gate.lock, NULL);
 	pthread_cond_init(&ctx.gate.cond, NULL);
 

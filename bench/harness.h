@@ -146,6 +146,15 @@ typedef struct bench_run_result {
 int bench_run(const bench_common_t *c, bench_op_fn op, void *shared,
               bench_run_result_t *out);
 
+/* The same, with per-worker hooks: enter(shared, self) after the start
+ * gate, before the first operation, and leave(shared, self) after the
+ * last one, before the worker unregisters from the TM (for layers with
+ * their own thread registration: Doppel's dp_thread_enter/exit).  Either
+ * may be NULL.  The time spent in leave is part of elapsed_s. */
+typedef void (*bench_thread_fn)(void *shared, bench_thread_t *self);
+int bench_run_with(const bench_common_t *c, bench_op_fn op, bench_thread_fn enter,
+                   bench_thread_fn leave, void *shared, bench_run_result_t *out);
+
 /* ---- the report -------------------------------------------------------------- */
 
 typedef enum bench_kv_type {

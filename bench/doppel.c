@@ -1,0 +1,382 @@
+/*
+ * bench/doppel.c — the Doppel benchmarks of Narula's thesis, chapter 7,
+ * on potm's Doppel layer (potm/doppel.h).
+ *
+ * Workloads (-w):
+ *   incr1  -k keys; each transaction increments one key; -p percent of
+ *          them hit key 0 (the hot key), the rest a uniform key.
+ *   incrz  each transaction increments one key drawn from Zipf(-a/100)
+ *          over -k keys (key 0 the most popular).
+ *   like   -k pages and -U users; a write transaction records that a user
+ *          likes a page (put the user's last page, add 1 to the page's
+ *          count), a read transaction reads a page's count and a user's
+ *          last page; pages Zipf(-a/100), users uniform, -u percent
+ *          writes.  Read and write latencies (mean, p99) are reported;
+ *          a read stashed in a split phase waits for the joined phase
+ *          (dp_exec_wait), as a client of the thesis's LIKE would.
+ * Modes (-m):
+ *   doppel  the classifier decides what to split (POTM_DP_* settings)
+ *   occ     the same transactions through dp_exec, nothing split: the
+ *           backend alone (tl2: OCC, gl: one lock)
+ *   split   the hot records split by hand (incr1: key 0; incrz and like:
+ *           the -s most popular keys), no classifier
+ *   atomic  no transaction: an atomic increment (incr1, incrz)
+ * Every run checks the final values: the keys' sum equals the committed
+ * increments (and the hot key its own share), the pages' sum the committed
+ * likes.
+ */
+#include "harness.h"
+#include "potm_bench.h"
+
+#include <potm/doppel.h>
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+POTM_BENCH_EXPORT int potm_bench_doppel(int argc, char **argv);
+
+enum dpb_workload { W_INCR1, W_INCRZ, W_LIKE };
+static const char *const dpb_workloads[] = { "incr1", "incrz", "like", NULL };
+enum dpb_mode { M_DOPPEL, M_OCC, M_SPLIT, M_ATOMIC };
+static const char *const dpb_modes[] = { "doppel", "occ", "split", "atomic", NULL };
+
+/* bench_thread_t counters */
+enum { C_WRITES, C_HOT, C_READS, C_RLAT_NS, C_WLAT_NS };
+
+#define LAT_BUCKETS 640   /* 16 per power of two, up to 2^40 ns */
+
+typedef struct dpb {
+	enum dpb_workload workload;
+	enum dpb_mode mode;
+	uint64_t keys, users, hot_pct, alpha_pct, write_pct;
+	dp_rec_t *key;          /* incr: the keys; like: the pages */
+	dp_rec_t *user;         /* like */
+	double *cdf;            /* Zipf: cumulative probabilities, NULL if uniform */
+	uint32_t (*lat)[2][LAT_BUCKETS];   /* like: per thread, read/write */
+} dpb_t;
+
+static uint64_t dpb_pick_zipf(const dpb_t *b, bench_thread_t *self)
+{
+	if (b->cdf == NULL)
+		return bench_rng_below(&self->rng, b->keys);
+	double u = (double)(bench_rng_next(&self->rng) >> 11) * 0x1p-53;
+	uint64_t lo = 0, hi = b->keys - 1;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (b->cdf[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int dpb_build_zipf(dpb_t *b)
+{
+	if (b->alpha_pct == 0)
+		return 0;
+	b->cdf = malloc(b->keys * sizeof *b->cdf);
+	if (b->cdf == NULL)
+		return -1;
+	double alpha = (double)b->alpha_pct / 100.0, sum = 0;
+	for (uint64_t i = 0; i < b->keys; i++)
+		b->cdf[i] = (sum += pow((double)(i + 1), -alpha));
+	for (uint64_t i = 0; i < b->keys; i++)
+		b->cdf[i] /= sum;
+	b->cdf[b->keys - 1] = 1.0;
+	return 0;
+}
+
+/* ---- transactions ---------------------------------------------------------- */
+
+static void dpb_incr(void *rec)
+{
+	dp_add(rec, 1);
+}
+
+typedef struct like_args {
+	dp_rec_t *user, *page;
+	int64_t page_id;
+	int64_t seen;
+} like_args_t;
+
+static void dpb_like_write(void *p)
+{
+	like_args_t *a = p;
+	dp_put(a->user, a->page_id);
+	dp_add(a->page, 1);
+}
+
+static void dpb_like_read(void *p)
+{
+	like_args_t *a = p;
+	a->seen = dp_get(a->page) + dp_get(a->user);
+}
+
+static uint64_t dpb_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static unsigned dpb_lat_bucket(uint64_t ns)
+{
+	if (ns < 16)
+		return (unsigned)ns;
+	unsigned log = 63 - (unsigned)__builtin_clzll(ns);           /* >= 4 */
+	unsigned b = log * 16 + (unsigned)((ns >> (log - 4)) & 15);
+	return b < LAT_BUCKETS ? b : LAT_BUCKETS - 1;
+}
+
+static uint64_t dpb_lat_value(unsigned b)   /* lower bound of bucket b */
+{
+	if (b < 16)
+		return b;
+	unsigned log = b / 16;
+	return ((uint64_t)16 + (b % 16)) << (log - 4);
+}
+
+static void dpb_op(void *shared, bench_thread_t *self)
+{
+	dpb_t *b = shared;
+	if (b->workload == W_LIKE) {
+		like_args_t a;
+		a.user = &b->user[bench_rng_below(&self->rng, b->users)];
+		a.page_id = (int64_t)dpb_pick_zipf(b, self);
+		a.page = &b->key[a.page_id];
+		bool write = bench_rng_below(&self->rng, 100) < b->write_pct;
+		uint64_t t0 = dpb_now_ns();
+		int rc = dp_exec_wait(write ? dpb_like_write : dpb_like_read, &a);
+		uint64_t ns = dpb_now_ns() - t0;
+		if (rc != DP_COMMITTED)
+			return;
+		self->count[write ? C_WRITES : C_READS]++;
+		self->count[write ? C_WLAT_NS : C_RLAT_NS] += ns;
+		b->lat[self->id][write][dpb_lat_bucket(ns)]++;
+		return;
+	}
+	uint64_t k = b->workload == W_INCR1
+		? (bench_rng_below(&self->rng, 100) < b->hot_pct
+		   ? 0 : bench_rng_below(&self->rng, b->keys))
+		: dpb_pick_zipf(b, self);
+	if (b->mode == M_ATOMIC)
+		__atomic_fetch_add(&b->key[k].value, 1, __ATOMIC_RELAXED);
+	else if (dp_exec(dpb_incr, &b->key[k]) != DP_COMMITTED)
+		return;   /* never: increments are not stashed */
+	self->count[C_WRITES]++;
+	self->count[C_HOT] += k == 0;
+}
+
+static void dpb_enter(void *shared, bench_thread_t *self)
+{
+	(void)shared;
+	(void)self;
+	if (dp_thread_enter() != 0) {
+		fprintf(stderr, "doppel: dp_thread_enter: %s\n", tm_last_error());
+		abort();
+	}
+}
+
+static void dpb_leave(void *shared, bench_thread_t *self)
+{
+	(void)shared;
+	(void)self;
+	dp_thread_exit();
+}
+
+/* ---- the run ----------------------------------------------------------------- */
+
+static void dpb_percentiles(const dpb_t *b, unsigned threads, int kind, uint64_t *p99)
+{
+	uint64_t total = 0, acc = 0;
+	for (unsigned t = 0; t < threads; t++)
+		for (unsigned i = 0; i < LAT_BUCKETS; i++)
+			total += b->lat[t][kind][i];
+	*p99 = 0;
+	if (total == 0)
+		return;
+	for (unsigned i = 0; i < LAT_BUCKETS; i++) {
+		for (unsigned t = 0; t < threads; t++)
+			acc += b->lat[t][kind][i];
+		if (acc * 100 >= total * 99) {
+			*p99 = dpb_lat_value(i);
+			return;
+		}
+	}
+}
+
+int potm_bench_doppel(int argc, char **argv)
+{
+	bench_common_t c = { .name = "doppel" };
+	unsigned workload = W_INCR1, mode = M_DOPPEL;
+	uint64_t keys = 1000000, users = 100000, hot_pct = 100, alpha_pct = 140,
+	         write_pct = 50, nsplit = 1;
+	bool alpha_given = false;
+	const bench_option_t opts[] = {
+		{ 'w', BENCH_OPT_CHOICE, "workload", "incr1, incrz or like (default incr1)",
+		  0, 0, dpb_workloads, &workload, NULL },
+		{ 'm', BENCH_OPT_CHOICE, "mode",
+		  "doppel, occ, split or atomic (default doppel)", 0, 0, dpb_modes, &mode, NULL },
+		{ 'k', BENCH_OPT_UINT, "key count", "keys, or pages for like (default 1000000)",
+		  1, (uint64_t)1 << 26, NULL, &keys, NULL },
+		{ 'U', BENCH_OPT_UINT, "user count", "like: users (default 100000)",
+		  1, (uint64_t)1 << 26, NULL, &users, NULL },
+		{ 'p', BENCH_OPT_UINT, "hot percentage",
+		  "incr1: percent of transactions on the hot key (default 100)", 0, 100,
+		  NULL, &hot_pct, NULL },
+		{ 'a', BENCH_OPT_UINT, "Zipf alpha x 100",
+		  "incrz, like: Zipf parameter times 100 (default 140)", 0, 400, NULL,
+		  &alpha_pct, &alpha_given },
+		{ 'u', BENCH_OPT_UINT, "write percentage",
+		  "like: percent of write transactions (default 50)", 0, 100, NULL,
+		  &write_pct, NULL },
+		{ 's', BENCH_OPT_UINT, "split count",
+		  "split mode, incrz and like: the most popular keys split by hand "
+		  "(default 1)", 1, 256, NULL, &nsplit, NULL },
+	};
+	int rc = bench_parse(&c, "doppel: hot-record workloads of the Doppel thesis "
+	                     "(INCR1, INCRZ, LIKE) on the split-slice layer",
+	                     opts, sizeof opts / sizeof opts[0], argc, argv);
+	if (rc != BENCH_EXIT_OK || c.help)
+		return rc;
+	if (mode == M_ATOMIC && workload == W_LIKE)
+		return bench_usage_error(&c, "-m atomic runs incr1 and incrz only");
+	if (workload == W_INCR1 && alpha_given)
+		return bench_usage_error(&c, "-a is for incrz and like (incr1 uses -p)");
+	if (mode != M_DOPPEL)
+		setenv("POTM_DP_CLASSIFY_MS", "0", 1);   /* nothing splits by itself */
+
+	dpb_t b = {
+		.workload = workload, .mode = mode, .keys = keys, .users = users,
+		.hot_pct = hot_pct, .alpha_pct = workload == W_INCR1 ? 0 : alpha_pct,
+		.write_pct = write_pct,
+	};
+	b.key = calloc(keys, sizeof *b.key);
+	b.user = workload == W_LIKE ? calloc(users, sizeof *b.user) : NULL;
+	b.lat = workload == W_LIKE ? calloc(c.threads, sizeof *b.lat) : NULL;
+	if (b.key == NULL || (workload == W_LIKE && (b.user == NULL || b.lat == NULL)) ||
+	    dpb_build_zipf(&b) != 0) {
+		fprintf(stderr, "doppel: out of memory for %" PRIu64 " keys\n", keys);
+		return BENCH_EXIT_FAILED;
+	}
+	for (uint64_t i = 0; i < keys; i++)
+		dp_rec_init_int(&b.key[i], 0);
+	for (uint64_t i = 0; b.user && i < users; i++)
+		dp_rec_init_int(&b.user[i], -1);
+
+	rc = bench_tm_start(&c);
+	if (rc != BENCH_EXIT_OK)
+		goto out;
+	if (mode != M_ATOMIC && dp_init() != 0) {
+		fprintf(stderr, "doppel: dp_init: %s\n", tm_last_error());
+		bench_tm_stop();
+		rc = BENCH_EXIT_FAILED;
+		goto out;
+	}
+	if (mode == M_SPLIT) {
+		uint64_t n = workload == W_INCR1 ? 1 : nsplit < keys ? nsplit : keys;
+		for (uint64_t i = 0; i < n; i++)
+			if (dp_split(&b.key[i], DP_ADD) != 0) {
+				fprintf(stderr, "doppel: dp_split: %s\n", tm_last_error());
+				rc = BENCH_EXIT_USAGE;
+				break;
+			}
+		if (rc == BENCH_EXIT_OK)
+			dp_wait_phases(1);   /* applied before the run starts */
+	}
+	tm_stats_reset();
+	bench_run_result_t run = { 0 };
+	if (rc == BENCH_EXIT_OK)
+		rc = bench_run_with(&c, dpb_op, mode == M_ATOMIC ? NULL : dpb_enter,
+		                    mode == M_ATOMIC ? NULL : dpb_leave, &b, &run);
+	tm_stats_t stats;
+	tm_stats(&stats);
+	dp_stats_t ds = { 0 };
+	if (mode != M_ATOMIC) {
+		dp_stats(&ds);
+		dp_shutdown();   /* reconciled and joined: the records hold everything */
+	}
+	bench_tm_stop();
+	if (rc != BENCH_EXIT_OK)
+		goto out;
+
+	bench_verdict_t verdict = { .failed = false };
+	int64_t sum = 0;
+	for (uint64_t i = 0; i < keys; i++)
+		sum += b.key[i].value;
+	if (sum != (int64_t)run.count[C_WRITES])
+		bench_fail(&verdict, "the %s sum to %" PRId64 ", but %" PRIu64 " %s committed",
+		           workload == W_LIKE ? "pages' likes" : "keys", sum,
+		           run.count[C_WRITES], workload == W_LIKE ? "likes" : "increments");
+	else if (workload == W_INCR1 && b.key[0].value != (int64_t)run.count[C_HOT])
+		bench_fail(&verdict, "the hot key holds %" PRId64 ", but %" PRIu64 " of its "
+		           "increments committed", b.key[0].value, run.count[C_HOT]);
+
+	uint64_t rp99 = 0, wp99 = 0;
+	if (workload == W_LIKE) {
+		dpb_percentiles(&b, (unsigned)c.threads, 0, &rp99);
+		dpb_percentiles(&b, (unsigned)c.threads, 1, &wp99);
+	}
+	uint64_t reads = run.count[C_READS], writes = run.count[C_WRITES];
+	const bench_kv_t params[] = {
+		BENCH_STR("workload", dpb_workloads[workload]),
+		BENCH_STR("mode", dpb_modes[mode]),
+		BENCH_U64("keys", keys),
+		workload == W_LIKE ? BENCH_U64("users", users) : BENCH_NULL("users"),
+		workload == W_INCR1 ? BENCH_U64("hot_pct", hot_pct) : BENCH_NULL("hot_pct"),
+		workload == W_INCR1 ? BENCH_NULL("alpha_x100") : BENCH_U64("alpha_x100", alpha_pct),
+		workload == W_LIKE ? BENCH_U64("write_pct", write_pct) : BENCH_NULL("write_pct"),
+		mode == M_SPLIT ? BENCH_U64("split_by_hand", workload == W_INCR1 ? 1 : nsplit)
+		                : BENCH_NULL("split_by_hand"),
+	};
+	const bench_kv_t counts[] = {
+		BENCH_U64("writes", writes),
+		BENCH_U64("hot_writes", run.count[C_HOT]),
+		BENCH_U64("reads", reads),
+		BENCH_U64("read_mean_ns", reads ? run.count[C_RLAT_NS] / reads : 0),
+		BENCH_U64("read_p99_ns", rp99),
+		BENCH_U64("write_mean_ns", workload == W_LIKE && writes
+		                           ? run.count[C_WLAT_NS] / writes : 0),
+		BENCH_U64("write_p99_ns", wp99),
+		BENCH_U64("split_phases", ds.split_phases),
+		BENCH_U64("split_txs", ds.split_txs),
+		BENCH_U64("stashed", ds.stashed),
+		BENCH_U64("splits", ds.splits),
+		BENCH_U64("joins", ds.joins),
+		BENCH_U64("split_records", ds.split_records),
+		BENCH_U64("classified", ds.classified),
+	};
+	bench_report_t report = {
+		.params = params, .nparams = sizeof params / sizeof params[0],
+		.counts = counts, .ncounts = sizeof counts / sizeof counts[0],
+		.run = &run, .stats = &stats,
+		.verified = !verdict.failed,
+		.verify_msg = verdict.failed ? verdict.msg : "ok",
+	};
+	bench_report(&c, &report);
+	if (verdict.failed) {
+		fprintf(stderr, "doppel: verification failed: %s\n", verdict.msg);
+		rc = BENCH_EXIT_FAILED;
+	}
+out:
+	free(b.key);
+	free(b.user);
+	free(b.cdf);
+	free(b.lat);
+	return rc;
+}
+
+#ifdef POTM_DOPPEL_MAIN
+int main(int argc, char **argv)
+{
+	return potm_bench_doppel(argc, argv);
+}
+#endif
+
+BENCH_REGISTER("doppel", potm_bench_doppel,
+               "hot-record workloads of the Doppel thesis on the split-slice layer");
