@@ -4,7 +4,9 @@
  *
  * Workloads (-w):
  *   incr1  -k keys; each transaction increments one key; -p percent of
- *          them hit key 0 (the hot key), the rest a uniform key.
+ *          them hit the hot key, the rest a uniform key.  The hot key is
+ *          key 0, or with -c N it moves every N ms (key 0, 1, 2, ...: the
+ *          thesis's Figure 7.3, where the classifier has to follow it).
  *   incrz  each transaction increments one key drawn from Zipf(-a/100)
  *          over -k keys (key 0 the most popular).
  *   like   -k pages and -U users; a write transaction records that a user
@@ -21,9 +23,11 @@
  *   split   the hot records split by hand (incr1: key 0; incrz and like:
  *           the -s most popular keys), no classifier
  *   atomic  no transaction: an atomic increment (incr1, incrz)
+ * With -i N (default 100 when -c is given) the report's counts also hold
+ * "timeline": the transactions committed in each N ms interval.
  * Every run checks the final values: the keys' sum equals the committed
- * increments (and the hot key its own share), the pages' sum the committed
- * likes.
+ * increments (and the hot keys hold at least their share), the pages' sum
+ * the committed likes.
  */
 #include "harness.h"
 #include "potm_bench.h"
@@ -48,6 +52,16 @@ static const char *const dpb_modes[] = { "doppel", "occ", "split", "atomic", NUL
 enum { C_WRITES, C_HOT, C_READS, C_RLAT_NS, C_WLAT_NS };
 
 #define LAT_BUCKETS 640   /* 16 per power of two, up to 2^40 ns */
+#define TL_MAX 100000     /* timeline intervals kept; later ones go to the last */
+#define TL_CHECK 32       /* a worker reads the clock every TL_CHECK operations */
+
+/* A worker's view of time for -c and -i, refreshed every TL_CHECK ops. */
+typedef struct dpb_clock {
+	uint64_t ops_left;      /* operations before the next clock read */
+	uint64_t hot;           /* the current hot key */
+	uint64_t epochs;        /* hot keys used so far: keys 0..epochs-1 */
+	uint64_t *slot;         /* this interval's timeline counter */
+} __attribute__((aligned(64))) dpb_clock_t;
 
 typedef struct dpb {
 	enum dpb_workload workload;
@@ -57,7 +71,41 @@ typedef struct dpb {
 	dp_rec_t *user;         /* like */
 	double *cdf;            /* Zipf: cumulative probabilities, NULL if uniform */
 	uint32_t (*lat)[2][LAT_BUCKETS];   /* like: per thread, read/write */
+	uint64_t change_ms, interval_ms;   /* -c, -i; 0 = off */
+	uint64_t t0_ns;                    /* the run's start, for -c and -i */
+	uint64_t tl_len;                   /* intervals per worker */
+	uint64_t *timeline;                /* [thread][tl_len] commits */
+	dpb_clock_t *clock;                /* per thread, if -c or -i */
 } dpb_t;
+
+static uint64_t dpb_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Refresh a worker's hot key and timeline interval from the clock; cheap
+ * enough to leave the clock read out of all but one in TL_CHECK ops. */
+static dpb_clock_t *dpb_tick(const dpb_t *b, const bench_thread_t *self)
+{
+	dpb_clock_t *ck = &b->clock[self->id];
+	if (ck->ops_left-- > 0)
+		return ck;
+	ck->ops_left = TL_CHECK - 1;
+	uint64_t ms = (dpb_now_ns() - b->t0_ns) / 1000000u;
+	if (b->change_ms) {
+		uint64_t epoch = ms / b->change_ms;
+		ck->hot = epoch % b->keys;
+		if (epoch + 1 > ck->epochs)
+			ck->epochs = epoch + 1 < b->keys ? epoch + 1 : b->keys;
+	}
+	if (b->interval_ms) {
+		uint64_t i = ms / b->interval_ms;
+		ck->slot = &b->timeline[self->id * b->tl_len + (i < b->tl_len ? i : b->tl_len - 1)];
+	}
+	return ck;
+}
 
 static uint64_t dpb_pick_zipf(const dpb_t *b, bench_thread_t *self)
 {
@@ -117,13 +165,6 @@ static void dpb_like_read(void *p)
 	a->seen = dp_get(a->page) + dp_get(a->user);
 }
 
-static uint64_t dpb_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static unsigned dpb_lat_bucket(uint64_t ns)
 {
 	if (ns < 16)
@@ -144,6 +185,7 @@ static uint64_t dpb_lat_value(unsigned b)   /* lower bound of bucket b */
 static void dpb_op(void *shared, bench_thread_t *self)
 {
 	dpb_t *b = shared;
+	dpb_clock_t *ck = b->clock ? dpb_tick(b, self) : NULL;
 	if (b->workload == W_LIKE) {
 		like_args_t a;
 		a.user = &b->user[bench_rng_below(&self->rng, b->users)];
@@ -156,20 +198,25 @@ static void dpb_op(void *shared, bench_thread_t *self)
 		if (rc != DP_COMMITTED)
 			return;
 		self->count[write ? C_WRITES : C_READS]++;
+		if (ck != NULL && ck->slot != NULL)
+			++*ck->slot;
 		self->count[write ? C_WLAT_NS : C_RLAT_NS] += ns;
 		b->lat[self->id][write][dpb_lat_bucket(ns)]++;
 		return;
 	}
+	uint64_t hot = ck != NULL ? ck->hot : 0;
 	uint64_t k = b->workload == W_INCR1
 		? (bench_rng_below(&self->rng, 100) < b->hot_pct
-		   ? 0 : bench_rng_below(&self->rng, b->keys))
+		   ? hot : bench_rng_below(&self->rng, b->keys))
 		: dpb_pick_zipf(b, self);
 	if (b->mode == M_ATOMIC)
 		__atomic_fetch_add(&b->key[k].value, 1, __ATOMIC_RELAXED);
 	else if (dp_exec(dpb_incr, &b->key[k]) != DP_COMMITTED)
 		return;   /* never: increments are not stashed */
 	self->count[C_WRITES]++;
-	self->count[C_HOT] += k == 0;
+	self->count[C_HOT] += k == hot;
+	if (ck != NULL && ck->slot != NULL)
+		++*ck->slot;
 }
 
 static void dpb_enter(void *shared, bench_thread_t *self)
@@ -215,8 +262,8 @@ int potm_bench_doppel(int argc, char **argv)
 	bench_common_t c = { .name = "doppel" };
 	unsigned workload = W_INCR1, mode = M_DOPPEL;
 	uint64_t keys = 1000000, users = 100000, hot_pct = 100, alpha_pct = 140,
-	         write_pct = 50, nsplit = 1;
-	bool alpha_given = false;
+	         write_pct = 50, nsplit = 1, change_ms = 0, interval_ms = 0;
+	bool alpha_given = false, interval_given = false;
 	const bench_option_t opts[] = {
 		{ 'w', BENCH_OPT_CHOICE, "workload", "incr1, incrz or like (default incr1)",
 		  0, 0, dpb_workloads, &workload, NULL },
@@ -238,6 +285,13 @@ int potm_bench_doppel(int argc, char **argv)
 		{ 's', BENCH_OPT_UINT, "split count",
 		  "split mode, incrz and like: the most popular keys split by hand "
 		  "(default 1)", 1, 256, NULL, &nsplit, NULL },
+		{ 'c', BENCH_OPT_UINT, "hot key period",
+		  "incr1: the hot key moves every N ms (default 0: never)", 0, 86400000,
+		  NULL, &change_ms, NULL },
+		{ 'i', BENCH_OPT_UINT, "timeline interval",
+		  "count commits per N ms interval, reported as counts.timeline "
+		  "(default 0: off; 100 with -c)", 0, 86400000, NULL, &interval_ms,
+		  &interval_given },
 	};
 	int rc = bench_parse(&c, "doppel: hot-record workloads of the Doppel thesis "
 	                     "(INCR1, INCRZ, LIKE) on the split-slice layer",
@@ -248,14 +302,34 @@ int potm_bench_doppel(int argc, char **argv)
 		return bench_usage_error(&c, "-m atomic runs incr1 and incrz only");
 	if (workload == W_INCR1 && alpha_given)
 		return bench_usage_error(&c, "-a is for incrz and like (incr1 uses -p)");
+	if (change_ms && workload != W_INCR1)
+		return bench_usage_error(&c, "-c is for incr1");
+	if (change_ms && mode == M_SPLIT)
+		return bench_usage_error(&c, "-c with -m split: a hand split cannot follow "
+		                         "the moving hot key (use -m doppel)");
+	if (change_ms && !interval_given)
+		interval_ms = 100;
 	if (mode != M_DOPPEL)
 		setenv("POTM_DP_CLASSIFY_MS", "0", 1);   /* nothing splits by itself */
 
 	dpb_t b = {
 		.workload = workload, .mode = mode, .keys = keys, .users = users,
 		.hot_pct = hot_pct, .alpha_pct = workload == W_INCR1 ? 0 : alpha_pct,
-		.write_pct = write_pct,
+		.write_pct = write_pct, .change_ms = change_ms, .interval_ms = interval_ms,
 	};
+	if (change_ms || interval_ms) {
+		uint64_t span = c.ops_per_thread ? TL_MAX * interval_ms : c.duration_ms;
+		b.tl_len = interval_ms ? span / interval_ms + 2 : 1;
+		if (b.tl_len > TL_MAX)
+			b.tl_len = TL_MAX;
+		b.timeline = calloc(c.threads * b.tl_len, sizeof *b.timeline);
+		b.clock = calloc(c.threads, sizeof *b.clock);
+		if (b.timeline == NULL || b.clock == NULL) {
+			fprintf(stderr, "doppel: out of memory for the timeline\n");
+			rc = BENCH_EXIT_FAILED;
+			goto out;
+		}
+	}
 	b.key = calloc(keys, sizeof *b.key);
 	b.user = workload == W_LIKE ? calloc(users, sizeof *b.user) : NULL;
 	b.lat = workload == W_LIKE ? calloc(c.threads, sizeof *b.lat) : NULL;
@@ -290,6 +364,7 @@ int potm_bench_doppel(int argc, char **argv)
 			dp_wait_phases(1);   /* applied before the run starts */
 	}
 	tm_stats_reset();
+	b.t0_ns = dpb_now_ns();
 	bench_run_result_t run = { 0 };
 	if (rc == BENCH_EXIT_OK)
 		rc = bench_run_with(&c, dpb_op, mode == M_ATOMIC ? NULL : dpb_enter,
@@ -313,9 +388,38 @@ int potm_bench_doppel(int argc, char **argv)
 		bench_fail(&verdict, "the %s sum to %" PRId64 ", but %" PRIu64 " %s committed",
 		           workload == W_LIKE ? "pages' likes" : "keys", sum,
 		           run.count[C_WRITES], workload == W_LIKE ? "likes" : "increments");
-	else if (workload == W_INCR1 && b.key[0].value != (int64_t)run.count[C_HOT])
+	else if (workload == W_INCR1 && !change_ms && b.key[0].value != (int64_t)run.count[C_HOT])
 		bench_fail(&verdict, "the hot key holds %" PRId64 ", but %" PRIu64 " of its "
 		           "increments committed", b.key[0].value, run.count[C_HOT]);
+	if (change_ms) {   /* the hot keys got their hot increments, and maybe more */
+		uint64_t epochs = 0;
+		int64_t hot_sum = 0;
+		for (uint64_t t = 0; t < c.threads; t++)
+			if (b.clock[t].epochs > epochs)
+				epochs = b.clock[t].epochs;
+		for (uint64_t i = 0; i < (epochs ? epochs : 1); i++)
+			hot_sum += b.key[i].value;
+		if (hot_sum < (int64_t)run.count[C_HOT])
+			bench_fail(&verdict, "the %" PRIu64 " hot keys hold %" PRId64 ", but %"
+			           PRIu64 " hot increments committed", epochs, hot_sum,
+			           run.count[C_HOT]);
+	}
+	uint64_t *timeline = NULL;   /* per interval, all threads */
+	if (interval_ms) {
+		timeline = calloc(b.tl_len, sizeof *timeline);
+		uint64_t total = 0;
+		for (uint64_t i = 0; timeline != NULL && i < b.tl_len; i++) {
+			for (uint64_t t = 0; t < c.threads; t++)
+				timeline[i] += b.timeline[t * b.tl_len + i];
+			total += timeline[i];
+		}
+		if (timeline != NULL && total != run.count[C_WRITES] + run.count[C_READS])
+			bench_fail(&verdict, "the timeline counts %" PRIu64 " transactions, not %"
+			           PRIu64, total, run.count[C_WRITES] + run.count[C_READS]);
+	}
+	uint64_t tl_shown = b.tl_len;   /* without the empty tail */
+	while (timeline != NULL && tl_shown > 0 && timeline[tl_shown - 1] == 0)
+		tl_shown--;
 
 	uint64_t rp99 = 0, wp99 = 0;
 	if (workload == W_LIKE) {
@@ -333,6 +437,8 @@ int potm_bench_doppel(int argc, char **argv)
 		workload == W_LIKE ? BENCH_U64("write_pct", write_pct) : BENCH_NULL("write_pct"),
 		mode == M_SPLIT ? BENCH_U64("split_by_hand", workload == W_INCR1 ? 1 : nsplit)
 		                : BENCH_NULL("split_by_hand"),
+		change_ms ? BENCH_U64("hot_change_ms", change_ms) : BENCH_NULL("hot_change_ms"),
+		interval_ms ? BENCH_U64("interval_ms", interval_ms) : BENCH_NULL("interval_ms"),
 	};
 	const bench_kv_t counts[] = {
 		BENCH_U64("writes", writes),
@@ -350,6 +456,7 @@ int potm_bench_doppel(int argc, char **argv)
 		BENCH_U64("joins", ds.joins),
 		BENCH_U64("split_records", ds.split_records),
 		BENCH_U64("classified", ds.classified),
+		timeline ? BENCH_U64S("timeline", timeline, tl_shown) : BENCH_NULL("timeline"),
 	};
 	bench_report_t report = {
 		.params = params, .nparams = sizeof params / sizeof params[0],
@@ -359,6 +466,7 @@ int potm_bench_doppel(int argc, char **argv)
 		.verify_msg = verdict.failed ? verdict.msg : "ok",
 	};
 	bench_report(&c, &report);
+	free(timeline);
 	if (verdict.failed) {
 		fprintf(stderr, "doppel: verification failed: %s\n", verdict.msg);
 		rc = BENCH_EXIT_FAILED;
@@ -368,6 +476,8 @@ out:
 	free(b.user);
 	free(b.cdf);
 	free(b.lat);
+	free(b.timeline);
+	free(b.clock);
 	return rc;
 }
 

@@ -28,6 +28,7 @@ foreach(b ${POTM_ENABLED_BACKENDS})
     else()
       set(_dp_runs "incr1-doppel-t2:-w,incr1,-m,doppel,-t,2"
                    "incr1-split-t8:-w,incr1,-m,split,-p,50,-t,8"
+                   "incr1-moving-t2:-w,incr1,-m,doppel,-c,50,-i,20,-t,2"
                    "incr1-atomic-t2:-w,incr1,-m,atomic,-t,2"
                    "incrz-doppel-t2:-w,incrz,-m,doppel,-t,2"
                    "like-split-t2:-w,like,-m,split,-s,4,-t,2"
@@ -46,3 +47,13 @@ foreach(b ${POTM_ENABLED_BACKENDS})
     endforeach()
   endif()
 endforeach()
+
+# Bad arguments: exit status 2 and a message naming the conflict.
+if(POTM_BUILD_TESTS AND TARGET doppel-${_b0})
+  bench_expect_usage_error(bench-usage-doppel-atomic-like
+    "-m atomic runs incr1 and incrz only" $<TARGET_FILE:doppel-${_b0}> "-w like -m atomic")
+  bench_expect_usage_error(bench-usage-doppel-moving-split
+    "-c with -m split: a hand split cannot follow" $<TARGET_FILE:doppel-${_b0}> "-m split -c 100")
+  bench_expect_usage_error(bench-usage-doppel-moving-incrz
+    "-c is for incr1" $<TARGET_FILE:doppel-${_b0}> "-w incrz -c 100")
+endif()

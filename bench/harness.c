@@ -448,6 +448,12 @@ static void bench_json_kv(FILE *f, const bench_kv_t *kv)
 	case BENCH_KV_I64: fprintf(f, "%" PRId64, kv->i); break;
 	case BENCH_KV_STR: bench_json_string(f, kv->s); break;
 	case BENCH_KV_NULL: fputs("null", f); break;
+	case BENCH_KV_U64S:
+		fputc('[', f);
+		for (size_t i = 0; i < kv->n; i++)
+			fprintf(f, "%s%" PRIu64, i ? ", " : "", kv->arr[i]);
+		fputc(']', f);
+		break;
 	}
 }
 

@@ -158,7 +158,8 @@ int bench_run_with(const bench_common_t *c, bench_op_fn op, bench_thread_fn ente
 /* ---- the report -------------------------------------------------------------- */
 
 typedef enum bench_kv_type {
-	BENCH_KV_U64, BENCH_KV_I64, BENCH_KV_STR, BENCH_KV_NULL
+	BENCH_KV_U64, BENCH_KV_I64, BENCH_KV_STR, BENCH_KV_NULL,
+	BENCH_KV_U64S          /* an array of n uint64_t: a time series */
 } bench_kv_type_t;
 
 /* One key of the JSON line: a parameter or a counter. */
@@ -168,12 +169,16 @@ typedef struct bench_kv {
 	uint64_t u;
 	int64_t i;
 	const char *s;
+	const uint64_t *arr;   /* BENCH_KV_U64S */
+	size_t n;
 } bench_kv_t;
 
 #define BENCH_U64(k, v) ((bench_kv_t){ .key = (k), .type = BENCH_KV_U64, .u = (v) })
 #define BENCH_I64(k, v) ((bench_kv_t){ .key = (k), .type = BENCH_KV_I64, .i = (v) })
 #define BENCH_STR(k, v) ((bench_kv_t){ .key = (k), .type = BENCH_KV_STR, .s = (v) })
 #define BENCH_NULL(k)   ((bench_kv_t){ .key = (k), .type = BENCH_KV_NULL })
+#define BENCH_U64S(k, a, len) \
+	((bench_kv_t){ .key = (k), .type = BENCH_KV_U64S, .arr = (a), .n = (len) })
 
 typedef struct bench_report {
 	const bench_kv_t *params;      /* the benchmark's parameters */
