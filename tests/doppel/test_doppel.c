@@ -4,8 +4,10 @@
  * ordered puts, top-K), stashed transactions all committing, no read of a
  * partial reconciliation, the classifier splitting a hot record and
  * joining it again, offline workers not holding up phases, API misuse,
- * and a stress run of 8 threads on 2 cores with a phase change every
- * millisecond.
+ * a stress run of 8 threads on 2 cores with a phase change every
+ * millisecond, and, on deterministic backends, what potm/doppel.h promises
+ * stays deterministic: the commit order while nothing is split, the final
+ * state of records changed only by splittable operations while split.
  *
  * Workers register, meet at a tm barrier and only then run, so the start
  * is deterministic on the deterministic backends too.
@@ -401,7 +403,29 @@ static void init_hot(void)
 	memset(gets_by, 0, sizeof gets_by);
 }
 
-static void split_run(unsigned nthreads, unsigned split_ms, long ops)
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0x100000001b3ull;
+}
+
+static uint64_t hot_state_hash(unsigned nthreads)
+{
+	uint64_t h = mix(0, (uint64_t)hot_add[0].value);
+	h = mix(h, (uint64_t)hot_max.value);
+	h = mix(h, (uint64_t)hot_min.value);
+	h = mix(h, (uint64_t)hot_tuple.order);
+	h = mix(h, (uint64_t)hot_tuple.tid);
+	h = mix(h, (uint64_t)hot_tuple.value);
+	for (int64_t j = 0; j < hot_topk.order; j++)
+		h = mix(mix(h, (uint64_t)hot_topk.topk[j].order), (uint64_t)hot_topk.topk[j].value);
+	for (unsigned id = 0; id < nthreads; id++)
+		h = mix(h, (uint64_t)per_thread[id].value);
+	return h;
+}
+
+/* Returns hot_state_hash() of the final state. */
+static uint64_t split_run(unsigned nthreads, unsigned split_ms, long ops)
 {
 	char ms[16];
 	snprintf(ms, sizeof ms, "%u", split_ms);
@@ -428,9 +452,11 @@ static void split_run(unsigned nthreads, unsigned split_ms, long ops)
 	stop();
 	expect_replay(nthreads);
 	ck_assert_int_eq(dp_split_op(&hot_add[0]), DP_GET);
+	uint64_t h = hot_state_hash(nthreads);
 	dp_rec_destroy(&hot_topk);
 	unsetenv("POTM_DP_SPLIT_MS");
 	unsetenv("POTM_DP_CLASSIFY_MS");
+	return h;
 }
 
 START_TEST(split_exact_2)
@@ -644,6 +670,106 @@ START_TEST(offline_worker_does_not_block)
 }
 END_TEST
 
+/* ---- deterministic backends ----------------------------------------------------- */
+
+#define DET_TX 3000
+static dp_rec_t det_chain;                 /* non-commutative: order shows */
+static uint64_t det_slot[8][DET_TX];      /* tm_last_order() after each */
+
+static void chain_body(void *arg)
+{
+	unsigned id = *(unsigned *)arg;
+	dp_put(&det_chain, (int64_t)((uint64_t)dp_get(&det_chain) * 31 + id + 1));
+}
+
+static void chain_work(unsigned id, unsigned n)
+{
+	(void)n;
+	unsigned me = id;
+	dp_thread_online();
+	for (unsigned k = 0; k < DET_TX / SCALE; k++) {
+		ck_assert_int_eq(dp_exec(chain_body, &me), DP_COMMITTED);
+		det_slot[id][k] = tm_last_order();
+		ck_assert(det_slot[id][k] != TM_ORDER_NONE);
+	}
+}
+
+/* The order hash: thread ids taken in commit-slot order. */
+static uint64_t chain_order_hash(unsigned nthreads)
+{
+	unsigned next[8] = { 0 }, total = nthreads * (DET_TX / SCALE);
+	uint64_t h = 1469598103934665603ull;
+	for (unsigned done = 0; done < total; done++) {
+		unsigned best = nthreads;
+		for (unsigned t = 0; t < nthreads; t++)
+			if (next[t] < DET_TX / SCALE &&
+			    (best == nthreads || det_slot[t][next[t]] < det_slot[best][next[best]]))
+				best = t;
+		h = mix(h, best);
+		next[best]++;
+	}
+	return h;
+}
+
+/* While nothing is split, dp_exec is the backend's transaction: pot's
+ * order, and so the order hash and the final value, are the same every
+ * run, with the classifier running (it samples, splits nothing here: one
+ * record updated by non-splittable puts). */
+START_TEST(deterministic_order_unsplit)
+{
+	if (!tm_is_deterministic()) {
+		printf("%s is not deterministic: skipped\n", POTM_BACKEND_NAME);
+		return;
+	}
+	setenv("POTM_DP_CLASSIFY_MS", "5", 1);
+	const unsigned threads[] = { 2, 4 };   /* 4: oversubscribed */
+	for (unsigned ti = 0; ti < 2; ti++) {
+		uint64_t first_order = 0, first_state = 0;
+		for (int run = 0; run < 3; run++) {
+			start();
+			dp_rec_init_int(&det_chain, 0);
+			run_threads(threads[ti], chain_work);
+			dp_stats_t st;
+			dp_stats(&st);
+			ck_assert_uint_eq(st.splits, 0);
+			stop();
+			uint64_t order = chain_order_hash(threads[ti]);
+			uint64_t state = (uint64_t)det_chain.value;
+			if (run == 0) {
+				first_order = order;
+				first_state = state;
+			}
+			ck_assert_msg(order == first_order && state == first_state,
+			              "%u threads, run %d: order %016llx state %016llx, run 0: "
+			              "%016llx %016llx", threads[ti], run,
+			              (unsigned long long)order, (unsigned long long)state,
+			              (unsigned long long)first_order,
+			              (unsigned long long)first_state);
+		}
+	}
+	unsetenv("POTM_DP_CLASSIFY_MS");
+}
+END_TEST
+
+/* Split records changed only by their splittable operation end the same
+ * every run however the timed phases fell; stashed readers still commit. */
+START_TEST(deterministic_split_state)
+{
+	if (!tm_is_deterministic()) {
+		printf("%s is not deterministic: skipped\n", POTM_BACKEND_NAME);
+		return;
+	}
+	uint64_t first = 0;
+	for (int run = 0; run < 3; run++) {
+		uint64_t h = split_run(4, 1, 8000);   /* asserts the serial replay too */
+		if (run == 0)
+			first = h;
+		ck_assert_msg(h == first, "run %d: final state %016llx, run 0: %016llx", run,
+		              (unsigned long long)h, (unsigned long long)first);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("doppel-" POTM_BACKEND_NAME);
@@ -664,6 +790,8 @@ int main(void)
 		tcase_add_test(mt, classifier_splits_hot_key);
 		tcase_add_test(mt, classifier_one_worker_never_splits);
 		tcase_add_test(mt, offline_worker_does_not_block);
+		tcase_add_test(mt, deterministic_order_unsplit);
+		tcase_add_test(mt, deterministic_split_state);
 		suite_add_tcase(s, mt);
 	} else {
 		printf("seq: the multi-thread cases are skipped (one thread only)\n");
