@@ -186,19 +186,7 @@ int potm_bench_bank(int argc, char **argv)
 		BENCH_U64("violations", run.count[BANK_VIOLATIONS]),
 		BENCH_I64("final_total", final_total),
 	};
-	bench_report_t report = {
-		.params = params, .nparams = sizeof params / sizeof params[0],
-		.counts = counts, .ncounts = sizeof counts / sizeof counts[0],
-		.run = &run, .stats = &stats,
-		.verified = !verdict.failed,
-		.verify_msg = verdict.failed ? verdict.msg : "ok",
-	};
-	bench_report(&c, &report);
-	if (verdict.failed) {
-		fprintf(stderr, "bank: verification failed: %s\n", verdict.msg);
-		return BENCH_EXIT_FAILED;
-	}
-	return BENCH_EXIT_OK;
+	return BENCH_FINISH(&c, params, counts, &run, &stats, &verdict);
 }
 
 BENCH_REGISTER("bank", potm_bench_bank,

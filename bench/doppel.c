@@ -458,19 +458,8 @@ int potm_bench_doppel(int argc, char **argv)
 		BENCH_U64("classified", ds.classified),
 		timeline ? BENCH_U64S("timeline", timeline, tl_shown) : BENCH_NULL("timeline"),
 	};
-	bench_report_t report = {
-		.params = params, .nparams = sizeof params / sizeof params[0],
-		.counts = counts, .ncounts = sizeof counts / sizeof counts[0],
-		.run = &run, .stats = &stats,
-		.verified = !verdict.failed,
-		.verify_msg = verdict.failed ? verdict.msg : "ok",
-	};
-	bench_report(&c, &report);
+	rc = BENCH_FINISH(&c, params, counts, &run, &stats, &verdict);
 	free(timeline);
-	if (verdict.failed) {
-		fprintf(stderr, "doppel: verification failed: %s\n", verdict.msg);
-		rc = BENCH_EXIT_FAILED;
-	}
 out:
 	free(b.key);
 	free(b.user);

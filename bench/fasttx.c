@@ -140,20 +140,9 @@ static int fasttx_point(const bench_common_t *c, enum fasttx_kind kind, unsigned
 	const bench_kv_t counts[] = {
 		BENCH_U64("transactions", txs),
 	};
-	bench_report_t report = {
-		.params = params, .nparams = sizeof params / sizeof params[0],
-		.counts = counts, .ncounts = sizeof counts / sizeof counts[0],
-		.run = &run, .stats = &stats,
-		.verified = !verdict.failed,
-		.verify_msg = verdict.failed ? verdict.msg : "ok",
-	};
-	bench_report(c, &report);
+	rc = BENCH_FINISH(c, params, counts, &run, &stats, &verdict);
 	free(f);
-	if (verdict.failed) {
-		fprintf(stderr, "fasttx: verification failed: %s\n", verdict.msg);
-		return BENCH_EXIT_FAILED;
-	}
-	return BENCH_EXIT_OK;
+	return rc;
 }
 
 int potm_bench_fasttx(int argc, char **argv)

@@ -519,6 +519,22 @@ void bench_report(const bench_common_t *c, const bench_report_t *r)
 	fflush(f);
 }
 
+int bench_finish(const bench_common_t *c, const bench_kv_t *params, size_t nparams,
+                 const bench_kv_t *counts, size_t ncounts, const bench_run_result_t *run,
+                 const tm_stats_t *stats, const bench_verdict_t *v)
+{
+	const bench_report_t report = {
+		.params = params, .nparams = nparams, .counts = counts, .ncounts = ncounts,
+		.run = run, .stats = stats,
+		.verified = !v->failed, .verify_msg = v->failed ? v->msg : "ok",
+	};
+	bench_report(c, &report);
+	if (!v->failed)
+		return BENCH_EXIT_OK;
+	fprintf(stderr, "%s: verification failed: %s\n", c->name, v->msg);
+	return BENCH_EXIT_FAILED;
+}
+
 /* ---- verification messages --------------------------------------------------- */
 
 bool bench_fail(bench_verdict_t *v, const char *fmt, ...)

@@ -204,6 +204,16 @@ typedef struct bench_verdict {
 	char msg[256];
 } bench_verdict_t;
 
+/* The end of every benchmark: bench_report with the verdict, and the
+ * failure on stderr too.  Returns BENCH_EXIT_OK or BENCH_EXIT_FAILED.
+ * BENCH_FINISH takes the params and counts arrays and counts them. */
+int bench_finish(const bench_common_t *c, const bench_kv_t *params, size_t nparams,
+                 const bench_kv_t *counts, size_t ncounts, const bench_run_result_t *run,
+                 const tm_stats_t *stats, const bench_verdict_t *v);
+#define BENCH_FINISH(c, params, counts, run, stats, v)                          \
+	bench_finish((c), (params), sizeof(params) / sizeof((params)[0]), (counts), \
+	             sizeof(counts) / sizeof((counts)[0]), (run), (stats), (v))
+
 /* Record a failure (if none is recorded yet); returns false so that a check
  * can read `return bench_fail(v, ...)`. */
 bool bench_fail(bench_verdict_t *v, const char *fmt, ...)

@@ -251,19 +251,7 @@ int potm_bench_intset(int argc, char **argv)
 		BENCH_U64("found", run.count[INTSET_FOUND]),
 		BENCH_U64("final_size", size),
 	};
-	bench_report_t report = {
-		.params = params, .nparams = sizeof params / sizeof params[0],
-		.counts = counts, .ncounts = sizeof counts / sizeof counts[0],
-		.run = &run, .stats = &stats,
-		.verified = !verdict.failed,
-		.verify_msg = verdict.failed ? verdict.msg : "ok",
-	};
-	bench_report(&c, &report);
-	if (verdict.failed) {
-		fprintf(stderr, "intset: verification failed: %s\n", verdict.msg);
-		return BENCH_EXIT_FAILED;
-	}
-	return BENCH_EXIT_OK;
+	return BENCH_FINISH(&c, params, counts, &run, &stats, &verdict);
 }
 
 BENCH_REGISTER("intset", potm_bench_intset,

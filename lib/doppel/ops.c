@@ -147,36 +147,35 @@ void dp_put(dp_rec_t *r, int64_t v)
 	dp_tm_set(&r->value, v);
 }
 
-void dp_add(dp_rec_t *r, int64_t v)
+/* add, max and min: to the slice while the record is split for op, else a
+ * transactional read-modify-write. */
+static void dp_int_update(dp_rec_t *r, dp_op_t op, int64_t v, const char *what)
 {
-	dp_worker_t *w = dp_op_check(r, DP_INT, "dp_add");
-	if (dp_route(w, r, DP_ADD)) {
-		dp_log_pending(w, r, DP_ADD, v, 0);
+	dp_worker_t *w = dp_op_check(r, DP_INT, what);
+	if (dp_route(w, r, op)) {
+		dp_log_pending(w, r, op, v, 0);
 		return;
 	}
-	dp_tm_set(&r->value, dp_tm_get(&r->value) + v);
+	int64_t cur = dp_tm_get(&r->value);
+	if (op == DP_ADD)
+		dp_tm_set(&r->value, cur + v);
+	else if (op == DP_MAX ? v > cur : v < cur)
+		dp_tm_set(&r->value, v);
+}
+
+void dp_add(dp_rec_t *r, int64_t v)
+{
+	dp_int_update(r, DP_ADD, v, "dp_add");
 }
 
 void dp_max(dp_rec_t *r, int64_t v)
 {
-	dp_worker_t *w = dp_op_check(r, DP_INT, "dp_max");
-	if (dp_route(w, r, DP_MAX)) {
-		dp_log_pending(w, r, DP_MAX, v, 0);
-		return;
-	}
-	if (v > dp_tm_get(&r->value))
-		dp_tm_set(&r->value, v);
+	dp_int_update(r, DP_MAX, v, "dp_max");
 }
 
 void dp_min(dp_rec_t *r, int64_t v)
 {
-	dp_worker_t *w = dp_op_check(r, DP_INT, "dp_min");
-	if (dp_route(w, r, DP_MIN)) {
-		dp_log_pending(w, r, DP_MIN, v, 0);
-		return;
-	}
-	if (v < dp_tm_get(&r->value))
-		dp_tm_set(&r->value, v);
+	dp_int_update(r, DP_MIN, v, "dp_min");
 }
 
 /* ---- ordered tuples ------------------------------------------------------ */
