@@ -29,10 +29,8 @@
  * increments (and the hot keys hold at least their share), the pages' sum
  * the committed likes.
  */
-#include "harness.h"
+#include "dp_bench.h"
 #include "potm_bench.h"
-
-#include <potm/doppel.h>
 
 #include <inttypes.h>
 #include <math.h>
@@ -51,7 +49,6 @@ static const char *const dpb_modes[] = { "doppel", "occ", "split", "atomic", NUL
 /* bench_thread_t counters */
 enum { C_WRITES, C_HOT, C_READS, C_RLAT_NS, C_WLAT_NS };
 
-#define LAT_BUCKETS 640   /* 16 per power of two, up to 2^40 ns */
 #define TL_MAX 100000     /* timeline intervals kept; later ones go to the last */
 #define TL_CHECK 32       /* a worker reads the clock every TL_CHECK operations */
 
@@ -70,20 +67,13 @@ typedef struct dpb {
 	dp_rec_t *key;          /* incr: the keys; like: the pages */
 	dp_rec_t *user;         /* like */
 	double *cdf;            /* Zipf: cumulative probabilities, NULL if uniform */
-	uint32_t (*lat)[2][LAT_BUCKETS];   /* like: per thread, read/write */
+	bench_lat_t (*lat)[2];             /* like: per thread, read/write */
 	uint64_t change_ms, interval_ms;   /* -c, -i; 0 = off */
 	uint64_t t0_ns;                    /* the run's start, for -c and -i */
 	uint64_t tl_len;                   /* intervals per worker */
 	uint64_t *timeline;                /* [thread][tl_len] commits */
 	dpb_clock_t *clock;                /* per thread, if -c or -i */
 } dpb_t;
-
-static uint64_t dpb_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Refresh a worker's hot key and timeline interval from the clock; cheap
  * enough to leave the clock read out of all but one in TL_CHECK ops. */
@@ -93,7 +83,7 @@ static dpb_clock_t *dpb_tick(const dpb_t *b, const bench_thread_t *self)
 	if (ck->ops_left-- > 0)
 		return ck;
 	ck->ops_left = TL_CHECK - 1;
-	uint64_t ms = (dpb_now_ns() - b->t0_ns) / 1000000u;
+	uint64_t ms = (bench_now_ns() - b->t0_ns) / 1000000u;
 	if (b->change_ms) {
 		uint64_t epoch = ms / b->change_ms;
 		ck->hot = epoch % b->keys;
@@ -165,23 +155,6 @@ static void dpb_like_read(void *p)
 	a->seen = dp_get(a->page) + dp_get(a->user);
 }
 
-static unsigned dpb_lat_bucket(uint64_t ns)
-{
-	if (ns < 16)
-		return (unsigned)ns;
-	unsigned log = 63 - (unsigned)__builtin_clzll(ns);           /* >= 4 */
-	unsigned b = log * 16 + (unsigned)((ns >> (log - 4)) & 15);
-	return b < LAT_BUCKETS ? b : LAT_BUCKETS - 1;
-}
-
-static uint64_t dpb_lat_value(unsigned b)   /* lower bound of bucket b */
-{
-	if (b < 16)
-		return b;
-	unsigned log = b / 16;
-	return ((uint64_t)16 + (b % 16)) << (log - 4);
-}
-
 static void dpb_op(void *shared, bench_thread_t *self)
 {
 	dpb_t *b = shared;
@@ -192,16 +165,16 @@ static void dpb_op(void *shared, bench_thread_t *self)
 		a.page_id = (int64_t)dpb_pick_zipf(b, self);
 		a.page = &b->key[a.page_id];
 		bool write = bench_rng_below(&self->rng, 100) < b->write_pct;
-		uint64_t t0 = dpb_now_ns();
+		uint64_t t0 = bench_now_ns();
 		int rc = dp_exec_wait(write ? dpb_like_write : dpb_like_read, &a);
-		uint64_t ns = dpb_now_ns() - t0;
+		uint64_t ns = bench_now_ns() - t0;
 		if (rc != DP_COMMITTED)
 			return;
 		self->count[write ? C_WRITES : C_READS]++;
 		if (ck != NULL && ck->slot != NULL)
 			++*ck->slot;
 		self->count[write ? C_WLAT_NS : C_RLAT_NS] += ns;
-		b->lat[self->id][write][dpb_lat_bucket(ns)]++;
+		bench_lat_add(&b->lat[self->id][write], ns);
 		return;
 	}
 	uint64_t hot = ck != NULL ? ck->hot : 0;
@@ -219,42 +192,15 @@ static void dpb_op(void *shared, bench_thread_t *self)
 		++*ck->slot;
 }
 
-static void dpb_enter(void *shared, bench_thread_t *self)
-{
-	(void)shared;
-	(void)self;
-	if (dp_thread_enter() != 0) {
-		fprintf(stderr, "doppel: dp_thread_enter: %s\n", tm_last_error());
-		abort();
-	}
-}
-
-static void dpb_leave(void *shared, bench_thread_t *self)
-{
-	(void)shared;
-	(void)self;
-	dp_thread_exit();
-}
-
 /* ---- the run ----------------------------------------------------------------- */
 
-static void dpb_percentiles(const dpb_t *b, unsigned threads, int kind, uint64_t *p99)
+/* The p99 latency of one kind (0 read, 1 write) over all workers. */
+static uint64_t dpb_p99(const dpb_t *b, unsigned threads, int kind)
 {
-	uint64_t total = 0, acc = 0;
+	bench_lat_t all = { { 0 } };
 	for (unsigned t = 0; t < threads; t++)
-		for (unsigned i = 0; i < LAT_BUCKETS; i++)
-			total += b->lat[t][kind][i];
-	*p99 = 0;
-	if (total == 0)
-		return;
-	for (unsigned i = 0; i < LAT_BUCKETS; i++) {
-		for (unsigned t = 0; t < threads; t++)
-			acc += b->lat[t][kind][i];
-		if (acc * 100 >= total * 99) {
-			*p99 = dpb_lat_value(i);
-			return;
-		}
-	}
+		bench_lat_merge(&all, &b->lat[t][kind]);
+	return bench_lat_percentile(&all, 99);
 }
 
 int potm_bench_doppel(int argc, char **argv)
@@ -364,11 +310,11 @@ int potm_bench_doppel(int argc, char **argv)
 			dp_wait_phases(1);   /* applied before the run starts */
 	}
 	tm_stats_reset();
-	b.t0_ns = dpb_now_ns();
+	b.t0_ns = bench_now_ns();
 	bench_run_result_t run = { 0 };
 	if (rc == BENCH_EXIT_OK)
-		rc = bench_run_with(&c, dpb_op, mode == M_ATOMIC ? NULL : dpb_enter,
-		                    mode == M_ATOMIC ? NULL : dpb_leave, &b, &run);
+		rc = bench_run_with(&c, dpb_op, mode == M_ATOMIC ? NULL : dp_bench_enter,
+		                    mode == M_ATOMIC ? NULL : dp_bench_leave, &b, &run);
 	tm_stats_t stats;
 	tm_stats(&stats);
 	dp_stats_t ds = { 0 };
@@ -423,8 +369,8 @@ int potm_bench_doppel(int argc, char **argv)
 
 	uint64_t rp99 = 0, wp99 = 0;
 	if (workload == W_LIKE) {
-		dpb_percentiles(&b, (unsigned)c.threads, 0, &rp99);
-		dpb_percentiles(&b, (unsigned)c.threads, 1, &wp99);
+		rp99 = dpb_p99(&b, (unsigned)c.threads, 0);
+		wp99 = dpb_p99(&b, (unsigned)c.threads, 1);
 	}
 	uint64_t reads = run.count[C_READS], writes = run.count[C_WRITES];
 	const bench_kv_t params[] = {
@@ -449,13 +395,7 @@ int potm_bench_doppel(int argc, char **argv)
 		BENCH_U64("write_mean_ns", workload == W_LIKE && writes
 		                           ? run.count[C_WLAT_NS] / writes : 0),
 		BENCH_U64("write_p99_ns", wp99),
-		BENCH_U64("split_phases", ds.split_phases),
-		BENCH_U64("split_txs", ds.split_txs),
-		BENCH_U64("stashed", ds.stashed),
-		BENCH_U64("splits", ds.splits),
-		BENCH_U64("joins", ds.joins),
-		BENCH_U64("split_records", ds.split_records),
-		BENCH_U64("classified", ds.classified),
+		DP_BENCH_COUNTS(ds),
 		timeline ? BENCH_U64S("timeline", timeline, tl_shown) : BENCH_NULL("timeline"),
 	};
 	rc = BENCH_FINISH(&c, params, counts, &run, &stats, &verdict);

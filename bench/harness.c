@@ -519,6 +519,32 @@ void bench_report(const bench_common_t *c, const bench_report_t *r)
 	fflush(f);
 }
 
+uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void bench_lat_merge(bench_lat_t *into, const bench_lat_t *h)
+{
+	for (unsigned i = 0; i < BENCH_LAT_BUCKETS; i++)
+		into->n[i] += h->n[i];
+}
+
+uint64_t bench_lat_percentile(const bench_lat_t *h, unsigned pct)
+{
+	uint64_t total = 0, acc = 0;
+	for (unsigned i = 0; i < BENCH_LAT_BUCKETS; i++)
+		total += h->n[i];
+	for (unsigned b = 0; total && b < BENCH_LAT_BUCKETS; b++) {
+		acc += h->n[b];
+		if (acc * 100 >= total * pct)
+			return b < 16 ? b : ((uint64_t)16 + b % 16) << (b / 16 - 4);
+	}
+	return 0;
+}
+
 int bench_finish(const bench_common_t *c, const bench_kv_t *params, size_t nparams,
                  const bench_kv_t *counts, size_t ncounts, const bench_run_result_t *run,
                  const tm_stats_t *stats, const bench_verdict_t *v)

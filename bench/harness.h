@@ -155,6 +155,35 @@ typedef void (*bench_thread_fn)(void *shared, bench_thread_t *self);
 int bench_run_with(const bench_common_t *c, bench_op_fn op, bench_thread_fn enter,
                    bench_thread_fn leave, void *shared, bench_run_result_t *out);
 
+/* ---- latencies ----------------------------------------------------------------
+ * A histogram of nanoseconds: one bucket per ns below 16, then 16 per power
+ * of two, so a percentile is reported within 1/16 of its value. */
+
+#define BENCH_LAT_BUCKETS 640   /* up to 2^40 ns */
+
+typedef struct bench_lat {
+	uint32_t n[BENCH_LAT_BUCKETS];
+} bench_lat_t;
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t bench_now_ns(void);
+
+static inline void bench_lat_add(bench_lat_t *h, uint64_t ns)
+{
+	unsigned b = (unsigned)ns;
+	if (ns >= 16) {
+		unsigned log = 63 - (unsigned)__builtin_clzll(ns);   /* >= 4 */
+		b = log * 16 + (unsigned)((ns >> (log - 4)) & 15);
+	}
+	h->n[b < BENCH_LAT_BUCKETS ? b : BENCH_LAT_BUCKETS - 1]++;
+}
+
+/* into += h (the workers' histograms into one). */
+void bench_lat_merge(bench_lat_t *into, const bench_lat_t *h);
+
+/* The pct-th percentile (the lower bound of its bucket); 0 if empty. */
+uint64_t bench_lat_percentile(const bench_lat_t *h, unsigned pct);
+
 /* ---- the report -------------------------------------------------------------- */
 
 typedef enum bench_kv_type {

@@ -30,6 +30,7 @@ POTM_BENCH_EXPORT int potm_bench_main(int argc, char **argv);
 POTM_BENCH_EXPORT int potm_bench_intset(int argc, char **argv);
 POTM_BENCH_EXPORT int potm_bench_bank(int argc, char **argv);
 POTM_BENCH_EXPORT int potm_bench_doppel(int argc, char **argv);
+POTM_BENCH_EXPORT int potm_bench_rubis(int argc, char **argv);
 
 #ifdef __cplusplus
 }

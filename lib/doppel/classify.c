@@ -54,8 +54,10 @@ void dp_sample_reset_if_stale(dp_worker_t *w)
 	if (e == w->sample_epoch)
 		return;
 	__atomic_store_n(&w->sample_epoch, e, __ATOMIC_RELAXED);
-	for (unsigned i = 0; i < DP_SAMPLE_SLOTS; i++)
+	for (unsigned i = 0; i < DP_SAMPLE_SLOTS; i++) {
 		__atomic_store_n(&w->samples[i].rec, NULL, __ATOMIC_RELAXED);
+		w->samples[i].hold = 0;
+	}
 }
 
 /* ---- split and join ------------------------------------------------------- */

@@ -19,7 +19,11 @@
 /* The phase word: generation << 2 | phase.  A new value is published only
  * once every online worker has acknowledged the previous one, so an online
  * worker never misses a phase. */
-enum dp_phase { DP_PHASE_JOINED = 0, DP_PHASE_SPLIT = 1, DP_PHASE_RECONCILE = 2 };
+/* PREPARE, before SPLIT, is a barrier: no transaction runs in it, so no
+ * split-phase transaction overlaps a joined one (runtime.c, D0). */
+enum dp_phase {
+	DP_PHASE_JOINED = 0, DP_PHASE_SPLIT = 1, DP_PHASE_RECONCILE = 2, DP_PHASE_PREPARE = 3
+};
 #define DP_OFFLINE UINT64_MAX    /* a worker's seen word while offline */
 
 static inline unsigned dp_phase_of(uint64_t word)
@@ -51,6 +55,7 @@ typedef struct dp_pending {
  * owning worker, read by the classifier: relaxed atomics. */
 typedef struct dp_sample {
 	dp_rec_t *rec;
+	uint32_t hold;             /* hits minus misses of others: who stays */
 	uint32_t n[DP_NOPS];
 	uint32_t c[DP_NOPS];
 } dp_sample_t;
@@ -84,7 +89,7 @@ typedef struct dp_worker {
 	dp_stash_entry_t *stash;
 	unsigned nstash, stash_cap;
 	/* classifier samples of the current window */
-	uint32_t tick;
+	uint32_t tick;             /* xorshift state: which operations to sample */
 	uint64_t sample_epoch;
 	dp_sample_t samples[DP_SAMPLE_SLOTS];
 	dp_stats_t stats;          /* written by this worker: relaxed atomics */
@@ -101,6 +106,8 @@ struct dp_runtime {
 	uint64_t phase;            /* the phase word */
 	uint64_t sample_epoch;     /* bumped by each classifier pass */
 	long stashed;              /* transactions waiting in stashes */
+	long blocked;              /* online workers that can only wait for the
+	                              joined phase (dp_exec_wait, exit) */
 	dp_rec_t *split[DP_MAX_SPLIT]; /* by slot; changed in joined phases only */
 	unsigned nsplit;
 	pthread_mutex_t req_lock;  /* guards the hand requests */
@@ -142,18 +149,32 @@ static inline void dp_sample_op(dp_worker_t *w, dp_rec_t *r, dp_op_t op)
 		w->log[w->nlog].op = op;
 		w->nlog++;
 	}
-	if (++w->tick % DP_SAMPLE_EVERY != 0)
+	/* Random, not every n-th: a counter would lock onto one position of
+	 * transactions that make a multiple of DP_SAMPLE_EVERY operations. */
+	uint32_t x = w->tick;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	w->tick = x;
+	if (x % DP_SAMPLE_EVERY != 0)
 		return;
 	dp_sample_t *s = &w->samples[((uintptr_t)r >> 4) * 0x9E3779B97F4A7C15ull >> 54];
 	if (__atomic_load_n(&s->rec, __ATOMIC_RELAXED) != r) {
-		/* Direct-mapped: the newcomer takes the slot.  A hot record
-		 * keeps coming back, so it is the one that stays. */
+		/* Direct-mapped, and a record keeps its slot while it is hit more
+		 * often than the others that map there (one Misra-Gries counter
+		 * a slot): a hot record is not wiped by a stream of cold ones. */
+		if (s->hold > 0) {
+			s->hold--;
+			return;
+		}
 		for (unsigned i = 0; i < DP_NOPS; i++) {
 			__atomic_store_n(&s->n[i], 0, __ATOMIC_RELAXED);
 			__atomic_store_n(&s->c[i], 0, __ATOMIC_RELAXED);
 		}
 		__atomic_store_n(&s->rec, r, __ATOMIC_RELAXED);
 	}
+	if (s->hold < 64)
+		s->hold++;
 	__atomic_store_n(&s->n[op], s->n[op] + 1, __ATOMIC_RELAXED);
 }
 

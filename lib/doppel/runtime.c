@@ -14,6 +14,12 @@
  * acknowledges only between transactions, at dp_sync() (every dp_exec,
  * dp_quiescent), and runs every transaction in the phase it last
  * acknowledged.  Hence:
+ *  D0  a split phase is entered through PREPARE, in which no transaction
+ *      runs: a worker starts split-phase transactions only once every
+ *      worker has finished its last joined-phase one.  Without it, a
+ *      joined reader could see a split-phase transaction's update of a
+ *      record that is not split but not yet its update of one that is
+ *      (that one waits in a slice): half a transaction;
  *  D1  a transaction runs entirely in one phase (its worker's), and a
  *      worker never skips a phase while online (the coordinator does not
  *      move on before everyone acknowledged);
@@ -113,13 +119,36 @@ static void dp_publish(enum dp_phase phase)
 		dp_nap(20000);
 }
 
+/* Online workers (not offline), under reg_lock. */
+static long dp_online_workers(void)
+{
+	long n = 0;
+	pthread_mutex_lock(&dp.reg_lock);
+	for (unsigned i = 0; i < dp.max_workers; i++) {
+		dp_worker_t *w = dp.workers[i];
+		n += w != NULL && __atomic_load_n(&w->seen, __ATOMIC_ACQUIRE) != DP_OFFLINE;
+	}
+	pthread_mutex_unlock(&dp.reg_lock);
+	return n;
+}
+
+/* End the split phase early: n_s transactions stashed, or no online
+ * worker left that can do anything but wait for the joined phase. */
+static bool dp_split_phase_done(void)
+{
+	if (__atomic_load_n(&dp.stashed, __ATOMIC_RELAXED) >= (long)dp.stash_max)
+		return true;
+	long blocked = __atomic_load_n(&dp.blocked, __ATOMIC_RELAXED);
+	return blocked > 0 && blocked >= dp_online_workers();
+}
+
 static void dp_split_cycle(void)
 {
+	dp_publish(DP_PHASE_PREPARE);   /* D0 */
 	dp_publish(DP_PHASE_SPLIT);
 	DP_STAT_ADD(&dp.stats, split_phases, 1);
 	uint64_t end = dp_now_ns() + (uint64_t)dp.split_ms * 1000000u;
-	while (dp_now_ns() < end && !dp_stopping() &&
-	       __atomic_load_n(&dp.stashed, __ATOMIC_RELAXED) < (long)dp.stash_max)
+	while (dp_now_ns() < end && !dp_stopping() && !dp_split_phase_done())
 		dp_nap(100000);
 	dp_publish(DP_PHASE_RECONCILE);
 	dp_publish(DP_PHASE_JOINED);
@@ -171,6 +200,7 @@ int dp_init(void)
 	dp.htm = strstr(name, "rtm") != NULL || strstr(name, "rot") != NULL;
 	dp.phase = 0;
 	dp.stashed = 0;
+	dp.blocked = 0;
 	dp.nsplit = 0;
 	memset(dp.split, 0, sizeof dp.split);
 	dp.nreq = 0;
@@ -281,11 +311,11 @@ static void dp_sync(dp_worker_t *w)
 				dp_run_stash(w);
 			continue;
 		}
-		if (likely(dp_phase_of(word) != DP_PHASE_RECONCILE)) {
+		if (likely(dp_phase_of(word) <= DP_PHASE_SPLIT)) {
 			dp_sample_reset_if_stale(w);   /* a new classifier window */
 			return;
 		}
-		dp_idle();   /* no transaction runs in a reconcile phase */
+		dp_idle();   /* no transaction runs in prepare and reconcile phases */
 	}
 }
 
@@ -305,6 +335,7 @@ int dp_thread_enter(void)
 		return potm_error("dp_thread_enter: out of memory");
 	w->id = t->id;
 	w->seen = DP_OFFLINE;
+	w->tick = (0x9E3779B9u ^ (w->id * 0x85EBCA6Bu)) | 1;   /* xorshift: nonzero seed */
 	w->sample_epoch = UINT64_MAX;   /* clears the (empty) table at first sync */
 	dp_reg_lock_politely();
 	dp.workers[w->id] = w;
@@ -317,12 +348,19 @@ int dp_thread_enter(void)
 /* Empty the stash and the slices, following phases as long as needed. */
 static void dp_drain(dp_worker_t *w)
 {
+	bool blocked = false;
 	for (;;) {
 		dp_sync(w);
 		if (w->nstash == 0 && w->nused == 0)
-			return;
+			break;
+		if (!blocked) {
+			blocked = true;
+			__atomic_fetch_add(&dp.blocked, 1, __ATOMIC_RELAXED);
+		}
 		dp_idle();
 	}
+	if (blocked)
+		__atomic_fetch_sub(&dp.blocked, 1, __ATOMIC_RELAXED);
 }
 
 void dp_thread_offline(void)
@@ -428,12 +466,16 @@ int dp_exec_wait(void (*fn)(void *), void *arg)
 	int rc = dp_run(w, fn, arg, (int *)&result);
 	if (rc != DP_STASHED)
 		return rc;
+	/* Blocked: a split phase with every worker here ends early. */
+	__atomic_fetch_add(&dp.blocked, 1, __ATOMIC_RELAXED);
 	for (;;) {
 		dp_sync(w);   /* runs the stash once the joined phase begins */
 		if (result >= 0)
-			return result;
+			break;
 		dp_idle();
 	}
+	__atomic_fetch_sub(&dp.blocked, 1, __ATOMIC_RELAXED);
+	return result;
 }
 
 /* ---- inspection ------------------------------------------------------------------ */

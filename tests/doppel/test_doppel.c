@@ -472,6 +472,71 @@ START_TEST(split_stress_8)
 }
 END_TEST
 
+/* ---- phase change: no half transaction --------------------------------------------- */
+
+/* A writer adds 1 to hot_add[0] (split) and to per_thread[15] (not split)
+ * in one transaction; readers check that they are equal.  A reader still
+ * in the joined phase while the writer already ran split-phase
+ * transactions would see the unsplit half only (D0 in runtime.c). */
+static volatile int half_stop;
+static long half_reads, half_bad;
+
+static void half_write(void *arg)
+{
+	(void)arg;
+	dp_add(&hot_add[0], 1);
+	dp_add(&per_thread[15], 1);
+}
+
+static void half_read(void *arg)
+{
+	int *bad = arg;
+	*bad = dp_get(&hot_add[0]) != dp_get(&per_thread[15]);
+}
+
+static void half_work(unsigned id, unsigned n)
+{
+	(void)n;
+	dp_thread_online();
+	long writes = 0;
+	while (!half_stop) {
+		if (id % 2 == 0) {
+			ck_assert_int_eq(dp_exec(half_write, NULL), DP_COMMITTED);
+			if (++writes == 100000 / SCALE)
+				half_stop = 1;
+		} else {
+			int bad = 0;
+			ck_assert_int_eq(dp_exec_wait(half_read, &bad), DP_COMMITTED);
+			__atomic_fetch_add(&half_reads, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&half_bad, bad, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+START_TEST(phase_change_no_half_transaction)
+{
+	setenv("POTM_DP_CLASSIFY_MS", "0", 1);
+	setenv("POTM_DP_SPLIT_MS", "1", 1);
+	start();
+	init_hot();
+	half_stop = 0;
+	half_reads = half_bad = 0;
+	ck_assert_int_eq(dp_split(&hot_add[0], DP_ADD), 0);
+	dp_wait_phases(1);
+	run_threads(4, half_work);
+	dp_stats_t st;
+	dp_stats(&st);
+	stop();
+	ck_assert_msg(half_bad == 0, "%ld of %ld reads saw half a transaction", half_bad,
+	              half_reads);
+	ck_assert_int_eq(hot_add[0].value, per_thread[15].value);
+	ck_assert_uint_ge(st.split_phases, 2);
+	ck_assert_msg(half_reads > 0, "no read ran");
+	unsetenv("POTM_DP_CLASSIFY_MS");
+	unsetenv("POTM_DP_SPLIT_MS");
+}
+END_TEST
+
 /* ---- stashing ------------------------------------------------------------------ */
 
 static long stash_committed[16], stash_iterations[16];
@@ -786,6 +851,7 @@ int main(void)
 		tcase_set_timeout(mt, 300);
 		tcase_add_test(mt, split_exact_2);
 		tcase_add_test(mt, split_stress_8);
+		tcase_add_test(mt, phase_change_no_half_transaction);
 		tcase_add_test(mt, stashed_all_commit);
 		tcase_add_test(mt, classifier_splits_hot_key);
 		tcase_add_test(mt, classifier_one_worker_never_splits);
