@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Doppel thesis Figure 7-1: INCR1 throughput of Doppel, OCC and locking as
-the share of transactions on the hot key grows (needs incr1).
+"""Doppel thesis Figure 7-1: INCR1 throughput of Doppel, OCC, locking and
+atomic increments as the share of transactions on the hot key grows.
 
 Runs experiment 'fig-7-1' of the potm package (see 'potm experiments -v'):
 --quick (the default) makes short runs into results/quick/, --full the

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Doppel thesis Table 7.3: read and write latency (average, 99th
-percentile) on uniform and skewed LIKE (needs like with latency measures).
+"""Doppel thesis Table 7.3: LIKE read and write latency (mean, 99th
+percentile) on uniform and skewed pages.
 
 Runs experiment 'table-7.3' of the potm package (see 'potm experiments -v'):
 --quick (the default) makes short runs into results/quick/, --full the

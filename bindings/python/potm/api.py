@@ -190,9 +190,10 @@ def run(workload: str, *, backend: str, threads: int = 1, timeout: Optional[floa
         **params: Any) -> RunResult:
     """Run one benchmark once, in a fresh worker process.
 
-    workload: "intset" or "bank" (potm.workloads.WORKLOADS); params: its
-    parameters by name (potm.workloads: structure, initial, range, update,
-    duration, ops, seed / accounts, readonly, ...); a parameter not given
+    workload: "intset", "bank", "doppel"... (potm.workloads.WORKLOADS);
+    params: its parameters by name (potm.workloads: structure, initial,
+    range, update, duration, ops, seed / accounts, readonly / kind, mode,
+    hot, ...); a parameter not given
     keeps the benchmark's default.  config: C-library settings
     (potm.config: lock_bits, extend, htm_fallback_only, mode, ...), passed
     as POTM_* variables.  timeout: seconds before the run is declared hung

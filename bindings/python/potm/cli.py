@@ -107,8 +107,9 @@ def _add_workload_options(parser: argparse.ArgumentParser, params: Sequence[Para
         metavar = "|".join(p.choices) if p.choices else p.name.upper()
         if lists:
             metavar += ",..."
+        default = "" if p.default is None else f" (default {p.default})"
         parser.add_argument(p.flag, f"--{p.name}", dest=f"param_{p.name}", metavar=metavar,
-                            help=f"{p.help}; {p.allowed()}")
+                            help=f"{p.help}; {p.allowed()}{default}")
 
 
 def _build_parser() -> argparse.ArgumentParser:

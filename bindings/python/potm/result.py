@@ -1,9 +1,12 @@
 """The result of one run.
 
 A ``RunResult`` is made from the worker's ``Outcome``: the JSON line the
-benchmark printed (keys bench, backend, threads, parameters, seed,
-elapsed_s, ops, throughput, stats, verified, verify_msg) and how the worker
-ended.  A run is ``ok`` when the benchmark exited with status 0, printed its
+benchmark printed (keys bench, backend, threads, its parameters, seed,
+elapsed_s, ops, throughput, counts, stats, verified, verify_msg) and how
+the worker ended.  "counts" holds the benchmark's own measures (intset:
+inserted, removed...; doppel: writes, read_mean_ns, split_records... and
+timeline, a list of commits per interval, or null); they are kept as
+they are: a number, a list of numbers, or None.  A run is ``ok`` when the benchmark exited with status 0, printed its
 JSON line and verified its result; otherwise ``failure`` says why, and
 ``stderr_tail`` holds the end of its stderr.
 
@@ -12,6 +15,8 @@ Example:
     >>> r.ok, r.throughput > 0, r.aborts_by_cause["validate"]         # doctest: +SKIP
     (True, True, 12)
     >>> r.check()        # raises RunError if the run failed           # doctest: +SKIP
+    >>> _count_value([3, 4]), _count_value(None), _count_value("x"), _count_value(2.5)
+    ([3, 4], None, None, 2.5)
 """
 
 from __future__ import annotations
@@ -19,9 +24,13 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence, Union
 
 from potm.worker import Outcome
+
+#: A value of the benchmark's "counts" object: a number, a list of numbers
+#: (a time series such as doppel's timeline) or None (JSON null).
+CountValue = Union[int, float, list[Union[int, float]], None]
 
 #: Exit statuses of potm_bench_main.
 EXIT_OK = 0
@@ -38,10 +47,11 @@ class RunResult:
     """One run of one benchmark on one backend.
 
     ``params`` are the workload parameters as requested (threads apart);
-    the benchmark's own view, defaults included, is ``raw["parameters"]``.
+    the benchmark's own view, defaults included, is in ``raw``.
     Measures are NaN/0 when the run produced no JSON line.  ``stats`` holds
     every counter of the JSON "stats" object except aborts_by_cause (which
-    has its own field); ``raw`` is the whole parsed JSON line.
+    has its own field); ``counts`` the benchmark's "counts" object (see
+    CountValue); ``raw`` is the whole parsed JSON line.
     """
 
     workload: str
@@ -57,6 +67,7 @@ class RunResult:
     aborts: int = 0
     aborts_by_cause: dict[str, int] = field(default_factory=dict)
     stats: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, CountValue] = field(default_factory=dict)
     verified: bool = False
     verify_msg: str = ""
     seed: Optional[int] = None
@@ -130,6 +141,20 @@ def _number(value: Any) -> float:
     return math.nan
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _count_value(value: Any) -> CountValue:
+    """A value of the "counts" object: a number or a list of numbers as
+    they are, anything else (null, text, a list with other things) None."""
+    if _is_number(value):
+        return value  # type: ignore[no-any-return]
+    if isinstance(value, list) and all(_is_number(v) for v in value):
+        return list(value)
+    return None
+
+
 def result_from_outcome(*, workload: str, backend: str, threads: int,
                         params: Mapping[str, Any], config: Mapping[str, str],
                         argv: Sequence[str], outcome: Outcome) -> RunResult:
@@ -169,6 +194,7 @@ def result_from_outcome(*, workload: str, backend: str, threads: int,
         aborts=_count(stats.get("aborts")),
         aborts_by_cause={str(k): _count(v) for k, v in causes.items()},
         stats={str(k): _count(v) for k, v in stats.items() if k != "aborts_by_cause"},
+        counts={str(k): _count_value(v) for k, v in _object(data.get("counts")).items()},
         verified=verified, verify_msg=verify_msg,
         seed=seed if isinstance(seed, int) else None,
         raw=data, **base)

@@ -5,8 +5,13 @@ threads and every swept parameter); then ``repeat``, ``ok``, ``failure``,
 ``verified``; then the measures, all float64 so that a failed run is NaN:
 ``throughput`` (operations per second), ``elapsed`` (s), ``wall_time``
 (s, the worker's whole life), ``ops``, every counter of the benchmark's
-"stats" object (``commits``, ``aborts``, ...) and ``abort_<cause>`` for each
-abort cause.
+"stats" object (``commits``, ``aborts``, ...), ``abort_<cause>`` for each
+abort cause and ``count_<name>`` for each number of the benchmark's
+"counts" object (``count_read_mean_ns``; the prefix keeps doppel's
+counts.reads apart from stats.reads).  A count that is a list (doppel's
+timeline) is a text column after the status columns, its numbers
+separated by spaces ("" where a run has none); ``parse_series`` reads
+one back.  A count that is null in every run is left out.
 
 Example:
     >>> t = potm.sweep("intset", backends=["gl", "tl2"], threads=[1, 2],
@@ -15,6 +20,8 @@ Example:
     >>> med.filter(backend="tl2", update=20)["throughput"]             # doctest: +SKIP
     array([1812345.,  3301234.])
     >>> t.to_csv("intset.csv")                                         # doctest: +SKIP
+    >>> parse_series("120 80 0"), parse_series("")
+    ([120.0, 80.0, 0.0], [])
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ STATUS_COLUMNS = ("repeat", "ok", "failure", "verified")
 #: Measures every table has, before the benchmark's counters.
 BASE_MEASURES = ("throughput", "elapsed", "wall_time", "ops", "commits", "aborts")
 ABORT_PREFIX = "abort_"
+COUNT_PREFIX = "count_"
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -79,11 +87,14 @@ class SweepTable:
         for r in results:
             counters += [c for c in r.stats if c not in counters and c not in BASE_MEASURES]
             causes += [c for c in r.aborts_by_cause if c not in causes]
+        number_counts, series_counts = _count_columns(results)
         # Sorted: the columns must not depend on where the results came from
         # (a fresh run keeps the C library's key order, the cache does not).
         counters.sort()
         causes.sort()
-        measures = [*BASE_MEASURES, *counters, *(ABORT_PREFIX + c for c in causes)]
+        measures = [*BASE_MEASURES, *counters, *(ABORT_PREFIX + c for c in causes),
+                    *(COUNT_PREFIX + c for c in number_counts)]
+        series = [COUNT_PREFIX + c for c in series_counts]
 
         def key_value(r: RunResult, name: str) -> Any:
             if name in ("workload", "backend", "threads"):
@@ -95,12 +106,14 @@ class SweepTable:
             dtype.append((name, _key_dtype([key_value(r, name) for r in results])))
         dtype += [("repeat", "i8"), ("ok", "?"),
                   ("failure", _str_dtype(r.failure for r in results)), ("verified", "?")]
+        dtype += [(c, _str_dtype(_series_text(r, c) for r in results)) for c in series]
         dtype += [(m, "f8") for m in measures]
 
         array = np.zeros(len(rows), dtype=dtype)
         for i, (repeat, r) in enumerate(rows):
             record: list[Any] = [key_value(r, name) for name in keys]
             record += [repeat, r.ok, r.failure, r.verified]
+            record += [_series_text(r, c) for c in series]
             for m in measures:
                 record.append(_measure(r, m))
             array[i] = tuple(record)
@@ -242,7 +255,41 @@ def _measure(r: RunResult, name: str) -> float:
         return float(r.stats[name])
     if name in ("commits", "aborts"):
         return float(getattr(r, name))
+    if name.startswith(COUNT_PREFIX):
+        value = r.counts.get(name[len(COUNT_PREFIX):])
+        if isinstance(value, (int, float)):
+            return float(value)
     return math.nan
+
+
+def _count_columns(results: Sequence[RunResult]) -> tuple[list[str], list[str]]:
+    """The counts that become columns, sorted: those that are numbers (or
+    null) in every run, and those that are a list in some run.  A count
+    that is null everywhere is left out."""
+    numbers: set[str] = set()
+    lists: set[str] = set()
+    for r in results:
+        for name, value in r.counts.items():
+            if isinstance(value, list):
+                lists.add(name)
+            elif value is not None:
+                numbers.add(name)
+    return sorted(numbers - lists), sorted(lists)
+
+
+def _series_text(r: RunResult, column: str) -> str:
+    """A list-valued count of one result as text: numbers separated by
+    spaces ("" if the run has none; a plain number stands alone)."""
+    value = r.counts.get(column[len(COUNT_PREFIX):])
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def parse_series(text: str) -> list[float]:
+    """The numbers of a list-valued count's text cell (see the module
+    docstring); [] for an empty cell."""
+    return [float(item) for item in text.split()]
 
 
 def _widest(*dtypes: np.dtype) -> np.dtype:

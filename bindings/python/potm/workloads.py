@@ -6,6 +6,11 @@ the command line) and the benchmark's own option letter (used in the argv
 handed to ``potm_bench_main`` and accepted on the command line as well).
 Everything is validated here, before any process starts; a parameter that
 is not given is not passed, so the benchmark's own default applies.
+Besides each value's range, a workload may have rules between parameters
+(``Needs``, ``AtMost``): the doppel benchmark's Zipf alpha is for incrz
+and like only, its moving hot key for incr1 only; an intset cannot start
+with more keys than its range.  They are the benchmark's own usage
+errors, reported here with the parameter's Python name.
 
 Example:
     >>> spec = workload("intset")
@@ -16,6 +21,13 @@ Example:
     Traceback (most recent call last):
     ...
     ValueError: intset: parameter 'update' = 120 is out of range: a percentage, 0..100
+    >>> doppel = workload("doppel")
+    >>> doppel.argv(doppel.validate({"kind": "incrz", "alpha_x100": 80}))
+    ['doppel', '-w', 'incrz', '-a', '80']
+    >>> doppel.validate({"alpha_x100": 80})
+    Traceback (most recent call last):
+    ...
+    ValueError: doppel: parameter 'alpha_x100' = 80 needs 'kind' to be one of incrz, like ...
 """
 
 from __future__ import annotations
@@ -32,6 +44,15 @@ U64_MAX = (1 << 64) - 1
 #: Largest value of an int-sized option.
 INT_MAX = (1 << 31) - 1
 
+#: One day in milliseconds (the largest period the doppel benchmark takes).
+DAY_MS = 86400000
+#: The doppel benchmark's workloads and modes, and its largest key count.
+DOPPEL_KINDS: tuple[str, ...] = ("incr1", "incrz", "like")
+DOPPEL_MODES: tuple[str, ...] = ("doppel", "occ", "split", "atomic")
+DOPPEL_MAX_KEYS = 1 << 26
+#: The rubis benchmark's modes.
+RUBIS_MODES: tuple[str, ...] = ("doppel", "occ", "split")
+
 #: Backends that run one thread only (seq: no concurrency control).
 SINGLE_THREAD_BACKENDS: tuple[str, ...] = ("seq",)
 
@@ -41,7 +62,10 @@ class Param:
     """One benchmark option.
 
     ``choices`` makes it a name parameter; otherwise it is an integer in
-    ``minimum..maximum``.
+    ``minimum..maximum``.  ``default`` is the benchmark's own default, as
+    its -h states it (shown in help, used by the rules between parameters;
+    None: not stated).  It is never passed: an absent parameter is absent
+    from the argv.
     """
 
     name: str
@@ -51,6 +75,7 @@ class Param:
     maximum: int = INT_MAX
     choices: Optional[tuple[str, ...]] = None
     unit: str = ""
+    default: Optional[Value] = None
 
     def allowed(self) -> str:
         """The allowed values, for messages and --help."""
@@ -88,12 +113,108 @@ SEED = Param("seed", "-S", "random seed", maximum=U64_MAX)
 
 
 @dataclass(frozen=True)
+class Needs:
+    """A rule between two parameters: ``name``, when given, needs ``other``
+    to be one of ``allowed``.
+
+    when: the values of name the rule is about (empty: every value);
+    unless: a value of name that is always fine (0 for "off").  When other
+    is not given, its default (``Param.default``) is what counts.
+
+    Example:
+        >>> rule = Needs("change", "kind", ("incr1",), unless=0)
+        >>> rule.broken({"change": 500, "kind": "like"}, {"kind": "incr1"})
+        "parameter 'change' = 500 needs 'kind' to be one of incr1 (it is 'like')"
+        >>> rule.broken({"change": 0, "kind": "like"}, {"kind": "incr1"}) is None
+        True
+    """
+
+    name: str
+    other: str
+    allowed: tuple[str, ...]
+    when: tuple[Value, ...] = ()
+    unless: Optional[Value] = None
+    why: str = ""
+
+    def broken(self, values: Mapping[str, Value],
+               defaults: Mapping[str, Value]) -> Optional[str]:
+        """What is wrong with values (checked ones; defaults: the workload's
+        defaults), or None if the rule holds."""
+        if self.name not in values:
+            return None
+        value = values[self.name]
+        if value == self.unless or (self.when and value not in self.when):
+            return None
+        given = self.other in values
+        other = values[self.other] if given else defaults.get(self.other)
+        if other is None or other in self.allowed:
+            return None
+        state = f"it is {other!r}" + ("" if given else ", the default")
+        text = (f"parameter {self.name!r} = {value!r} needs {self.other!r} to be one of "
+                f"{', '.join(self.allowed)} ({state})")
+        return text + (f": {self.why}" if self.why else "")
+
+
+@dataclass(frozen=True)
+class AtMost:
+    """A rule between two integer parameters: ``name`` may not exceed
+    ``limit``.  Checked when one of them is given, the other counting with
+    its default; no check when a value is unknown.
+
+    Example:
+        >>> AtMost("initial", "range").broken({"initial": 600, "range": 512}, {})
+        "parameter 'initial' = 600 exceeds 'range' = 512"
+        >>> AtMost("categories", "items").broken({"items": 10}, {"categories": 16})
+        "parameter 'categories' = 16 (its default) exceeds 'items' = 10"
+    """
+
+    name: str
+    limit: str
+    why: str = ""
+
+    @property
+    def other(self) -> str:
+        """The parameter the rule depends on."""
+        return self.limit
+
+    def broken(self, values: Mapping[str, Value],
+               defaults: Mapping[str, Value]) -> Optional[str]:
+        """What is wrong with values (checked ones; defaults: the workload's
+        defaults), or None if the rule holds."""
+        if self.name not in values and self.limit not in values:
+            return None
+        value = values.get(self.name, defaults.get(self.name))
+        limit = values.get(self.limit, defaults.get(self.limit))
+        if not isinstance(value, int) or not isinstance(limit, int) or value <= limit:
+            return None
+        text = (f"parameter {self.name!r} = {value}" +
+                ("" if self.name in values else " (its default)") +
+                f" exceeds {self.limit!r} = {limit}" +
+                ("" if self.limit in values else " (its default)"))
+        return text + (f": {self.why}" if self.why else "")
+
+
+#: A rule between parameters (Workload.rules).
+Rule = Union[Needs, AtMost]
+
+
+@dataclass(frozen=True)
 class Workload:
-    """A benchmark: its name (argv[0]) and its parameters, in argv order."""
+    """A benchmark: its name (argv[0]), its parameters, in argv order, and
+    the rules between them."""
 
     name: str
     help: str
     params: tuple[Param, ...]
+    rules: tuple[Rule, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [p.name for p in self.params]
+        for rule in self.rules:
+            for name in (rule.name, rule.other):
+                if name not in names:
+                    raise ValueError(f"{self.name}: a rule names {name!r}, which is not "
+                                     f"one of its parameters")
 
     def param(self, name: str) -> Param:
         """The parameter called name; ValueError listing them otherwise."""
@@ -116,12 +237,11 @@ class Workload:
             raise ValueError(f"{self.name}: parameters 'duration' and 'ops' exclude "
                              "each other: give a duration (ms) or a number of "
                              "operations per thread, not both")
-        initial, key_range = checked.get("initial"), checked.get("range")
-        if isinstance(initial, int) and isinstance(key_range, int) and initial > key_range:
-            raise ValueError(
-                f"{self.name}: parameter 'initial' = {initial} exceeds 'range' = "
-                f"{key_range}: a set of keys from a range of {key_range} cannot start "
-                "with more elements")
+        defaults = {p.name: p.default for p in self.params if p.default is not None}
+        for rule in self.rules:
+            problem = rule.broken(checked, defaults)
+            if problem is not None:
+                raise ValueError(f"{self.name}: {problem}")
         return {p.name: checked[p.name] for p in self.params if p.name in checked}
 
     def argv(self, values: Mapping[str, Value]) -> list[str]:
@@ -143,6 +263,9 @@ WORKLOADS: dict[str, Workload] = {
             Param("update", "-u", "percentage of operations that are updates",
                   maximum=100, unit="%"),
             THREADS, DURATION, OPS, SEED,
+        ), rules=(
+            AtMost("initial", "range", why="a set of keys from that range cannot start "
+                   "with more elements"),
         )),
         Workload("bank", "bank: transfers between accounts and read-only balance totals", (
             Param("accounts", "-a", "number of accounts", minimum=2),
@@ -156,6 +279,62 @@ WORKLOADS: dict[str, Workload] = {
                   choices=("r", "w", "rw")),
             Param("accesses", "-a", "accesses per transaction", maximum=64),
             THREADS, DURATION, OPS, SEED,
+        )),
+        Workload("doppel", "hot records of the Doppel thesis (INCR1, INCRZ, LIKE) on the "
+                 "Doppel layer: split records against plain transactions", (
+            Param("kind", "-w", "incr1: increment one key, 'hot' percent of them the hot "
+                  "key; incrz: increment a Zipf-distributed key; like: users like pages "
+                  "(Zipf) and read them", choices=DOPPEL_KINDS, default="incr1"),
+            Param("mode", "-m", "doppel: the classifier splits hot records; occ: the same "
+                  "transactions, nothing split (the backend alone); split: the hot keys "
+                  "split by hand; atomic: atomic increments, no transactions (incr1, "
+                  "incrz)", choices=DOPPEL_MODES, default="doppel"),
+            Param("keys", "-k", "number of keys (pages for like)", minimum=1,
+                  maximum=DOPPEL_MAX_KEYS, default=1000000),
+            Param("users", "-U", "like: number of users", minimum=1,
+                  maximum=DOPPEL_MAX_KEYS, default=100000),
+            Param("hot", "-p", "incr1: percentage of transactions on the hot key",
+                  maximum=100, unit="%", default=100),
+            Param("alpha_x100", "-a", "incrz, like: the Zipf parameter alpha times 100 "
+                  "(140 is alpha 1.4)", maximum=400, default=140),
+            Param("write", "-u", "like: percentage of write transactions", maximum=100,
+                  unit="%", default=50),
+            Param("split", "-s", "split mode, incrz and like: how many of the most popular "
+                  "keys are split by hand", minimum=1, maximum=256, default=1),
+            Param("change", "-c", "incr1: the hot key moves every this many ms (0: never)",
+                  maximum=DAY_MS, unit="ms", default=0),
+            Param("interval", "-i", "count commits per interval of this many ms, reported "
+                  "as the timeline count (0: off; 100 when the hot key moves)",
+                  maximum=DAY_MS, unit="ms", default=0),
+            THREADS, DURATION, OPS, SEED,
+        ), rules=(
+            Needs("alpha_x100", "kind", ("incrz", "like"), why="incr1 takes 'hot' instead"),
+            Needs("change", "kind", ("incr1",), unless=0),
+            Needs("change", "mode", ("doppel", "occ", "atomic"), unless=0,
+                  why="a hand split cannot follow the moving hot key"),
+            Needs("mode", "kind", ("incr1", "incrz"), when=("atomic",),
+                  why="like has no atomic version"),
+        )),
+        Workload("rubis", "RUBiS-style auction on the Doppel layer: StoreBid (max bid, "
+                 "bid count, top bidders of an item and its category) and ViewItem", (
+            Param("mode", "-m", "doppel: the classifier splits hot records; occ: nothing "
+                  "split (the backend alone); split: the hot item's records split by hand",
+                  choices=RUBIS_MODES, default="doppel"),
+            Param("items", "-k", "number of items (auctions)", minimum=1,
+                  maximum=DOPPEL_MAX_KEYS, default=100000),
+            Param("users", "-U", "number of bidders", minimum=1, maximum=DOPPEL_MAX_KEYS,
+                  default=100000),
+            Param("categories", "-c", "number of categories (item i is in category i mod "
+                  "categories)", minimum=1, maximum=65536, default=16),
+            Param("hot", "-p", "percentage of transactions on the hot item, the rest "
+                  "uniform", maximum=100, unit="%", default=0),
+            Param("bid", "-u", "percentage of StoreBid transactions (the others are "
+                  "ViewItem)", maximum=100, unit="%", default=100),
+            Param("top", "-K", "bids kept in each category's top-K set", minimum=1,
+                  maximum=64, default=10),
+            THREADS, DURATION, OPS, SEED,
+        ), rules=(
+            AtMost("categories", "items", why="every category needs an item"),
         )),
     )
 }

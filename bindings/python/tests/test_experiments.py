@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import doctest
 import importlib
+import io
 import os
 import pkgutil
 import re
@@ -17,6 +18,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,17 +29,26 @@ from potm._lib import LibraryDir
 from potm.cli import main
 from potm.experiments import EXPERIMENTS, Case, Experiment, Grid, experiment, select
 from potm.experiments.availability import missing_backend, plan, unavailable
-from potm.experiments.render import NormalizedBars, Speedup
-from potm.experiments.tables import labelled, merge
+from potm.experiments.render import (Combined, Curves, Derived, KeyNumber, NormalizedBars,
+                                     Speedup, Timeline, key_text)
+from potm.experiments.tables import Column, labelled, merge
 from potm.experiments.variants import variant
-from potm.plot import synthetic_table
+from potm.plot import series_labels, synthetic_table
+from potm.plot.timeline import timeline_table
 from potm.reproduce import exit_status, reproduce, run_experiment
 
 #: Every experiment the registry must list.
 EXPECTED_IDS = {
     "overhead", "fig-3.11", "determinism-cost",
     "fig-3.6", "fig-3.7", "fig-3.8", "fig-3.10", "fig-3.13", "fig-3.14",
-    "fig-7-1", "fig-7-2", "fig-7-3", "fig-7-4", "fig-7-6", "table-7.3",
+    "fig-7-1", "fig-7-2", "fig-7-3", "fig-7-4", "fig-7-6", "table-7.3", "rubis",
+}
+#: The Doppel experiments and the series each draws.
+DOPPEL_SERIES = {
+    "fig-7-1": {"doppel", "occ", "gl", "atomic"}, "fig-7-2": {"doppel", "occ", "gl", "atomic"},
+    "fig-7-3": {"doppel", "occ"}, "fig-7-4": {"doppel", "occ", "gl"},
+    "fig-7-6": {"doppel", "occ", "gl"}, "table-7.3": {"doppel", "occ", "gl"},
+    "rubis": {"doppel", "occ", "gl"},
 }
 #: The backends the fake library directory pretends to be.
 FAKE_AS = ("seq", "gl", "tl2")
@@ -131,7 +142,8 @@ def test_merge_tables_with_different_columns() -> None:
 def test_missing_workload_is_skipped_with_reason(fake_backends: Path, tmp_path: Path) -> None:
     libs = LibraryDir(fake_backends)
     assert unavailable(experiment("fig-3.10"), libs) == \
-        "workload 'stmbench7' is not in this potm package yet (it has: intset, bank, fasttx)"
+        "workload 'stmbench7' is not in this potm package yet (it has: intset, bank, " \
+        "fasttx, doppel, rubis)"
     report = run_experiment(experiment("fig-3.7"), "quick", tmp_path, libs)
     assert report.status == "skipped" and "bayes, genome" in report.reason
     assert not list(tmp_path.iterdir())  # nothing ran, nothing written
@@ -144,7 +156,10 @@ def test_missing_backend_is_skipped_or_left_out(fake_backends: Path) -> None:
     libs = LibraryDir(fake_backends)
     assert unavailable(experiment("determinism-cost"), libs) == \
         f"backend 'pot' is not built in {fake_backends}"
-    assert (unavailable(experiment("fig-7-2"), libs) or "").startswith("needs a throughput")
+    grid = Grid((Case("bank", "bank"),), ("tl2",))
+    blocked = Experiment("t-blocked", "t", "t", grid, grid, NormalizedBars("tl2"),
+                         blocked="needs a feature the benchmark lacks")
+    assert unavailable(blocked, libs) == "needs a feature the benchmark lacks"
     assert unavailable(experiment("overhead"), None, "no libraries here") == "no libraries here"
     sweeps, notes = plan(experiment("overhead"), "quick", libs)
     assert [s.variant.name for s in sweeps] == ["seq", "gl", "tl2"]
@@ -223,9 +238,9 @@ def test_a_failing_experiment_fails_alone(fake_backends: Path, tmp_path: Path) -
 
 def test_summary_keeps_earlier_experiments(fake_backends: Path, tmp_path: Path) -> None:
     reproduce(["fig-3.6"], out=tmp_path, lib_dir=fake_backends, progress=False)
-    reproduce(["fig-7-1"], out=tmp_path, lib_dir=fake_backends, progress=False)
+    reproduce(["fig-3.10"], out=tmp_path, lib_dir=fake_backends, progress=False)
     lines = (tmp_path / "summary.txt").read_text().splitlines()
-    assert [line.split()[0] for line in lines[1:]] == ["fig-3.6", "fig-7-1"]
+    assert [line.split()[0] for line in lines[1:]] == ["fig-3.6", "fig-3.10"]
 
 
 def test_reproduce_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
@@ -279,6 +294,97 @@ def test_reproduce_quick_on_the_real_backends(tmp_path: Path) -> None:
     # The library says which benchmarks it was built with.
     assert "was built without the nope benchmark (it has: intset, bank" in \
         (missing_backend(libs, "tl2", ["intset", "nope"]) or "")
+
+
+@pytest.fixture(scope="module")
+def doppel_quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """Every Doppel experiment run once, --quick, on the real backends: the
+    output directory and the reports by id (skipped without the doppel
+    benchmark in libpotm-bench-tl2.so)."""
+    libs_path = build_dir()
+    if not libs_path.is_dir() or not LibraryDir(libs_path).has_bench("tl2"):
+        pytest.skip(f"no tl2 benchmark library in {libs_path} (set POTMPY_BUILD_DIR)")
+    problem = missing_backend(LibraryDir(libs_path), "tl2", ["doppel"])
+    if problem is not None:
+        pytest.skip(problem)
+    out = tmp_path_factory.mktemp("doppel-quick")
+    reports = reproduce(sorted(DOPPEL_SERIES), scale="quick", out=out, lib_dir=libs_path,
+                        progress=False, stream=io.StringIO())
+    return out, {r.id: r for r in reports}
+
+
+@pytest.mark.parametrize("exp_id", sorted(DOPPEL_SERIES))
+def test_doppel_experiments_quick(doppel_quick: tuple[Path, dict[str, Any]],
+                                  exp_id: str) -> None:
+    out, reports = doppel_quick
+    report = reports[exp_id]
+    if exp_id == "rubis" and report.status == "skipped":
+        assert "rubis" in report.reason  # a library built before bench/rubis.c
+        return
+    assert report.status == "ok", report.reason
+    rows = _csv_rows(out / f"{exp_id}.csv")
+    assert rows and all(r["ok"] == "True" and float(r["throughput"]) > 0 for r in rows)
+    assert {r["variant"] for r in rows} == DOPPEL_SERIES[exp_id]
+    svg = (out / f"{exp_id}.svg").read_text()
+    assert all(f">{name}<" in svg for name in DOPPEL_SERIES[exp_id])
+    assert (out / f"{exp_id}.png").stat().st_size > 1000
+    # The summary line states the key ratio first.
+    assert ("2t/1t" if exp_id == "fig-7-2" else "doppel/occ") in \
+        report.key_numbers.split(";")[0]
+    assert report.seconds < 60, f"{exp_id} --quick took {report.seconds:.0f} s"
+
+
+def test_doppel_quick_specifics(doppel_quick: tuple[Path, dict[str, Any]]) -> None:
+    out, _ = doppel_quick
+    moving = _csv_rows(out / "fig-7-3.csv")
+    assert all(len(r["count_timeline"].split()) >= 20 for r in moving)  # 1 s / 50 ms
+    assert "time (s)" in (out / "fig-7-3.txt").read_text()
+    assert (out / "fig-7-4-splits.png").is_file()
+    doppel_skewed = [r for r in _csv_rows(out / "fig-7-4.csv")
+                     if r["variant"] == "doppel" and r["alpha_x100"] == "140"]
+    assert doppel_skewed and all(float(r["count_splits"]) >= 1 for r in doppel_skewed)
+    latency = _csv_rows(out / "table-7.3.csv")
+    assert all(float(r["count_read_p99_ns"]) > 0 and float(r["count_write_p99_ns"]) > 0
+               for r in latency)
+    assert "read p99 (us)" in (out / "table-7.3.svg").read_text()
+
+
+def test_timeline_renderer_and_key_numbers() -> None:
+    table = timeline_table({"occ": ["10 10 10 1", "12 14 10 0"],
+                            "doppel": ["30 10 40 2", "30 20 60 0"]},
+                           interval_ms=100, elapsed_s=0.3)
+    grid = Grid((Case("x", "doppel"),), ("tl2",))
+    exp = Experiment("t-time", "Timeline test", "nothing", grid, grid, Timeline())
+    keys = (KeyNumber("doppel/occ first", {"variant": "doppel"}, over={"variant": "occ"},
+                      value="elapsed"),)
+    out = Timeline(panel=None, keys=keys)(table, exp)
+    assert series_labels(out.figures[""]) == ["occ", "doppel"]
+    assert out.key_numbers.startswith("doppel/occ first 1.00x; throughput (tx/s) per "
+                                      "interval: occ median 110 lowest 100, doppel median")
+    assert out.summary.splitlines()[:2] == ["time (s)  occ  doppel",
+                                            "    0.05  110     300"]
+    assert len(out.summary.splitlines()) == 4  # 3 complete intervals of 0.3 s
+
+
+def test_derived_and_combined_renderers() -> None:
+    t = synthetic_table({"variant": ["doppel", "occ"], "threads": [1, 2]},
+                        lambda p: 100.0 * p["threads"] * (2 if p["variant"] == "doppel" else 1))
+    grid = Grid((Case("x", "doppel"),), ("tl2",))
+    render = Derived((Column("per_thread", "throughput", "threads"),),
+                     Combined(Curves(x="threads", value="per_thread", panel=None,
+                                     keys=(KeyNumber("doppel 2t/1t", {"variant": "doppel",
+                                                                      "threads": 2},
+                                                     over={"variant": "doppel",
+                                                           "threads": 1}),)),
+                              {"raw": Curves(x="threads", panel=None)}))
+    exp = Experiment("t-derived", "Derived", "nothing", grid, grid, render)
+    out = exp.render(t, exp)
+    assert sorted(out.figures) == ["", "raw"]
+    assert out.key_numbers.startswith("doppel 2t/1t 2.00x; per_thread at threads=2: "
+                                      "doppel 200, occ 100")
+    assert "\n\nraw:\n" in out.summary
+    with pytest.raises(ValueError, match="selects"):
+        key_text(t, [KeyNumber("all doppel", {"variant": "doppel"})])
 
 
 SUBMODULES = sorted(m.name for m in pkgutil.walk_packages(potm.experiments.__path__,

@@ -11,8 +11,10 @@ import pytest
 
 import potm
 from conftest import SEED_CRASH, SEED_HANG, SEED_VERIFY_FAIL, logged_calls
-from potm.result import RunResult
-from potm.table import SweepTable
+from potm.cache import SweepCache
+from potm.result import CountValue, RunResult, result_from_outcome
+from potm.table import SweepTable, parse_series
+from potm.worker import Outcome
 
 
 def test_grid_and_table(fake_lib_dir: Path, fake_log: Path) -> None:
@@ -187,3 +189,63 @@ def test_to_text() -> None:
     assert text.splitlines() == ["backend  threads  throughput",
                                  "     gl        1          20",
                                  "    tl2        2           6"]
+
+
+def _doppel_result(repeat: int, counts: dict[str, CountValue], ok: bool = True) -> RunResult:
+    """A doppel run with the given counts (a failed one has none)."""
+    return RunResult(workload="doppel", backend="tl2", threads=2, params={"change": 200},
+                     ok=ok, failure="" if ok else "crash",
+                     throughput=100.0 + repeat if ok else math.nan, elapsed=0.3,
+                     stats={"commits": 10, "reads": 7}, counts=counts if ok else {},
+                     verified=ok, raw={} if ok else None)
+
+
+def test_counts_become_columns(tmp_path: Path) -> None:
+    """Numbers of "counts" are measures (prefixed: counts.reads is not
+    stats.reads); a list (the timeline) is a text column; a count that is
+    null everywhere is left out; records, median, CSV and the cache cope."""
+    rows = [(0, _doppel_result(0, {"reads": 3, "read_p99_ns": 384, "timeline": [5, 6, 0],
+                                   "unused": None})),
+            (1, _doppel_result(1, {"reads": 4, "read_p99_ns": 512, "timeline": None,
+                                   "unused": None})),
+            (2, _doppel_result(2, {}, ok=False))]
+    t = SweepTable.from_results(rows, ["change"])
+    assert {"count_reads", "count_read_p99_ns"} <= set(t.measures)
+    assert "count_unused" not in t.columns and "count_timeline" not in t.measures
+    assert list(t["reads"][:2]) == [7.0, 7.0] and list(t["count_reads"][:2]) == [3.0, 4.0]
+    assert math.isnan(t["count_reads"][2])
+    assert list(t["count_timeline"]) == ["5 6 0", "", ""]
+    assert t.columns.index("count_timeline") == t.columns.index("verified") + 1
+    assert [row["count_timeline"] for row in t] == ["5 6 0", "", ""]
+    assert parse_series(t["count_timeline"][0]) == [5.0, 6.0, 0.0]
+    med = t.median()
+    assert "count_timeline" not in med.columns and list(med["count_reads"]) == [3.5]
+    path = tmp_path / "t.csv"
+    t.to_csv(path)
+    with open(path, newline="") as f:
+        written = list(csv.DictReader(f))
+    assert [r["count_timeline"] for r in written] == ["5 6 0", "", ""]
+    assert written[1]["count_read_p99_ns"] == "512.0"
+    cache = SweepCache(tmp_path / "c.jsonl")
+    for repeat, r in rows:
+        cache.put({"repeat": repeat}, r)
+    again = SweepCache(tmp_path / "c.jsonl")
+    back = [(repeat, again.get({"repeat": repeat})) for repeat, _ in rows]
+    assert all(r is not None for _, r in back)
+    assert back[0][1] is not None and back[0][1].counts["timeline"] == [5, 6, 0]
+    t2 = SweepTable.from_results([(i, r) for i, r in back if r is not None], ["change"])
+    assert t2.columns == t.columns and list(t2["count_timeline"]) == list(t["count_timeline"])
+
+
+def test_counts_are_parsed_from_the_json_line() -> None:
+    line = ('{"bench": "doppel", "threads": 2, "elapsed_s": 0.2, "ops": 10, '
+            '"throughput": 50.0, "counts": {"writes": 10, "timeline": [4, 6], '
+            '"read_mean_ns": 0, "bad": "x", "mixed": [1, "a"]}, "stats": {"commits": 10}, '
+            '"verified": true, "verify_msg": "ok"}\n')
+    outcome = Outcome(command=("worker",), pid=1, returncode=0, stdout=line, stderr="",
+                      timed_out=False, timeout=60.0, wall_time=0.3)
+    r = result_from_outcome(workload="doppel", backend="tl2", threads=2, params={},
+                            config={}, argv=["doppel"], outcome=outcome)
+    assert r.ok and r.counts == {"writes": 10, "timeline": [4, 6], "read_mean_ns": 0,
+                                 "bad": None, "mixed": None}
+    assert RunResult.from_dict(r.to_dict()) == r

@@ -65,6 +65,50 @@ def test_initial_cannot_exceed_range(fake_lib_dir: Path) -> None:
         potm.run("intset", backend="fake", initial=600, range=512, lib_dir=fake_lib_dir)
 
 
+@pytest.mark.parametrize("workload,params,pattern", [
+    ("doppel", {"kind": "incr2"}, r"'kind' = 'incr2' is not allowed: one of incr1, incrz, like"),
+    ("doppel", {"mode": "2pl"}, r"'mode' = '2pl' is not allowed: one of doppel, occ, split, "
+                                r"atomic"),
+    ("doppel", {"hot": 101}, r"'hot' = 101 is out of range: a percentage, 0..100"),
+    ("doppel", {"alpha_x100": 401}, r"'alpha_x100' = 401 is out of range: an integer, 0..400"),
+    ("doppel", {"keys": 0}, r"'keys' = 0 is out of range"),
+    ("doppel", {"split": 257}, r"'split' = 257 is out of range: an integer, 1..256"),
+    # The benchmark's own cross-option usage errors, with the Python names.
+    ("doppel", {"alpha_x100": 140},
+     r"doppel: parameter 'alpha_x100' = 140 needs 'kind' to be one of incrz, like "
+     r"\(it is 'incr1', the default\): incr1 takes 'hot' instead"),
+    ("doppel", {"kind": "incr1", "alpha_x100": 0}, r"'alpha_x100' = 0 needs 'kind'"),
+    ("doppel", {"kind": "like", "change": 500},
+     r"'change' = 500 needs 'kind' to be one of incr1 \(it is 'like'\)"),
+    ("doppel", {"mode": "split", "change": 500},
+     r"'change' = 500 needs 'mode' to be one of doppel, occ, atomic \(it is 'split'\): "
+     r"a hand split cannot follow the moving hot key"),
+    ("doppel", {"kind": "like", "mode": "atomic"},
+     r"'mode' = 'atomic' needs 'kind' to be one of incr1, incrz \(it is 'like'\)"),
+    ("rubis", {"mode": "atomic"}, r"'mode' = 'atomic' is not allowed: one of doppel, occ, "
+                                  r"split"),
+    ("rubis", {"top": 65}, r"'top' = 65 is out of range: an integer, 1..64"),
+    ("rubis", {"items": 8}, r"rubis: parameter 'categories' = 16 \(its default\) exceeds "
+                            r"'items' = 8: every category needs an item"),
+])
+def test_doppel_and_rubis_parameters(fake_lib_dir: Path, workload: str,
+                                     params: dict[str, Any], pattern: str) -> None:
+    with pytest.raises(ValueError, match=pattern):
+        potm.run(workload, backend="fake", lib_dir=fake_lib_dir, **params)
+
+
+def test_doppel_rules_accept_what_the_benchmark_accepts() -> None:
+    spec = potm.WORKLOADS["doppel"]
+    assert spec.argv(spec.validate({"kind": "incr1", "change": 500, "interval": 50})) == \
+        ["doppel", "-w", "incr1", "-c", "500", "-i", "50"]
+    for ok in ({"kind": "like", "change": 0}, {"kind": "incrz", "mode": "atomic"},
+               {"mode": "split", "kind": "incrz", "split": 4}, {"hot": 0},
+               {"kind": "like", "alpha_x100": 0, "write": 100}):
+        spec.validate(ok)
+    assert potm.WORKLOADS["rubis"].validate({"items": 16, "categories": 16}) == \
+        {"items": 16, "categories": 16}
+
+
 @pytest.mark.parametrize("threads,pattern", [
     (0, r"'threads' = 0 is out of range"),
     (5000, r"'threads' = 5000 is out of range"),

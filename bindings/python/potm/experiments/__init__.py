@@ -6,11 +6,12 @@ result it reproduces, quick and full grids of cases x variants x threads,
 the backends it requires and the renderer that draws it.  Run them with
 ``potm reproduce`` (potm.reproduce); list them with ``potm experiments``.
 
-Today's workloads (intset, bank) support ``overhead``, ``fig-3.11`` and
-``determinism-cost`` (potm.experiments.micro); the other figures of the
-Pot thesis (potm.experiments.pot_thesis) and of the Doppel thesis
-(potm.experiments.doppel) are registered and skipped, with the reason,
-until their workloads and backends exist.
+Today's workloads support ``overhead``, ``fig-3.11`` and
+``determinism-cost`` (intset, bank: potm.experiments.micro), ``fig-3.6``
+(fasttx) and the Doppel thesis's figures (doppel, rubis:
+potm.experiments.doppel); the other figures of the Pot thesis
+(potm.experiments.pot_thesis) are registered and skipped, with the
+reason, until their workloads and backends exist.
 
 Adding an experiment takes a few lines: define it next to its relatives
 and add it to their tuple, e.g.

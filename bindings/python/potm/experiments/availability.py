@@ -16,7 +16,7 @@ worker and reads that list.
 Example:
     >>> from potm.experiments import experiment
     >>> unavailable(experiment("fig-3.10"), None)
-    "workload 'stmbench7' is not in this potm package yet (it has: intset, bank, fasttx)"
+    "workload 'stmbench7' is not in this potm package yet (it has: intset, bank, fasttx, ...)"
     >>> known_benchmarks("potm_bench_main: unknown benchmark 'x'; known:\\n"
     ...                  "  intset     integer set\\n  bank       bank\\n")
     ('intset', 'bank')

@@ -11,6 +11,11 @@ different parameters.  In the merged table
   rows (bank rows have structure "");
 * the other columns keep their type (text widened as needed).
 
+``with_columns`` adds computed columns (``Column``): a measure divided by
+a number or by another column (throughput per thread, nanoseconds as
+microseconds), or a key column scaled for a figure's axis (alpha from
+the benchmark's alpha x 100).
+
 Example:
     >>> from potm.plot.stats import synthetic_table
     >>> a = labelled(synthetic_table({"structure": ["rb"]}, lambda p: 1.0, repeat=1),
@@ -22,11 +27,15 @@ Example:
     ('workload', 'benchmark', 'variant', 'structure', 'accounts')
     >>> [row["accounts"] for row in m]
     ['', '64']
+    >>> w = with_columns(a, [Column("per_ms", "throughput", 1000.0)])
+    >>> float(w["per_ms"][0])
+    0.001
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Any, Sequence, Union
 
 import numpy as np
 
@@ -119,3 +128,38 @@ def merge(tables: Sequence[SweepTable]) -> SweepTable:
     if all(t.results is not None for t in tables):
         results = [r for t in tables for r in (t.results or [])]
     return SweepTable(out, keys, results)
+
+
+@dataclass(frozen=True)
+class Column:
+    """A computed column: source / divide_by, where divide_by is a number or
+    the name of a column (row by row).  key: a key column (an axis of a
+    figure, such as alpha), else a measure."""
+
+    name: str
+    source: str
+    divide_by: Union[float, str] = 1.0
+    key: bool = False
+
+
+def with_columns(table: SweepTable, columns: Sequence[Column]) -> SweepTable:
+    """The table with the computed columns after its own (float64).
+    ValueError naming a column that is missing or already there."""
+    old = table.array
+    for c in columns:
+        if c.name in table.columns:
+            raise ValueError(f"column {c.name!r} is already in the table")
+        for needed in (c.source, *([c.divide_by] if isinstance(c.divide_by, str) else [])):
+            if needed not in table.columns:
+                raise ValueError(f"column {c.name!r}: no column {needed!r} in the table; "
+                                 f"columns: {', '.join(table.columns)}")
+    dtype = [(n, old.dtype[n]) for n in table.columns] + [(c.name, "f8") for c in columns]
+    new = np.zeros(len(old), dtype=dtype)
+    for n in table.columns:
+        new[n] = old[n]
+    for c in columns:
+        divisor = old[c.divide_by].astype(float) if isinstance(c.divide_by, str) \
+            else float(c.divide_by)
+        new[c.name] = old[c.source].astype(float) / divisor
+    keys = [*table.keys, *(c.name for c in columns if c.key)]
+    return SweepTable(new, keys, table.results)

@@ -12,7 +12,9 @@ stem>``, writes ``<stem>.png`` and ``<stem>.svg``:
   over one baseline point (e.g. 1-thread tl2) against x;
 * ``param_curves(table, x, value, series=)``: value against a parameter;
 * ``latency_table(table, values, rows=)`` (a figure) and ``latency_text``
-  (the same as text).
+  (the same as text);
+* ``timeline_lines(table, series=)``: a rate per interval of each run (a
+  list-valued count such as doppel's timeline) against time.
 
 Key columns that a figure does not plot must hold one value (filter the
 table first); a mistake is a ValueError that says which column.
@@ -32,9 +34,11 @@ from potm.plot.figure import save_figure, series_color, series_labels
 from potm.plot.lines import param_curves, speedup_lines, speedups
 from potm.plot.stats import PointStats, point_stats, synthetic_table
 from potm.plot.tables import latency_table, latency_text
+from potm.plot.timeline import TimeSeries, time_series, timeline_lines
 
 __all__ = [
-    "PointStats", "bar_ratios", "latency_table", "latency_text", "normalized_bars",
-    "param_curves", "point_stats", "save_figure", "series_color", "series_labels",
-    "speedup_lines", "speedups", "synthetic_table",
+    "PointStats", "TimeSeries", "bar_ratios", "latency_table", "latency_text",
+    "normalized_bars", "param_curves", "point_stats", "save_figure", "series_color",
+    "series_labels", "speedup_lines", "speedups", "synthetic_table", "time_series",
+    "timeline_lines",
 ]

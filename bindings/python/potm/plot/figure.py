@@ -37,7 +37,7 @@ PANEL_SIZE = (4.6, 3.4)
 #: PNG resolution.
 PNG_DPI = 150
 
-#: Fixed colours of the project's backends and modes; other series take
+#: Fixed colours of the project's backends, modes and Doppel systems; other series take
 #: the colours of FALLBACK_COLORS in order of first use.
 SERIES_COLORS: dict[str, str] = {
     "seq": "#000000", "gl": "#7f7f7f", "tl2": "#1f77b4",
@@ -45,6 +45,8 @@ SERIES_COLORS: dict[str, str] = {
     "pogl": "#8c564b", "destm": "#9467bd",
     "rtm": "#2ca02c", "rtm-fallback": "#2ca02c", "pot-rtm": "#98df8a",
     "rot": "#17becf", "pot-rot": "#9edae5",
+    # Doppel's systems: occ is plain tl2, so it takes tl2's colour.
+    "doppel": "#e6550d", "occ": "#1f77b4", "atomic": "#7b4173", "split": "#31a354",
 }
 FALLBACK_COLORS = ("#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#c5b0d5", "#c49c94",
                    "#f7b6d2", "#dbdb8d")

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Doppel thesis Figure 7-6: auction (bid) throughput of Doppel, OCC and
-locking (needs bid).
+"""Doppel thesis, RUBiS: bids with a hot auction, Doppel and locking
+relative to OCC (needs the rubis benchmark; skipped, saying so, without it).
 
-Runs experiment 'fig-7-6' of the potm package (see 'potm experiments -v'):
+Runs experiment 'rubis' of the potm package (see 'potm experiments -v'):
 --quick (the default) makes short runs into results/quick/, --full the
 real sizes into plots/; --out DIR, --lib-dir DIR (default: $POTMPY_LIB_DIR,
 else build/), --resume.
 
-    python3 experiments/fig_7_6_bid.py --quick
+    python3 experiments/rubis_bid.py --quick
 """
 
 from __future__ import annotations
@@ -22,4 +22,4 @@ sys.path.insert(0, str(ROOT / "bindings" / "python"))
 from potm.reproduce import script_main  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(script_main("fig-7-6", default_lib_dir=ROOT / "build"))
+    sys.exit(script_main("rubis", default_lib_dir=ROOT / "build"))

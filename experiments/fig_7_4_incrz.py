@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Doppel thesis Figure 7-2: INCR1 throughput over time as the hot key
-changes (needs a per-interval throughput series from incr1).
+"""Doppel thesis Figure 7-4: INCRZ throughput of Doppel, OCC and locking by
+Zipf skew alpha, and how many records Doppel split.
 
-Runs experiment 'fig-7-2' of the potm package (see 'potm experiments -v'):
+Runs experiment 'fig-7-4' of the potm package (see 'potm experiments -v'):
 --quick (the default) makes short runs into results/quick/, --full the
 real sizes into plots/; --out DIR, --lib-dir DIR (default: $POTMPY_LIB_DIR,
 else build/), --resume.
 
-    python3 experiments/fig_7_2_incr1_hot_key_change.py --quick
+    python3 experiments/fig_7_4_incrz.py --quick
 """
 
 from __future__ import annotations
@@ -22,4 +22,4 @@ sys.path.insert(0, str(ROOT / "bindings" / "python"))
 from potm.reproduce import script_main  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(script_main("fig-7-2", default_lib_dir=ROOT / "build"))
+    sys.exit(script_main("fig-7-4", default_lib_dir=ROOT / "build"))
