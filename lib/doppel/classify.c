@@ -18,7 +18,13 @@
  * kind, n_other its operations of every other kind (each would be a
  * stashed transaction in a split phase) and n all sampled operations of
  * the window, on every record.  So impact weighs what splitting saves on r
- * against the rest of the work.  r is split when impact reaches T_split
+ * against the rest of the work.  What a stash costs depends on its caller:
+ * after dp_exec the worker goes on with other transactions (an abort and a
+ * second run: W_S = 2), after dp_exec_wait it idles until the joined phase
+ * (or, all workers blocked, forces an early phase change): measured on
+ * LIKE with 2 workers and 1% reads, each such stash cost about 1,600
+ * transactions of throughput.  So W_S grows by W_WAIT times the share of
+ * transactions run by waiting callers.  r is split when impact reaches T_split
  * (POTM_DP_SPLIT_IMPACT; half of it once some record is split, since phase
  * changes are then paid for already) and joined again when it falls below
  * T_join.  With fewer than two online workers nothing is split: a lone
@@ -35,6 +41,7 @@
 #define DP_W_CONFLICT 4
 #define DP_W_OP 1
 #define DP_W_STASH 2
+#define DP_W_WAIT 1024
 
 void dp_sample_conflicts(dp_worker_t *w)
 {
@@ -173,15 +180,21 @@ static dp_tally_t *dp_tally_slot(dp_tally_t *t, size_t cap, dp_rec_t *r)
 	return &t[i];
 }
 
-static int64_t dp_impact(const dp_tally_t *e, dp_op_t op, uint64_t n_all)
+/* W_S in 1/64ths (see the top). */
+static int64_t dp_stash_weight64(uint64_t calls, uint64_t wait_calls)
+{
+	return 64 * DP_W_STASH + (calls ? (int64_t)(64 * DP_W_WAIT * wait_calls / calls) : 0);
+}
+
+static int64_t dp_impact(const dp_tally_t *e, dp_op_t op, uint64_t n_all, int64_t w_stash64)
 {
 	uint64_t other = 0;
 	for (unsigned k = 0; k < DP_NOPS; k++)
 		if (k != (unsigned)op)
 			other += e->n[k];
-	int64_t savings = DP_W_CONFLICT * (int64_t)e->c[op] + DP_W_OP * (int64_t)e->n[op] -
-	                  DP_W_STASH * (int64_t)other;
-	return 1000 * savings / (int64_t)(n_all - e->n[op] + 1);
+	int64_t savings64 = 64 * (DP_W_CONFLICT * (int64_t)e->c[op] + DP_W_OP * (int64_t)e->n[op]) -
+	                    w_stash64 * (int64_t)other;
+	return 1000 * savings64 / 64 / (int64_t)(n_all - e->n[op] + 1);
 }
 
 void dp_classify(void)
@@ -199,11 +212,13 @@ void dp_classify(void)
 		pthread_mutex_unlock(&dp.reg_lock);
 		return;   /* no memory for statistics: keep the current splits */
 	}
-	uint64_t n_all = 0;
+	uint64_t n_all = 0, calls = 0, wait_calls = 0;
 	for (unsigned i = 0; i < dp.max_workers; i++) {
 		dp_worker_t *w = dp.workers[i];
 		if (w == NULL)
 			continue;
+		calls += __atomic_load_n(&w->calls, __ATOMIC_RELAXED);
+		wait_calls += __atomic_load_n(&w->wait_calls, __ATOMIC_RELAXED);
 		if (__atomic_load_n(&w->seen, __ATOMIC_ACQUIRE) != DP_OFFLINE)
 			online++;
 		if (__atomic_load_n(&w->sample_epoch, __ATOMIC_RELAXED) != dp.sample_epoch)
@@ -223,6 +238,7 @@ void dp_classify(void)
 		}
 	}
 	pthread_mutex_unlock(&dp.reg_lock);
+	int64_t w_stash64 = dp_stash_weight64(calls, wait_calls);
 
 	/* Join first: split records that fell below T_join (or were not
 	 * used at all in the window). */
@@ -231,7 +247,7 @@ void dp_classify(void)
 		if (r == NULL || r->by_hand)
 			continue;
 		dp_tally_t *e = dp_tally_slot(t, cap, r);
-		if (online < 2 || dp_impact(e, (dp_op_t)r->split_op, n_all) < dp.join_impact)
+		if (online < 2 || dp_impact(e, (dp_op_t)r->split_op, n_all, w_stash64) < dp.join_impact)
 			dp_mark_joined(r);
 	}
 	if (online >= 2) {
@@ -244,7 +260,7 @@ void dp_classify(void)
 			for (dp_op_t op = DP_ADD; op < DP_NOPS; op++) {
 				if (!dp_op_fits(e->rec, op) || e->n[op] + e->c[op] == 0)
 					continue;
-				int64_t im = dp_impact(e, op, n_all);
+				int64_t im = dp_impact(e, op, n_all, w_stash64);
 				if (im > best_impact) {
 					best = op;
 					best_impact = im;

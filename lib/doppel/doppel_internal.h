@@ -90,6 +90,8 @@ typedef struct dp_worker {
 	unsigned nstash, stash_cap;
 	/* classifier samples of the current window */
 	uint32_t tick;             /* xorshift state: which operations to sample */
+	uint64_t calls, wait_calls; /* dp_exec + dp_exec_wait calls, and the latter
+	                              (relaxed; the classifier's stash weight) */
 	uint64_t sample_epoch;
 	dp_sample_t samples[DP_SAMPLE_SLOTS];
 	dp_stats_t stats;          /* written by this worker: relaxed atomics */
