@@ -31,9 +31,9 @@
  */
 #include "dp_bench.h"
 #include "potm_bench.h"
+#include "zipf.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +66,7 @@ typedef struct dpb {
 	uint64_t keys, users, hot_pct, alpha_pct, write_pct;
 	dp_rec_t *key;          /* incr: the keys; like: the pages */
 	dp_rec_t *user;         /* like */
-	double *cdf;            /* Zipf: cumulative probabilities, NULL if uniform */
+	bench_zipf_t zipf;      /* incrz, like: key popularity (alpha > 0) */
 	bench_lat_t (*lat)[2];             /* like: per thread, read/write */
 	uint64_t change_ms, interval_ms;   /* -c, -i; 0 = off */
 	uint64_t t0_ns;                    /* the run's start, for -c and -i */
@@ -97,36 +97,17 @@ static dpb_clock_t *dpb_tick(const dpb_t *b, const bench_thread_t *self)
 	return ck;
 }
 
-static uint64_t dpb_pick_zipf(const dpb_t *b, bench_thread_t *self)
+static double dpb_uniform(void *rng)
 {
-	if (b->cdf == NULL)
-		return bench_rng_below(&self->rng, b->keys);
-	double u = (double)(bench_rng_next(&self->rng) >> 11) * 0x1p-53;
-	uint64_t lo = 0, hi = b->keys - 1;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (b->cdf[mid] < u)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (double)(bench_rng_next(rng) >> 11) * 0x1p-53;
 }
 
-static int dpb_build_zipf(dpb_t *b)
+/* A key: Zipf(alpha) over the keys, or uniform when alpha is 0. */
+static uint64_t dpb_pick_zipf(const dpb_t *b, bench_thread_t *self)
 {
 	if (b->alpha_pct == 0)
-		return 0;
-	b->cdf = malloc(b->keys * sizeof *b->cdf);
-	if (b->cdf == NULL)
-		return -1;
-	double alpha = (double)b->alpha_pct / 100.0, sum = 0;
-	for (uint64_t i = 0; i < b->keys; i++)
-		b->cdf[i] = (sum += pow((double)(i + 1), -alpha));
-	for (uint64_t i = 0; i < b->keys; i++)
-		b->cdf[i] /= sum;
-	b->cdf[b->keys - 1] = 1.0;
-	return 0;
+		return bench_rng_below(&self->rng, b->keys);
+	return bench_zipf_draw(&b->zipf, dpb_uniform, &self->rng);
 }
 
 /* ---- transactions ---------------------------------------------------------- */
@@ -279,11 +260,13 @@ int potm_bench_doppel(int argc, char **argv)
 	b.key = calloc(keys, sizeof *b.key);
 	b.user = workload == W_LIKE ? calloc(users, sizeof *b.user) : NULL;
 	b.lat = workload == W_LIKE ? calloc(c.threads, sizeof *b.lat) : NULL;
-	if (b.key == NULL || (workload == W_LIKE && (b.user == NULL || b.lat == NULL)) ||
-	    dpb_build_zipf(&b) != 0) {
+	if (b.key == NULL || (workload == W_LIKE && (b.user == NULL || b.lat == NULL))) {
 		fprintf(stderr, "doppel: out of memory for %" PRIu64 " keys\n", keys);
-		return BENCH_EXIT_FAILED;
+		rc = BENCH_EXIT_FAILED;
+		goto out;
 	}
+	if (b.alpha_pct > 0)
+		bench_zipf_init(&b.zipf, keys, (double)b.alpha_pct / 100.0);
 	for (uint64_t i = 0; i < keys; i++)
 		dp_rec_init_int(&b.key[i], 0);
 	for (uint64_t i = 0; b.user && i < users; i++)
@@ -403,7 +386,6 @@ int potm_bench_doppel(int argc, char **argv)
 out:
 	free(b.key);
 	free(b.user);
-	free(b.cdf);
 	free(b.lat);
 	free(b.timeline);
 	free(b.clock);

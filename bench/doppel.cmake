@@ -5,18 +5,7 @@
 # libpotm-bench-<b>.so for the Python package.
 set(_doppel ${CMAKE_CURRENT_LIST_DIR}/doppel.c)
 foreach(b ${POTM_ENABLED_BACKENDS})
-  add_library(bench-doppel-${b} OBJECT ${_doppel})
-  target_include_directories(bench-doppel-${b} PRIVATE
-    $<TARGET_PROPERTY:potm-${b},INTERFACE_INCLUDE_DIRECTORIES>)
-  target_compile_definitions(bench-doppel-${b} PRIVATE
-    $<TARGET_PROPERTY:potm-${b},INTERFACE_COMPILE_DEFINITIONS>)
-  set_target_properties(bench-doppel-${b} PROPERTIES C_VISIBILITY_PRESET hidden)
-  if(TARGET potm-bench-${b})
-    target_link_libraries(potm-bench-${b} PRIVATE bench-doppel-${b} m)
-  endif()
-  potm_add_per_backend_executable(doppel SOURCES ${_doppel} BACKENDS ${b}
-    LIBS bench-harness-${b} m)
-  target_compile_definitions(doppel-${b} PRIVATE POTM_DOPPEL_MAIN)
+  potm_bench_program(doppel ${_doppel} ${b} LIBS m)
 
   if(POTM_BUILD_TESTS)
     # Smoke tests: short verified runs of each workload and mode; 2 and 8
@@ -34,17 +23,8 @@ foreach(b ${POTM_ENABLED_BACKENDS})
                    "like-split-t2:-w,like,-m,split,-s,4,-t,2"
                    "like-doppel-t8:-w,like,-m,doppel,-t,8")
     endif()
-    foreach(run ${_dp_runs})
-      string(REPLACE ":" ";" _parts "${run}")
-      string(REPLACE "," ";" _parts "${_parts}")
-      list(GET _parts 0 _name)
-      list(REMOVE_AT _parts 0)
-      add_test(NAME bench-doppel-${b}-${_name}
-               COMMAND doppel-${b} ${_parts} -k 10000 -U 1000 -d 300)
-      potm_backend_test_env(${b} _benv)
-      set_tests_properties(bench-doppel-${b}-${_name} PROPERTIES TIMEOUT 120
-        ENVIRONMENT "POTM_DP_SPLIT_MS=2;POTM_DP_CLASSIFY_MS=20;${_benv}")
-    endforeach()
+    potm_bench_smoke(doppel ${b} "POTM_DP_SPLIT_MS=2;POTM_DP_CLASSIFY_MS=20"
+      "-k;10000;-U;1000;-d;300" ${_dp_runs})
   endif()
 endforeach()
 

@@ -10,19 +10,7 @@ foreach(b pot tl2 seq)
   if(NOT b IN_LIST POTM_ENABLED_BACKENDS)
     continue()
   endif()
-  add_library(bench-fasttx-${b} OBJECT ${_fasttx})
-  target_include_directories(bench-fasttx-${b} PRIVATE
-    $<TARGET_PROPERTY:potm-${b},INTERFACE_INCLUDE_DIRECTORIES>)
-  target_compile_definitions(bench-fasttx-${b} PRIVATE
-    $<TARGET_PROPERTY:potm-${b},INTERFACE_COMPILE_DEFINITIONS>)
-  set_target_properties(bench-fasttx-${b} PROPERTIES C_VISIBILITY_PRESET hidden)
-  if(TARGET potm-bench-${b})   # not in static-only builds
-    target_link_libraries(potm-bench-${b} PRIVATE bench-fasttx-${b})
-  endif()
-
-  potm_add_per_backend_executable(fasttx SOURCES ${_fasttx} BACKENDS ${b}
-    LIBS bench-harness-${b})
-  target_compile_definitions(fasttx-${b} PRIVATE POTM_FASTTX_MAIN)
+  potm_bench_program(fasttx ${_fasttx} ${b})
 
   if(POTM_BUILD_TESTS)
     # Smoke test: the whole sweep, a few thousand verified transactions

@@ -6,18 +6,7 @@
 # the Python package.
 set(_rubis ${CMAKE_CURRENT_LIST_DIR}/rubis.c)
 foreach(b ${POTM_ENABLED_BACKENDS})
-  add_library(bench-rubis-${b} OBJECT ${_rubis})
-  target_include_directories(bench-rubis-${b} PRIVATE
-    $<TARGET_PROPERTY:potm-${b},INTERFACE_INCLUDE_DIRECTORIES>)
-  target_compile_definitions(bench-rubis-${b} PRIVATE
-    $<TARGET_PROPERTY:potm-${b},INTERFACE_COMPILE_DEFINITIONS>)
-  set_target_properties(bench-rubis-${b} PROPERTIES C_VISIBILITY_PRESET hidden)
-  if(TARGET potm-bench-${b})
-    target_link_libraries(potm-bench-${b} PRIVATE bench-rubis-${b})
-  endif()
-  potm_add_per_backend_executable(rubis SOURCES ${_rubis} BACKENDS ${b}
-    LIBS bench-harness-${b})
-  target_compile_definitions(rubis-${b} PRIVATE POTM_RUBIS_MAIN)
+  potm_bench_program(rubis ${_rubis} ${b})
 
   if(POTM_BUILD_TESTS)
     # Smoke tests: short verified runs with small item and user counts;
@@ -30,17 +19,8 @@ foreach(b ${POTM_ENABLED_BACKENDS})
                    "split-t8:-m,split,-p,50,-u,80,-t,8"
                    "occ-t2:-m,occ,-t,2")
     endif()
-    foreach(run ${_rb_runs})
-      string(REPLACE ":" ";" _parts "${run}")
-      string(REPLACE "," ";" _parts "${_parts}")
-      list(GET _parts 0 _name)
-      list(REMOVE_AT _parts 0)
-      add_test(NAME bench-rubis-${b}-${_name}
-               COMMAND rubis-${b} ${_parts} -k 1000 -U 1000 -d 300)
-      potm_backend_test_env(${b} _benv)
-      set_tests_properties(bench-rubis-${b}-${_name} PROPERTIES TIMEOUT 120
-        ENVIRONMENT "POTM_DP_SPLIT_MS=2;POTM_DP_CLASSIFY_MS=20;${_benv}")
-    endforeach()
+    potm_bench_smoke(rubis ${b} "POTM_DP_SPLIT_MS=2;POTM_DP_CLASSIFY_MS=20"
+      "-k;1000;-U;1000;-d;300" ${_rb_runs})
   endif()
 endforeach()
 
