@@ -18,9 +18,11 @@
  *    another kind of update) aborts the transaction and stashes it: it is
  *    re-run in the next joined phase and dp_exec() returns DP_STASHED;
  *    operations on records that are not split run as usual;
- *  - no transaction spans two phases, and a joined phase begins only once
- *    every slice of the split phase before it has been reconciled, so no
- *    read ever sees part of a reconciliation.
+ *  - no transaction spans two phases; a split phase begins only once every
+ *    joined-phase transaction has ended (so no joined reader sees half of
+ *    a split-phase transaction), and a joined phase only once every slice
+ *    of the split phase before it has been reconciled (so no read ever
+ *    sees part of a reconciliation).
  *
  * Phases change only while every worker is between transactions; workers
  * report it at each dp_exec() (quiescent-state tracking in the style of
