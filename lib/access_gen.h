@@ -48,12 +48,14 @@ POTM_GEN_ACCESS_(float, _float)
 POTM_GEN_ACCESS_(double, _double)
 #undef POTM_GEN_ACCESS_
 
-/* A backend whose tm.h reads are inline with an out-of-line slow path
- * (pot: plain loads in fast mode) defines POTM_GEN_READ_SPEC: the slow
- * path is the library's read, under a second name. */
+/* A backend whose tm.h accesses are inline with an out-of-line slow path
+ * (pot: plain loads and, alone, logged plain stores in fast mode) defines
+ * POTM_GEN_READ_SPEC: the slow paths are the library's read and write,
+ * under second names. */
 #ifdef POTM_GEN_READ_SPEC
 #define POTM_GEN_SPEC_(T, sfx)                                               \
-	T tm_read##sfx##_spec_(const T *a) __attribute__((alias("tm_read" #sfx)));
+	T tm_read##sfx##_spec_(const T *a) __attribute__((alias("tm_read" #sfx))); \
+	void tm_write##sfx##_slow_(T *a, T v) __attribute__((alias("tm_write" #sfx)));
 POTM_GEN_SPEC_(tm_word_t, )
 POTM_GEN_SPEC_(uint8_t, _u8)
 POTM_GEN_SPEC_(uint16_t, _u16)

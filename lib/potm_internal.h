@@ -60,16 +60,9 @@ static inline void potm_ptrvec_push(potm_ptrvec_t *pv, void *p)
  * Each entry remembers the old bytes of one naturally aligned access so an
  * explicit abort can put them back, newest first. */
 
-typedef struct potm_undo_entry {
-	void *addr;
-	uint64_t old;
-	uint32_t size;
-} potm_undo_entry_t;
-
-typedef struct potm_undo {
-	potm_undo_entry_t *e;
-	size_t n, cap;
-} potm_undo_t;
+/* The undo log lives in tm.h (tm_txd_t.undo): pot's inline writes append. */
+typedef tm_undo_entry_t potm_undo_entry_t;
+typedef tm_undo_t potm_undo_t;
 
 void potm_undo_grow(potm_undo_t *u);
 void potm_undo_rollback(potm_undo_t *u);

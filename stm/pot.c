@@ -108,10 +108,11 @@ typedef struct pot_tx {
 	pot_thread_t pt;               /* first: order state (lib/pot_order.h) */
 	bool fast;                     /* in place, in turn: fast mode or pogl */
 	bool mark;                     /* fast: mark stripes before writing (P2) */
+	/* The in-place writes of an attempt: pt.th.txd.undo (tm.h's inline
+	 * writes append to it). */
 	bool sync_first_tx;            /* P5: first transaction since joining */
 	uintptr_t fast_word;           /* (wv << 1) | 1 while fast */
 	uint64_t rv;                   /* speculative snapshot */
-	potm_undo_t undo;              /* in-place writes of this attempt */
 	tl2_rset_t rs;                 /* read set: stripe words read */
 	tl2_wset_t ws;                 /* write set */
 } pot_tx_t;
@@ -172,15 +173,15 @@ static void pot_unmark(const pot_tx_t *tx, uint64_t version)
 		return;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	uintptr_t word = (uintptr_t)version << 1;
-	for (size_t i = 0; i < tx->undo.n; i++)
-		__atomic_store_n(pot_stripe_of(tx->undo.e[i].addr), word, __ATOMIC_RELAXED);
+	for (size_t i = 0; i < tx->pt.th.txd.undo.n; i++)
+		__atomic_store_n(pot_stripe_of(tx->pt.th.txd.undo.e[i].addr), word, __ATOMIC_RELAXED);
 }
 
 static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t b)
 {
 	if (tx->mark)
 		pot_mark(tx, a);
-	potm_undo_log(&tx->undo, a, size);
+	potm_undo_log(&tx->pt.th.txd.undo, a, size);
 	tl2_store_bytes(a, size, b);
 }
 
@@ -194,7 +195,19 @@ static inline void pot_set_fast(pot_tx_t *tx, bool fast)
 	if (fast)
 		tx->pt.th.txd.flags |= TM_TXD_PLAIN_READS;
 	else
-		tx->pt.th.txd.flags &= ~TM_TXD_PLAIN_READS;
+		tx->pt.th.txd.flags &= ~(TM_TXD_PLAIN_READS | TM_TXD_PLAIN_WRITES);
+}
+
+/* tx->mark; in fast mode without marks (P5) tm.h's writes are inline
+ * (TM_TXD_PLAIN_WRITES): a log entry and a plain store, as pot_fast_write
+ * does without marks. */
+static inline void pot_set_mark(pot_tx_t *tx, bool mark)
+{
+	tx->mark = mark;
+	if (tx->fast && !mark)
+		tx->pt.th.txd.flags |= TM_TXD_PLAIN_WRITES;
+	else
+		tx->pt.th.txd.flags &= ~TM_TXD_PLAIN_WRITES;
 }
 
 /* Enter fast mode at the current slot (P3: clock is frozen while we hold
@@ -202,9 +215,9 @@ static inline void pot_set_fast(pot_tx_t *tx, bool fast)
 static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
 {
 	pot_set_fast(tx, true);
-	tx->mark = pot.mark_stripes;
+	pot_set_mark(tx, pot.mark_stripes);
 	tx->fast_word = (uintptr_t)(clock + 1) << 1 | 1;
-	tx->undo.n = 0;
+	tx->pt.th.txd.undo.n = 0;
 }
 
 /* Undo this attempt's in-place writes, then unmark their stripes with
@@ -212,11 +225,11 @@ static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
  * the log but leaves the entries in place, which pot_unmark reads. */
 static void pot_rollback_fast(pot_tx_t *tx)
 {
-	size_t n = tx->undo.n;
-	potm_undo_rollback(&tx->undo);
-	tx->undo.n = n;
+	size_t n = tx->pt.th.txd.undo.n;
+	potm_undo_rollback(&tx->pt.th.txd.undo);
+	tx->pt.th.txd.undo.n = n;
 	pot_unmark(tx, (tx->fast_word >> 1) - 1);
-	tx->undo.n = 0;
+	tx->pt.th.txd.undo.n = 0;
 }
 
 static void pot_abort(pot_tx_t *tx, int cause) __attribute__((noreturn, noinline));
@@ -246,7 +259,7 @@ static void pot_promote(pot_tx_t *tx)
 	for (size_t i = 0; i < tx->ws.n; i++)
 		pot_mark(tx, (const void *)tx->ws.e[i].addr);
 	for (size_t i = 0; i < tx->ws.n; i++)
-		tl2_ws_store_entry(&tx->ws.e[i], &tx->undo);
+		tl2_ws_store_entry(&tx->ws.e[i], &tx->pt.th.txd.undo);
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
 	POTM_STAT_INC(&tx->pt.th, promotions);
 }
@@ -429,7 +442,7 @@ int tm_tx_start_(tm_txd_t *d)
 			 * what the other side's membarrier is for). */
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			if (pot.solo_unmarked && seq_registered() == 1)
-				tx->mark = false;
+				pot_set_mark(tx, false);
 		} else {
 			pot_begin_spec(tx);
 		}
@@ -497,11 +510,11 @@ void tm_tx_end_(tm_txd_t *d)
 	if (likely(tx->fast)) {
 		/* Fast commit: unmark what we wrote with our version, then
 		 * publishing the counter (the pass) is the commit. */
-		ro = tx->undo.n == 0;
+		ro = tx->pt.th.txd.undo.n == 0;
 		if (!ro) {
 			pot_unmark(tx, tx->fast_word >> 1);
-			POTM_STAT_ADD(&tx->pt.th, writes, tx->undo.n);
-			tx->undo.n = 0;
+			POTM_STAT_ADD(&tx->pt.th, writes, tx->pt.th.txd.undo.n);
+			tx->pt.th.txd.undo.n = 0;
 		}
 		pot_set_fast(tx, false);
 		if (pot.count_fast)
@@ -601,7 +614,7 @@ static void pot_thread_fini(potm_thread_t *t)
 	pot_tx_t *tx = (pot_tx_t *)t;
 	pot_order_thread_fini(&tx->pt);
 	tl2_sets_free(&tx->rs, &tx->ws);
-	potm_undo_free(&tx->undo);
+	potm_undo_free(&tx->pt.th.txd.undo);
 }
 
 const potm_backend_t potm_backend = {

@@ -86,10 +86,24 @@ const tm_config_t *tm_current_config(void);
 
 /* The part of a thread's transaction descriptor that the TM_BEGIN/TM_END
  * macros touch; each backend's descriptor starts with it. */
+/* An undo log of in-place writes (old contents), for backends that write
+ * in place; here so that tm.h's inline writes can append to it. */
+typedef struct tm_undo_entry_ {
+	void *addr;
+	uint64_t old;
+	uint32_t size;
+} tm_undo_entry_t;
+
+typedef struct tm_undo_ {
+	tm_undo_entry_t *e;
+	size_t n, cap;
+} tm_undo_t;
+
 typedef struct tm_txd {
 	sigjmp_buf env;     /* where an aborted attempt resumes */
 	unsigned depth;     /* flat nesting depth; 0 = not in a transaction */
 	unsigned flags;     /* TM_TXD_* */
+	tm_undo_t undo;     /* pot: the attempt's in-place writes */
 } tm_txd_t;
 
 #define TM_TXD_CANCELLED 1u /* the attempt was cancelled: skip the body */
@@ -97,6 +111,9 @@ typedef struct tm_txd {
                                fallback path) */
 #define TM_TXD_PLAIN_READS 4u /* pot: the attempt runs in fast mode (in its
                                turn), where a read is a plain load */
+#define TM_TXD_PLAIN_WRITES 8u /* pot: fast mode without stripe marks (the
+                               only thread, P5 in stm/pot.c): a write is an
+                               undo-log entry and a plain store */
 
 /* The calling thread's descriptor; NULL if it is not registered.
  * initial-exec: one instruction to reach it on every access, and a single
@@ -215,11 +232,12 @@ void tm_undo_log_(void *a, unsigned size);
 #elif defined(POTM_BACKEND_POT) && !defined(POTM_BUILDING_LIBRARY)
 /* pot: the transaction whose turn it is runs in fast mode, where nobody
  * can commit before it and a read is a plain load; one flag test inline
- * saves it a call per read.  Speculative reads, and every write (fast
- * writes keep an undo log), go to the library. */
+ * saves it a call per read.  Alone (no stripes to mark), a fast write is
+ * inline too: an undo-log entry (for tm_restart/tm_cancel) and a store.
+ * Speculative accesses, marked writes and a full log go to the library. */
 #define POTM_ACCESS_(T, sfx)                                             \
 	T tm_read##sfx##_spec_(const T *a);                              \
-	void tm_write##sfx(T *a, T v);                                   \
+	void tm_write##sfx##_slow_(T *a, T v);                           \
 	static inline T tm_read##sfx(const T *a)                         \
 	{                                                                \
 		tm_txd_t *d = tm_self_;                                  \
@@ -227,6 +245,22 @@ void tm_undo_log_(void *a, unsigned size);
 		                     (d->flags & TM_TXD_PLAIN_READS), 1))\
 			return *a;                                       \
 		return tm_read##sfx##_spec_(a);                          \
+	}                                                                \
+	static inline void tm_write##sfx(T *a, T v)                      \
+	{                                                                \
+		tm_txd_t *d = tm_self_;                                  \
+		if (__builtin_expect(d != NULL &&                        \
+		                     (d->flags & TM_TXD_PLAIN_WRITES) &&  \
+		                     d->undo.n < d->undo.cap, 1)) {      \
+			tm_undo_entry_t *e = &d->undo.e[d->undo.n++];    \
+			e->addr = a;                                     \
+			e->size = sizeof(T);                             \
+			e->old = 0;                                      \
+			__builtin_memcpy(&e->old, a, sizeof(T));         \
+			*a = v;                                          \
+			return;                                          \
+		}                                                        \
+		tm_write##sfx##_slow_(a, v);                             \
 	}
 #else
 #define POTM_ACCESS_(T, sfx)                                             \
