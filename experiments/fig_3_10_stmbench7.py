@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Pot thesis Figure 3.10: STMBench7 throughput of the Pot modes relative to
-TL2, read-dominated, read-write and write-dominated (needs stmbench7).
+TL2, read-dominated, read-write and write-dominated (size small, structural
+modifications off; quick: 0.3 s runs, full: 10 s runs).
 
 Runs experiment 'fig-3.10' of the potm package (see 'potm experiments -v'):
 --quick (the default) makes short runs into results/quick/, --full the

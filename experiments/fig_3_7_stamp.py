@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Pot thesis Figure 3.7: STAMP execution time of the Pot modes relative to
-TL2 (needs the STAMP workloads).
+TL2 (every STAMP
+application; quick: the small inputs, full: the published evaluation's).
 
 Runs experiment 'fig-3.7' of the potm package (see 'potm experiments -v'):
 --quick (the default) makes short runs into results/quick/, --full the

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Pot thesis Figure 3.8 (STAMP): speedup of the Pot modes and TL2 over
-1-thread TL2 (needs the STAMP workloads).
+1-thread TL2 (every STAMP application; quick: the small inputs, full: the
+published evaluation's).
 
 Runs experiment 'fig-3.8' of the potm package (see 'potm experiments -v'):
 --quick (the default) makes short runs into results/quick/, --full the

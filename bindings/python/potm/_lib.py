@@ -2,7 +2,11 @@
 
 A *library directory* holds, for each built backend ``b``, the backend
 library ``libpotm-<b>.so`` and, once the benchmarks are built, the benchmark
-library ``libpotm-bench-<b>.so`` (which exports ``potm_bench_main``).  It is,
+library ``libpotm-bench-<b>.so`` (which exports ``potm_bench_main``), and
+the libraries of the larger programs, one per program and backend:
+``libpotm-bench-<b>-<app>.so`` for each STAMP application and
+``libpotm-bench-<b>-stmbench7.so`` (they export ``potm_bench_main`` too).
+It is,
 in this order of precedence:
 
 1. the ``lib_dir`` given explicitly to a function (or ``--lib-dir`` on the
@@ -108,9 +112,17 @@ class LibraryDir:
         """The backend library libpotm-<backend>.so (may not exist)."""
         return self.path / f"{_CORE_PREFIX}{backend}{_SUFFIX}"
 
-    def bench_path(self, backend: str) -> Path:
-        """The benchmark library libpotm-bench-<backend>.so (may not exist)."""
-        return self.path / f"{_BENCH_PREFIX}{backend}{_SUFFIX}"
+    def bench_path(self, backend: str, program: str = "") -> Path:
+        """The benchmark library libpotm-bench-<backend>.so, or with a
+        program (a STAMP application, stmbench7: a program of its own, see
+        Workload.library) libpotm-bench-<backend>-<program>.so; it may not
+        exist.
+
+        >>> LibraryDir(Path("build")).bench_path("tl2", "vacation").name
+        'libpotm-bench-tl2-vacation.so'
+        """
+        name = f"{backend}-{program}" if program else backend
+        return self.path / f"{_BENCH_PREFIX}{name}{_SUFFIX}"
 
     def backends(self) -> list[str]:
         """The backends whose backend library is in this directory, in
@@ -123,9 +135,10 @@ class LibraryDir:
             found.append(name)
         return sorted(found, key=_backend_sort_key)
 
-    def has_bench(self, backend: str) -> bool:
-        """Whether the benchmark library of backend is in this directory."""
-        return self.bench_path(backend).is_file()
+    def has_bench(self, backend: str, program: str = "") -> bool:
+        """Whether the benchmark library of backend (for program, if given)
+        is in this directory."""
+        return self.bench_path(backend, program).is_file()
 
 
 def _hint_source_build() -> str:

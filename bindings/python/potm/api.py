@@ -27,18 +27,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
-from potm import worker
+from potm import stamp, worker
 from potm._lib import LibraryDir
 from potm.cache import SweepCache, point_key
 from potm.config import ConfigValue, config_env, config_field
 from potm.progress import Progress
 from potm.result import RunResult, result_from_outcome
 from potm.table import SweepTable
-from potm.workloads import SINGLE_THREAD_BACKENDS, THREADS, Value, Workload, workload
+from potm.workloads import (SINGLE_THREAD_BACKENDS, STAMP_WORKLOADS, THREADS, Value, Workload,
+                            workload)
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 MAX_THREADS = config_field("max_threads")
+
+#: The STAMP applications' workload names (their input sets need resolving).
+STAMP_NAMES = frozenset(w.name for w in STAMP_WORKLOADS)
 
 #: Time limit of a run when none is given: this plus three times the
 #: requested duration.
@@ -91,20 +95,23 @@ def backend_info(backend: str, lib_dir: Optional[PathLike] = None,
                        abort_causes=data["abort_causes"])
 
 
-def _check_backend(libs: LibraryDir, backend: object, *, need_bench: bool) -> str:
-    """backend if it is built in libs (and has a benchmark library if
-    need_bench); ValueError listing the built backends otherwise."""
+def _check_backend(libs: LibraryDir, backend: object, *, need_bench: bool,
+                   program: str = "") -> str:
+    """backend if it is built in libs (and has a benchmark library, for
+    program if given, if need_bench); ValueError listing the built backends
+    otherwise."""
     built = libs.backends()
     if not isinstance(backend, str) or backend not in built:
         raise ValueError(f"unknown backend {backend!r}; built in {libs.path}: "
                          f"{', '.join(built) or '(none)'}")
-    if need_bench and not libs.has_bench(backend):
-        with_bench = [b for b in built if libs.has_bench(b)]
+    if need_bench and not libs.has_bench(backend, program):
+        with_bench = [b for b in built if libs.has_bench(b, program)]
+        what = "STAMP/STMBench7: POTM_BUILD_STAMP, POTM_BUILD_STMBENCH7" if program \
+            else "the benchmarks: POTM_BUILD_BENCH"
         raise ValueError(
             f"backend {backend!r} is built but its benchmark library "
-            f"{libs.bench_path(backend).name} is not in {libs.path} (build the "
-            f"benchmarks: POTM_BUILD_BENCH=ON); backends with benchmarks: "
-            f"{', '.join(with_bench) or '(none)'}")
+            f"{libs.bench_path(backend, program).name} is not in {libs.path} (build "
+            f"{what}=ON); backends with it: {', '.join(with_bench) or '(none)'}")
     return backend
 
 
@@ -124,13 +131,17 @@ def _check_threads(backend: str, threads: object, env: Mapping[str, str],
     return count
 
 
-def _timeout(timeout: Optional[float], params: Mapping[str, Value]) -> float:
-    """The run's time limit in seconds: timeout if given, else the default."""
+def _timeout(timeout: Optional[float], params: Mapping[str, Value],
+             spec: Optional[Workload] = None) -> float:
+    """The run's time limit in seconds: timeout if given, else the default
+    (a STAMP application's depends on its input set)."""
     if timeout is not None:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
                 not timeout > 0:
             raise ValueError(f"timeout = {timeout!r}: expected a number of seconds > 0")
         return float(timeout)
+    if spec is not None and spec.name in STAMP_NAMES:
+        return stamp.default_timeout(str(params.get("size", "test")))
     duration_s = float(params.get("duration", 0)) / 1000.0
     return DEFAULT_TIMEOUT_S + 3.0 * duration_s
 
@@ -162,7 +173,7 @@ def _validate_point(workload_name: str, backend: str, threads: object,
     checked = spec.validate(params)
     env = _potm_environment(config)
     count = _check_threads(backend, threads, env, spec)
-    return _Point(spec, backend, count, checked, env, _timeout(timeout, checked))
+    return _Point(spec, backend, count, checked, env, _timeout(timeout, checked, spec))
 
 
 def _potm_environment(config: Optional[Mapping[str, ConfigValue]]) -> dict[str, str]:
@@ -178,11 +189,15 @@ def _execute(libs: LibraryDir, point: _Point) -> RunResult:
     env = dict(os.environ)
     env.update(point.config)
     argv = point.argv()
-    outcome = worker.run_bench(libs.bench_path(point.backend), argv,
+    if point.spec.name in STAMP_NAMES:  # the input set's options go first
+        size = str(point.params.get("size", "test"))
+        argv[1:1] = stamp.set_options(point.spec.name, size, stamp.input_dir(libs.path))
+    outcome = worker.run_bench(libs.bench_path(point.backend, point.spec.library), argv,
                                timeout=point.timeout, env=env)
     return result_from_outcome(workload=point.spec.name, backend=point.backend,
                                threads=point.threads, params=point.params,
-                               config=point.config, argv=argv, outcome=outcome)
+                               config=point.config, argv=argv, outcome=outcome,
+                               metric=point.spec.metric)
 
 
 def run(workload: str, *, backend: str, threads: int = 1, timeout: Optional[float] = None,
@@ -190,7 +205,9 @@ def run(workload: str, *, backend: str, threads: int = 1, timeout: Optional[floa
         **params: Any) -> RunResult:
     """Run one benchmark once, in a fresh worker process.
 
-    workload: "intset", "bank", "doppel"... (potm.workloads.WORKLOADS);
+    workload: "intset", "bank", "doppel"..., a STAMP application
+    ("vacation", "kmeans"...: size, threads; measured by elapsed) or
+    "stmbench7" (potm.workloads.WORKLOADS);
     params: its parameters by name (potm.workloads: structure, initial,
     range, update, duration, ops, seed / accounts, readonly / kind, mode,
     hot, ...); a parameter not given
@@ -210,7 +227,7 @@ def run(workload: str, *, backend: str, threads: int = 1, timeout: Optional[floa
     """
     point = _validate_point(workload, backend, threads, params, config, timeout)
     libs = LibraryDir.find(lib_dir)
-    _check_backend(libs, backend, need_bench=True)
+    _check_backend(libs, backend, need_bench=True, program=point.spec.library)
     return _execute(libs, point)
 
 
@@ -269,7 +286,7 @@ def sweep(workload: str, *, backends: Sequence[str], threads: Union[int, Sequenc
                                           config, timeout))
     libs = LibraryDir.find(lib_dir)
     for backend in dict.fromkeys(backend_axis):
-        _check_backend(libs, backend, need_bench=True)
+        _check_backend(libs, backend, need_bench=True, program=points[0].spec.library)
 
     store = SweepCache(cache) if cache is not None else None
     done: dict[tuple[int, int], RunResult] = {}

@@ -108,8 +108,24 @@ def _add_workload_options(parser: argparse.ArgumentParser, params: Sequence[Para
         if lists:
             metavar += ",..."
         default = "" if p.default is None else f" (default {p.default})"
-        parser.add_argument(p.flag, f"--{p.name}", dest=f"param_{p.name}", metavar=metavar,
+        parser.add_argument(*_option_names(p), dest=f"param_{p.name}", metavar=metavar,
                             help=f"{p.help}; {p.allowed()}{default}")
+
+
+def _option_names(p: Param) -> list[str]:
+    """The command-line names of a workload parameter: --<name> and the
+    benchmark's own option when it is a short one that 'run' and 'sweep'
+    do not use themselves (-t is --threads everywhere).
+
+    >>> _option_names(Param("update", "-u", "x")), _option_names(Param("size", "", "x"))
+    (['-u', '--update'], ['--size'])
+    >>> _option_names(Param("traversals", "-t", "x")), _option_names(Param("ops", "--ops", "x"))
+    (['--traversals'], ['--ops'])
+    """
+    names = [f"--{p.name}"]
+    if len(p.flag) == 2 and p.flag.startswith("-") and p.flag != THREADS.flag:
+        names.insert(0, p.flag)
+    return names
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -206,8 +222,12 @@ def _print_result(r: RunResult) -> None:
     status = "ok" if r.ok else "FAILED"
     print(f"{r.workload} on {r.backend}, {r.threads} thread(s): {status}")
     if r.raw is not None:
-        print(f"  throughput {r.throughput:.4g} ops/s   elapsed {r.elapsed:.3f} s   "
-              f"ops {r.ops}")
+        if r.metric == "elapsed":  # STAMP: the execution time is the measure
+            print(f"  execution time {r.elapsed:.6f} s (lower is better)   "
+                  f"{r.throughput:.4g} commits/s")
+        else:
+            print(f"  throughput {r.throughput:.4g} ops/s   elapsed {r.elapsed:.3f} s   "
+                  f"ops {r.ops}")
         causes = ", ".join(f"{k} {v}" for k, v in r.aborts_by_cause.items() if v)
         print(f"  commits {r.commits}   aborts {r.aborts}" + (f" ({causes})" if causes else ""))
         print(f"  verified: {r.verified} {r.verify_msg}".rstrip())
@@ -261,7 +281,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         table.to_csv(args.csv)
     if args.median_csv:
         medians.to_csv(args.median_csv)
-    shown = [*medians.keys, "runs", "failures", "throughput", "commits", "aborts"]
+    measure = WORKLOADS[args.workload].metric  # elapsed for STAMP (lower is better)
+    shown = [*medians.keys, "runs", "failures", measure, "commits", "aborts"]
     print(medians.to_text([c for c in shown if c in medians.columns]))
     failed = table.filter(ok=False)
     for r in failed.results or []:

@@ -26,6 +26,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Optional, Sequence, Union
 
+from potm.formats import harness_view
 from potm.worker import Outcome
 
 #: A value of the benchmark's "counts" object: a number, a list of numbers
@@ -48,6 +49,10 @@ class RunResult:
 
     ``params`` are the workload parameters as requested (threads apart);
     the benchmark's own view, defaults included, is in ``raw``.
+    ``metric`` names the field that measures the run in its figures:
+    "throughput" (higher is better) or, for the STAMP applications,
+    "elapsed" (execution time in seconds, lower is better).  STAMP and
+    STMBench7 lines are read through potm.formats.harness_view.
     Measures are NaN/0 when the run produced no JSON line.  ``stats`` holds
     every counter of the JSON "stats" object except aborts_by_cause (which
     has its own field); ``counts`` the benchmark's "counts" object (see
@@ -76,6 +81,7 @@ class RunResult:
     returncode: Optional[int] = None
     stderr_tail: str = ""
     wall_time: float = math.nan
+    metric: str = "throughput"
 
     def check(self) -> RunResult:
         """self if the run is ok; RunError with the failure otherwise."""
@@ -157,11 +163,13 @@ def _count_value(value: Any) -> CountValue:
 
 def result_from_outcome(*, workload: str, backend: str, threads: int,
                         params: Mapping[str, Any], config: Mapping[str, str],
-                        argv: Sequence[str], outcome: Outcome) -> RunResult:
-    """Interpret a worker's outcome as a RunResult (argv: the benchmark's)."""
+                        argv: Sequence[str], outcome: Outcome,
+                        metric: str = "throughput") -> RunResult:
+    """Interpret a worker's outcome as a RunResult (argv: the benchmark's;
+    metric: the workload's, see RunResult)."""
     base: dict[str, Any] = dict(
         workload=workload, backend=backend, threads=threads, params=dict(params),
-        config=dict(config), returncode=outcome.returncode,
+        config=dict(config), returncode=outcome.returncode, metric=metric,
         stderr_tail=outcome.stderr_tail(), wall_time=outcome.wall_time)
     problem = outcome.problem()
     if problem is not None:
@@ -170,7 +178,8 @@ def result_from_outcome(*, workload: str, backend: str, threads: int,
         return RunResult(ok=False, failure=(
             "the benchmark rejected its arguments (exit status 2): "
             f"{' '.join(argv)}"), **base)
-    data = _last_json_object(outcome.stdout)
+    line = _last_json_object(outcome.stdout)
+    data = None if line is None else harness_view(line)
     if data is None:
         status = f"exit status {outcome.returncode}"
         return RunResult(ok=False, failure=f"no JSON result line on stdout ({status})",

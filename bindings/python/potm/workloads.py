@@ -1,6 +1,8 @@
 """The benchmarks and their parameters.
 
-Each workload is a benchmark of ``libpotm-bench-<b>.so``; its parameters
+Each workload is a benchmark of ``libpotm-bench-<b>.so``, or a program
+with a library of its own, ``libpotm-bench-<b>-<program>.so`` (each STAMP
+application, stmbench7: ``Workload.library``); its parameters
 have a Python name (used by ``potm.run``/``potm.sweep`` and as ``--name`` on
 the command line) and the benchmark's own option letter (used in the argv
 handed to ``potm_bench_main`` and accepted on the command line as well).
@@ -10,7 +12,9 @@ Besides each value's range, a workload may have rules between parameters
 (``Needs``, ``AtMost``): the doppel benchmark's Zipf alpha is for incrz
 and like only, its moving hot key for incr1 only; an intset cannot start
 with more keys than its range.  They are the benchmark's own usage
-errors, reported here with the parameter's Python name.
+errors, reported here with the parameter's Python name.  A STAMP
+application's ``size`` has no option letter: it names an input set, whose
+options potm.stamp adds when the run starts.
 
 Example:
     >>> spec = workload("intset")
@@ -207,6 +211,12 @@ class Workload:
     help: str
     params: tuple[Param, ...]
     rules: tuple[Rule, ...] = ()
+    #: "" for a benchmark of libpotm-bench-<b>.so; else the program of
+    #: libpotm-bench-<b>-<library>.so (a STAMP application, stmbench7).
+    library: str = ""
+    #: The RunResult field that measures a run: "throughput" (higher is
+    #: better) or "elapsed" (STAMP: seconds to completion, lower is better).
+    metric: str = "throughput"
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]
@@ -248,10 +258,73 @@ class Workload:
         """The benchmark's argv for validated values (argv[0] is the name)."""
         args = [self.name]
         for p in self.params:
-            if p.name in values:
+            if p.name in values and p.flag:  # no flag: resolved by the caller (stamp.py)
                 args += [p.flag, str(values[p.name])]
         return args
 
+
+#: STAMP's input sets: the names stamp/inputs.py gives them.  test and
+#: small run in well under a second; paper (and paper-high: vacation and
+#: kmeans at high contention) are the published evaluation's sizes.
+STAMP_SIZES: tuple[str, ...] = ("test", "small", "paper")
+STAMP_SIZES_HIGH: tuple[str, ...] = ("test", "small", "small-high", "paper", "paper-high")
+#: The STAMP applications: name, option that sets the thread count, sizes, help.
+STAMP_APPS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
+    ("bayes", "-t", STAMP_SIZES, "learns the structure of a Bayesian network"),
+    ("genome", "-t", STAMP_SIZES, "gene sequencing: rebuilds a gene from segments"),
+    ("intruder", "-t", STAMP_SIZES, "network intrusion detection: reassembles and "
+     "scans packet streams"),
+    ("kmeans", "-p", STAMP_SIZES_HIGH, "K-means clustering of points"),
+    ("labyrinth", "-t", STAMP_SIZES, "routes paths through a 3-D maze (Lee's algorithm)"),
+    ("ssca2", "-t", STAMP_SIZES, "builds a graph's adjacency arrays (SSCA2 kernel 1)"),
+    ("vacation", "-c", STAMP_SIZES_HIGH, "travel reservation system: clients book "
+     "cars, flights and rooms"),
+    ("yada", "-t", STAMP_SIZES, "Delaunay mesh refinement (Ruppert's algorithm)"),
+)
+
+
+def _stamp_workload(app: str, thread_flag: str, sizes: tuple[str, ...],
+                    text: str) -> Workload:
+    """One STAMP application: its input set (resolved to options and input
+    files when the run starts, by potm.stamp) and its thread count."""
+    return Workload(app, f"STAMP {app}: {text}; measured by its execution time "
+                    "(elapsed, lower is better)", (
+        Param("size", "", "input set (stamp/README.md): test and small take well under "
+              "a second, paper is the published evaluation's", choices=sizes,
+              default="test"),
+        Param("threads", thread_flag, "number of threads", minimum=1, maximum=4096),
+    ), library=app, metric="elapsed")
+
+
+#: One workload per STAMP application (each has its own library and sizes).
+STAMP_WORKLOADS: tuple[Workload, ...] = tuple(_stamp_workload(*app) for app in STAMP_APPS)
+
+#: STMBench7's operation mixes and structure sizes (stmbench7/README.md).
+SB7_MIXES: tuple[str, ...] = ("r", "rw", "w")
+SB7_SIZES: tuple[str, ...] = ("tiny", "small", "medium", "big")
+_ON_OFF: tuple[str, ...] = ("true", "false")
+
+STMBENCH7 = Workload("stmbench7", "STMBench7: operations on a CAD-like object graph "
+                     "(traversals, queries, structural modifications)", (
+    Param("mix", "-w", "operation mix: r (90% read-only), rw (60%), w (10%)",
+          choices=SB7_MIXES, default="rw"),
+    Param("size", "-s", "structure size (tiny: a reduced one for tests)",
+          choices=SB7_SIZES, default="small"),
+    Param("traversals", "-t", "long traversals on or off", choices=_ON_OFF,
+          default="true"),
+    Param("structural", "-m", "structural modifications on or off", choices=_ON_OFF,
+          default="true"),
+    Param("op11", "-r", "OP11 (writes the 1 MB manual) on or off", choices=_ON_OFF,
+          default="true"),
+    Param("readonly", "-p", "override the mix's percentage of read-only operations",
+          maximum=100, unit="%"),
+    Param("threads", "-n", "number of threads", minimum=1, maximum=1024),
+    Param("duration", "-d", "run for this many milliseconds", minimum=1,
+          maximum=DAY_MS, unit="ms", default=10000),
+    Param("ops", "--ops", "run this many operations per thread (instead of a duration)",
+          minimum=1, maximum=1 << 40),
+    Param("seed", "--seed", "random seed", maximum=(1 << 63) - 1, default=1),
+), library="stmbench7")
 
 WORKLOADS: dict[str, Workload] = {
     w.name: w for w in (
@@ -338,6 +411,7 @@ WORKLOADS: dict[str, Workload] = {
         )),
     )
 }
+WORKLOADS.update((w.name, w) for w in (*STAMP_WORKLOADS, STMBENCH7))
 
 
 def workload(name: str) -> Workload:

@@ -8,10 +8,10 @@ the backends it requires and the renderer that draws it.  Run them with
 
 Today's workloads support ``overhead``, ``fig-3.11`` and
 ``determinism-cost`` (intset, bank: potm.experiments.micro), ``fig-3.6``
-(fasttx) and the Doppel thesis's figures (doppel, rubis:
-potm.experiments.doppel); the other figures of the Pot thesis
-(potm.experiments.pot_thesis) are registered and skipped, with the
-reason, until their workloads and backends exist.
+(fasttx), ``fig-3.7``/``fig-3.8`` (the STAMP applications), ``fig-3.10``
+(stmbench7) and the Doppel thesis's figures (doppel, rubis:
+potm.experiments.doppel); the Pot-on-HTM figures (fig-3.13, fig-3.14) are
+registered and skipped, with the reason, where the hardware is missing.
 
 Adding an experiment takes a few lines: define it next to its relatives
 and add it to their tuple, e.g.

@@ -4,9 +4,11 @@ An experiment is skipped, never failed, when something it needs is
 missing: it is blocked (waits for a benchmark feature), a workload of its
 grid is not in this package (``potm.WORKLOADS``), it needs Intel RTM and
 the CPU has none, there is no library directory, a backend it requires is
-not built or has no benchmark library, or that library was built without
-one of its workloads.  Variants of its grid whose backend it does not
-require are dropped when missing (``plan``), with a note.
+not built or has no benchmark library (for a STAMP application or
+STMBench7: no library of that program, libpotm-bench-<b>-<program>.so),
+or that library was built without one of its workloads.  Variants of its
+grid whose backend it does not require are dropped when missing
+(``plan``), with a note.
 
 Which workloads a benchmark library has is asked of the library itself:
 potm_bench_main, given a name it does not know, lists the ones it has
@@ -15,8 +17,8 @@ worker and reads that list.
 
 Example:
     >>> from potm.experiments import experiment
-    >>> unavailable(experiment("fig-3.10"), None)
-    "workload 'stmbench7' is not in this potm package yet (it has: intset, bank, fasttx, ...)"
+    >>> unavailable(experiment("fig-3.10"), None, "no libraries")
+    'no libraries'
     >>> known_benchmarks("potm_bench_main: unknown benchmark 'x'; known:\\n"
     ...                  "  intset     integer set\\n  bank       bank\\n")
     ('intset', 'bank')
@@ -64,6 +66,13 @@ def missing_backend(libs: LibraryDir, backend: str,
     """Why backend cannot run the workloads from libs, or None if it can."""
     if backend not in libs.backends():
         return f"backend '{backend}' is not built in {libs.path}"
+    programs = [WORKLOADS[w].library for w in workloads
+                if w in WORKLOADS and WORKLOADS[w].library]
+    for program in programs:  # STAMP applications, stmbench7: libraries of their own
+        if not libs.has_bench(backend, program):
+            return (f"backend '{backend}' has no {program} library "
+                    f"({libs.bench_path(backend, program).name}) in {libs.path}")
+    workloads = [w for w in workloads if w not in WORKLOADS or not WORKLOADS[w].library]
     bench = libs.bench_path(backend)
     if not libs.has_bench(backend):
         return f"backend '{backend}' has no benchmark library ({bench.name}) in {libs.path}"

@@ -1,0 +1,87 @@
+"""STAMP input sets: from a set's name to the application's options.
+
+A STAMP workload's ``size`` (test, small, small-high, paper, paper-high)
+names one of the input sets of ``stamp/inputs.py``, the project's table of
+STAMP arguments (stamp/README.md).  That script is asked for the set's
+options (``inputs.py args <app> <set> --dir <input dir>``); it generates the
+input files the set needs (kmeans points, labyrinth mazes, yada meshes)
+on first use and caches them in the input directory.  The build already
+generates the ``test`` set's files into ``<build>/stamp/inputs``.
+
+Where things are:
+
+* the input directory: ``$POTMPY_STAMP_INPUT_DIR``, else ``stamp/inputs``
+  under the library directory (a CMake build directory);
+* ``inputs.py``: ``$POTMPY_STAMP_DIR/inputs.py``, else the ``stamp/``
+  directory of the checkout this package lives in.
+
+Example:
+    >>> set_options("vacation", "test", Path("build/stamp/inputs"))  # doctest: +SKIP
+    ['-n4', '-q60', '-u90', '-r4096', '-t16384']
+    >>> default_timeout("paper") > default_timeout("test")
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+#: Environment variables naming the input directory and the stamp/ sources.
+INPUT_DIR_ENV = "POTMPY_STAMP_INPUT_DIR"
+STAMP_DIR_ENV = "POTMPY_STAMP_DIR"
+
+#: Time limits of a run (seconds): the paper sets take minutes on 2 cores.
+SMALL_SET_TIMEOUT_S = 300.0
+PAPER_SET_TIMEOUT_S = 3600.0
+
+#: Generating a paper set's inputs (a million-point mesh) takes a while.
+GENERATE_TIMEOUT_S = 1800.0
+
+
+def default_timeout(size: str) -> float:
+    """The default time limit of one run at this input set.
+
+    >>> default_timeout("test")
+    300.0
+    """
+    return PAPER_SET_TIMEOUT_S if size.startswith("paper") else SMALL_SET_TIMEOUT_S
+
+
+def input_dir(lib_dir: Path) -> Path:
+    """The directory of STAMP's input files for libraries in lib_dir.
+
+    >>> input_dir(Path("/b")) == Path(os.environ.get(INPUT_DIR_ENV, "/b/stamp/inputs"))
+    True
+    """
+    from_env = os.environ.get(INPUT_DIR_ENV, "")
+    return Path(from_env) if from_env else lib_dir / "stamp" / "inputs"
+
+
+def inputs_script() -> Path:
+    """stamp/inputs.py; FileNotFoundError saying how to point at it."""
+    from_env = os.environ.get(STAMP_DIR_ENV, "")
+    stamp_dir = Path(from_env) if from_env else \
+        Path(__file__).resolve().parents[3] / "stamp"
+    script = stamp_dir / "inputs.py"
+    if not script.is_file():
+        raise FileNotFoundError(
+            f"potm: STAMP's input table {script} is not there: run STAMP from a potm "
+            f"checkout, or set {STAMP_DIR_ENV}=<checkout>/stamp")
+    return script
+
+
+@functools.lru_cache(maxsize=None)
+def set_options(app: str, size: str, inputs: Path) -> list[str]:
+    """The options of app at input set size (input files made if needed,
+    in the directory inputs).  RuntimeError if inputs.py fails."""
+    command = [sys.executable, str(inputs_script()), "args", app, size, "--dir", str(inputs)]
+    proc = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=GENERATE_TIMEOUT_S)
+    if proc.returncode != 0:
+        raise RuntimeError(f"potm: {' '.join(command)} failed (exit status "
+                           f"{proc.returncode}):\n{proc.stderr.strip()}")
+    return proc.stdout.split()
