@@ -151,8 +151,8 @@ void tm_tx_end_(tm_txd_t *d)
 		potm_tx_committed(&h->th, false);
 		return;
 	}
-	bool ro = h->undo.n == 0;
-	h->undo.n = 0;
+	bool ro = potm_undo_count(&h->undo) == 0;
+	potm_undo_clear(&h->undo);
 	d->flags &= ~TM_TXD_UNDO;
 	htm_unlock();
 	potm_tx_committed(&h->th, ro);

@@ -130,7 +130,7 @@ static inline bool pot_htm_may_commit(const pot_htm_thread_t *h)
 static inline void pot_htm_enter_sw(pot_htm_thread_t *h)
 {
 	h->path = POT_PATH_SW;
-	h->undo.n = 0;
+	potm_undo_clear(&h->undo);
 	h->pt.th.txd.flags |= TM_TXD_UNDO;
 	POTM_STAT_INC(&h->pt.th, htm_fallbacks);
 }
@@ -139,7 +139,7 @@ static void pot_htm_leave_sw(pot_htm_thread_t *h, bool rollback)
 {
 	if (rollback)
 		potm_undo_rollback(&h->undo);
-	h->undo.n = 0;
+	potm_undo_clear(&h->undo);
 	h->pt.th.txd.flags &= ~TM_TXD_UNDO;
 }
 
@@ -266,8 +266,8 @@ void tm_tx_end_(tm_txd_t *d)
 		POTM_STAT_INC(&h->pt.th, fast_commits);
 		break;
 	case POT_PATH_SW:
-		ro = h->undo.n == 0;
-		POTM_STAT_ADD(&h->pt.th, writes, h->undo.n);
+		ro = potm_undo_count(&h->undo) == 0;
+		POTM_STAT_ADD(&h->pt.th, writes, potm_undo_count(&h->undo));
 		pot_htm_leave_sw(h, false);
 		POTM_STAT_INC(&h->pt.th, fast_commits);
 		break;

@@ -82,21 +82,25 @@ void potm_ptrvec_free(potm_ptrvec_t *pv)
 
 void potm_undo_grow(potm_undo_t *u)
 {
-	u->cap = u->cap ? 2 * u->cap : 64;
-	u->e = potm_xrealloc(u->e, u->cap * sizeof *u->e);
+	size_t n = potm_undo_count(u), cap = (size_t)(u->end - u->e);
+	cap = cap ? 2 * cap : 64;
+	u->e = potm_xrealloc(u->e, cap * sizeof *u->e);
+	u->next = u->e + n;
+	u->end = u->e + cap;
+	if (u->plain_end != NULL)
+		u->plain_end = u->end;
 }
 
 void potm_undo_rollback(potm_undo_t *u)
 {
-	while (u->n > 0) {
-		potm_undo_entry_t *e = &u->e[--u->n];
-		memcpy(e->addr, &e->old, e->size);
+	while (u->next > u->e) {
+		const potm_undo_entry_t *e = --u->next;
+		memcpy(potm_undo_addr(e), &e->old, potm_undo_size(e));
 	}
 }
 
 void potm_undo_free(potm_undo_t *u)
 {
 	free(u->e);
-	u->e = NULL;
-	u->n = u->cap = 0;
+	u->e = u->next = u->end = u->plain_end = NULL;
 }

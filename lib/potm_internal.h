@@ -68,15 +68,41 @@ void potm_undo_grow(potm_undo_t *u);
 void potm_undo_rollback(potm_undo_t *u);
 void potm_undo_free(potm_undo_t *u);
 
+static inline size_t potm_undo_count(const potm_undo_t *u)
+{
+	return (size_t)(u->next - u->e);
+}
+
+static inline void potm_undo_clear(potm_undo_t *u)
+{
+	u->next = u->e;
+}
+
+/* Let tm.h's inline writes append (plain) or not. */
+static inline void potm_undo_set_plain(potm_undo_t *u, bool plain)
+{
+	u->plain_end = plain ? u->end : NULL;
+}
+
+static inline void *potm_undo_addr(const potm_undo_entry_t *e)
+{
+	return (void *)(e->where & (((uintptr_t)1 << TM_UNDO_SIZE_SHIFT) - 1));
+}
+
+static inline unsigned potm_undo_size(const potm_undo_entry_t *e)
+{
+	return (unsigned)(e->where >> TM_UNDO_SIZE_SHIFT);
+}
+
 static inline void potm_undo_log(potm_undo_t *u, void *addr, uint32_t size)
 {
-	if (unlikely(u->n == u->cap))
+	if (unlikely(u->next == u->end))
 		potm_undo_grow(u);
-	potm_undo_entry_t *e = &u->e[u->n++];
-	e->addr = addr;
-	e->size = size;
-	e->old = 0;
-	memcpy(&e->old, addr, size);
+	potm_undo_entry_t *e = u->next++;
+	uint64_t old = 0;
+	memcpy(&old, addr, size);
+	e->where = (uintptr_t)addr | (uintptr_t)size << TM_UNDO_SIZE_SHIFT;
+	e->old = old;
 }
 
 /* ---- per-thread descriptor ------------------------------------------- */

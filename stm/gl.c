@@ -76,8 +76,8 @@ void tm_tx_end_(tm_txd_t *d)
 	if (--d->depth > 0)
 		return;
 	d->depth = 1;
-	bool ro = g->undo.n == 0;
-	g->undo.n = 0;
+	bool ro = potm_undo_count(&g->undo) == 0;
+	potm_undo_clear(&g->undo);
 	gl_release();
 	potm_tx_committed(&g->th, ro);
 }

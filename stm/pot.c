@@ -173,8 +173,9 @@ static void pot_unmark(const pot_tx_t *tx, uint64_t version)
 		return;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	uintptr_t word = (uintptr_t)version << 1;
-	for (size_t i = 0; i < tx->pt.th.txd.undo.n; i++)
-		__atomic_store_n(pot_stripe_of(tx->pt.th.txd.undo.e[i].addr), word, __ATOMIC_RELAXED);
+	const potm_undo_t *u = &tx->pt.th.txd.undo;
+	for (const potm_undo_entry_t *e = u->e; e < u->next; e++)
+		__atomic_store_n(pot_stripe_of(potm_undo_addr(e)), word, __ATOMIC_RELAXED);
 }
 
 static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t b)
@@ -192,22 +193,21 @@ static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t
 static inline void pot_set_fast(pot_tx_t *tx, bool fast)
 {
 	tx->fast = fast;
-	if (fast)
+	if (fast) {
 		tx->pt.th.txd.flags |= TM_TXD_PLAIN_READS;
-	else
-		tx->pt.th.txd.flags &= ~(TM_TXD_PLAIN_READS | TM_TXD_PLAIN_WRITES);
+	} else {
+		tx->pt.th.txd.flags &= ~TM_TXD_PLAIN_READS;
+		potm_undo_set_plain(&tx->pt.th.txd.undo, false);
+	}
 }
 
 /* tx->mark; in fast mode without marks (P5) tm.h's writes are inline
- * (TM_TXD_PLAIN_WRITES): a log entry and a plain store, as pot_fast_write
+ * (potm_undo_set_plain): a log entry and a plain store, as pot_fast_write
  * does without marks. */
 static inline void pot_set_mark(pot_tx_t *tx, bool mark)
 {
 	tx->mark = mark;
-	if (tx->fast && !mark)
-		tx->pt.th.txd.flags |= TM_TXD_PLAIN_WRITES;
-	else
-		tx->pt.th.txd.flags &= ~TM_TXD_PLAIN_WRITES;
+	potm_undo_set_plain(&tx->pt.th.txd.undo, tx->fast && !mark);
 }
 
 /* Enter fast mode at the current slot (P3: clock is frozen while we hold
@@ -217,7 +217,7 @@ static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
 	pot_set_fast(tx, true);
 	pot_set_mark(tx, pot.mark_stripes);
 	tx->fast_word = (uintptr_t)(clock + 1) << 1 | 1;
-	tx->pt.th.txd.undo.n = 0;
+	potm_undo_clear(&tx->pt.th.txd.undo);
 }
 
 /* Undo this attempt's in-place writes, then unmark their stripes with
@@ -225,11 +225,11 @@ static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
  * the log but leaves the entries in place, which pot_unmark reads. */
 static void pot_rollback_fast(pot_tx_t *tx)
 {
-	size_t n = tx->pt.th.txd.undo.n;
+	potm_undo_entry_t *next = tx->pt.th.txd.undo.next;
 	potm_undo_rollback(&tx->pt.th.txd.undo);
-	tx->pt.th.txd.undo.n = n;
+	tx->pt.th.txd.undo.next = next;
 	pot_unmark(tx, (tx->fast_word >> 1) - 1);
-	tx->pt.th.txd.undo.n = 0;
+	potm_undo_clear(&tx->pt.th.txd.undo);
 }
 
 static void pot_abort(pot_tx_t *tx, int cause) __attribute__((noreturn, noinline));
@@ -510,11 +510,12 @@ void tm_tx_end_(tm_txd_t *d)
 	if (likely(tx->fast)) {
 		/* Fast commit: unmark what we wrote with our version, then
 		 * publishing the counter (the pass) is the commit. */
-		ro = tx->pt.th.txd.undo.n == 0;
+		size_t writes = potm_undo_count(&tx->pt.th.txd.undo);
+		ro = writes == 0;
 		if (!ro) {
 			pot_unmark(tx, tx->fast_word >> 1);
-			POTM_STAT_ADD(&tx->pt.th, writes, tx->pt.th.txd.undo.n);
-			tx->pt.th.txd.undo.n = 0;
+			POTM_STAT_ADD(&tx->pt.th, writes, writes);
+			potm_undo_clear(&tx->pt.th.txd.undo);
 		}
 		pot_set_fast(tx, false);
 		if (pot.count_fast)

@@ -87,16 +87,29 @@ const tm_config_t *tm_current_config(void);
 /* The part of a thread's transaction descriptor that the TM_BEGIN/TM_END
  * macros touch; each backend's descriptor starts with it. */
 /* An undo log of in-place writes (old contents), for backends that write
- * in place; here so that tm.h's inline writes can append to it. */
+ * in place; here so that tm.h's inline writes can append to it.
+ *
+ * An entry is two words: the address with the access size in its top byte
+ * (user addresses fit in 56 bits on x86-64 and ppc64 alike) and the old
+ * bytes.  Both are integers and the cursor is a pointer, so under strict
+ * aliasing a user's store through a long * or double * cannot alias the
+ * cursor, and the compiler keeps it in a register across a run of inline
+ * writes: two stores per logged write, no reload. */
 typedef struct tm_undo_entry_ {
-	void *addr;
-	uint64_t old;
-	uint32_t size;
+	uintptr_t where;    /* address | size << TM_UNDO_SIZE_SHIFT */
+	uint64_t old;       /* the old bytes, in the low addresses' order */
 } tm_undo_entry_t;
 
+#define TM_UNDO_SIZE_SHIFT 56
+
 typedef struct tm_undo_ {
-	tm_undo_entry_t *e;
-	size_t n, cap;
+	tm_undo_entry_t *e;     /* the log; NULL until the first entry */
+	tm_undo_entry_t *next;  /* the next free entry */
+	tm_undo_entry_t *end;   /* e + capacity */
+	tm_undo_entry_t *plain_end; /* end while tm.h's inline writes may
+	                               append (pot's fast mode alone, P5 in
+	                               stm/pot.c), else NULL: one compare
+	                               decides the inline path */
 } tm_undo_t;
 
 typedef struct tm_txd {
@@ -111,9 +124,6 @@ typedef struct tm_txd {
                                fallback path) */
 #define TM_TXD_PLAIN_READS 4u /* pot: the attempt runs in fast mode (in its
                                turn), where a read is a plain load */
-#define TM_TXD_PLAIN_WRITES 8u /* pot: fast mode without stripe marks (the
-                               only thread, P5 in stm/pot.c): a write is an
-                               undo-log entry and a plain store */
 
 /* The calling thread's descriptor; NULL if it is not registered.
  * initial-exec: one instruction to reach it on every access, and a single
@@ -250,13 +260,14 @@ void tm_undo_log_(void *a, unsigned size);
 	{                                                                \
 		tm_txd_t *d = tm_self_;                                  \
 		if (__builtin_expect(d != NULL &&                        \
-		                     (d->flags & TM_TXD_PLAIN_WRITES) &&  \
-		                     d->undo.n < d->undo.cap, 1)) {      \
-			tm_undo_entry_t *e = &d->undo.e[d->undo.n++];    \
-			e->addr = a;                                     \
-			e->size = sizeof(T);                             \
-			e->old = 0;                                      \
-			__builtin_memcpy(&e->old, a, sizeof(T));         \
+		                     (uintptr_t)d->undo.next <            \
+		                     (uintptr_t)d->undo.plain_end, 1)) {  \
+			tm_undo_entry_t *e = d->undo.next++;             \
+			uint64_t old = 0;                                \
+			__builtin_memcpy(&old, a, sizeof(T));            \
+			e->where = (uintptr_t)a |                        \
+			    (uintptr_t)sizeof(T) << TM_UNDO_SIZE_SHIFT;  \
+			e->old = old;                                    \
 			*a = v;                                          \
 			return;                                          \
 		}                                                        \
