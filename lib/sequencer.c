@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -101,13 +102,58 @@ static inline void seq_set_membership(unsigned id, enum seq_membership m)
 	__atomic_store_n(&seq_slot(id)->membership, (uint32_t)m, __ATOMIC_RELEASE);
 }
 
+/* ---- the wake-up handshake ---------------------------------------------------
+ * A hand-off stores the new state, then looks whether the next holder
+ * sleeps; a waiter about to sleep announces it, then looks at the state
+ * once more.  This is Dekker's pattern: each side needs a full fence
+ * between its store and its load, or both may miss the other.  The
+ * waker's side runs at every pass, the sleeper's only before a futex
+ * sleep, so the fence is asymmetric, as liburcu's memb flavour makes its
+ * readers': the waker only stops the compiler, and the sleeper calls
+ * membarrier(PRIVATE_EXPEDITED), which runs a full barrier on every CPU
+ * that runs one of our threads (a descheduled thread passed one when it
+ * was switched out).  That saves each hand-off a store-buffer drain, and
+ * the state store waiting in it is a cache miss (waiters poll that line).
+ * Where membarrier is missing (old kernels, seccomp filters, qemu-user)
+ * both sides fence. */
+static bool seq_asym_fence;
+
+static void seq_fence_init(void)
+{
+	seq_asym_fence = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+	                         0, 0) == 0;
+}
+
+/* The waker's side: between storing what ends a wait and reading the
+ * waiter's sleeping flag. */
+static inline void seq_fence_waker(void)
+{
+	if (likely(seq_asym_fence))
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* The sleeper's side: between announcing the sleep and the last look.  If
+ * membarrier fails after all, the waker may be fencing only the compiler:
+ * a lost wake-up then costs one bounded sleep (SEQ_SLEEP_MS), never a
+ * hang, and from then on both sides fence. */
+static void seq_fence_sleeper(void)
+{
+	if (seq_asym_fence &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return;
+	__atomic_store_n(&seq_asym_fence, false, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 /* Wake id if it sleeps.  The caller has just stored what ends its wait;
- * the fence pairs with the one in seq_wait: either the waiter sees that
- * store before sleeping, or we see its sleeping flag here. */
+ * with seq_fence_sleeper in seq_wait, either the waiter sees that store
+ * before sleeping, or we see its sleeping flag here. */
 static void seq_wake(unsigned id)
 {
 	seq_slot_t *s = seq_slot(id);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	seq_fence_waker();
 	if (__atomic_load_n(&s->sleeping, __ATOMIC_RELAXED)) {
 		__atomic_fetch_add(&s->futex, 1, __ATOMIC_RELEASE);
 		seq_futex(&s->futex, FUTEX_WAKE_PRIVATE, 1, NULL);
@@ -132,6 +178,7 @@ int seq_init(enum seq_kind kind, unsigned max_threads, unsigned timeout_ms, bool
 		                  SEQ_MAX_THREADS, max_threads);
 	memset(q, 0, sizeof *q);
 	pthread_mutex_init(&q->lock, NULL);
+	seq_fence_init();
 	q->kind = kind;
 	q->rounds = rounds;
 	q->timeout_ms = timeout_ms;
@@ -501,7 +548,7 @@ static void seq_wait(potm_thread_t *t, const struct seq_wait_arg *a)
 		 * and ours make sure one of us sees the other. */
 		uint32_t f = __atomic_load_n(&me->futex, __ATOMIC_ACQUIRE);
 		__atomic_store_n(&me->sleeping, 1, __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		seq_fence_sleeper();
 		if (seq_ready(a) ||
 		    (q->kind == SEQ_ROUND_ROBIN &&
 		     (seq_load_state() & SEQ_HOLDER_MASK) == SEQ_NOBODY)) {
