@@ -205,6 +205,31 @@ int bench_usage_error(const bench_common_t *c, const char *fmt, ...)
 
 /* ---- the TM around a run ---------------------------------------------------- */
 
+/* What runs the transactions: the linked potm backend, or libitm when the
+ * benchmark was built on GCC's TM (bench/itm.h), with its method. */
+static const char *bench_backend_name(void)
+{
+#ifdef POTM_BENCH_ITM
+	static char name[64];
+	const char *method = getenv("ITM_DEFAULT_METHOD");
+	snprintf(name, sizeof name, "libitm-%s", method && *method ? method : "default");
+	return name;
+#else
+	return tm_backend_name();
+#endif
+}
+
+/* potm's statistics of the run; NULL when potm ran no transaction. */
+static const tm_stats_t *bench_potm_stats(const tm_stats_t *s)
+{
+#ifdef POTM_BENCH_ITM
+	(void)s;
+	return NULL;
+#else
+	return s;
+#endif
+}
+
 int bench_tm_start(const bench_common_t *c)
 {
 	const char *backend = tm_backend_name();
@@ -472,7 +497,7 @@ void bench_report(const bench_common_t *c, const bench_report_t *r)
 	fputc('{', f);
 	bench_json_kv(f, &BENCH_STR("bench", c->name));
 	fputs(", ", f);
-	bench_json_kv(f, &BENCH_STR("backend", tm_backend_name()));
+	bench_json_kv(f, &BENCH_STR("backend", bench_backend_name()));
 	fprintf(f, ", \"threads\": %" PRIu64, c->threads);
 	for (size_t i = 0; i < r->nparams; i++) {
 		fputs(", ", f);
@@ -493,13 +518,17 @@ void bench_report(const bench_common_t *c, const bench_report_t *r)
 		bench_json_kv(f, &r->counts[i]);
 	}
 	fputs("}, \"stats\": ", f);
-	tm_stats_print_json(f, r->stats);
+	const tm_stats_t *stats = bench_potm_stats(r->stats);
+	if (stats)
+		tm_stats_print_json(f, stats);
+	else
+		fputs("null", f);
 	fprintf(f, ", \"verified\": %s, \"verify_msg\": ", r->verified ? "true" : "false");
 	bench_json_string(f, r->verify_msg);
 	fputs("}\n", f);
 
 	if (c->human) {
-		fprintf(f, "%s on %s, %" PRIu64 " thread%s,", c->name, tm_backend_name(),
+		fprintf(f, "%s on %s, %" PRIu64 " thread%s,", c->name, bench_backend_name(),
 		        c->threads, c->threads == 1 ? "" : "s");
 		for (size_t i = 0; i < r->nparams; i++) {
 			const bench_kv_t *kv = &r->params[i];
@@ -510,10 +539,12 @@ void bench_report(const bench_common_t *c, const bench_report_t *r)
 			else if (kv->type == BENCH_KV_STR)
 				fprintf(f, " %s=%s", kv->key, kv->s);
 		}
-		fprintf(f, ": %.3f M tx/s (%" PRIu64 " ops in %.3f s), aborts %" PRIu64
-		        " (%.2f%% of attempts), %s%s\n", tput / 1e6, run->ops,
-		        run->elapsed_s, r->stats->aborts, bench_abort_percent(r->stats),
-		        r->verified ? "verified" : "VERIFICATION FAILED: ",
+		fprintf(f, ": %.3f M tx/s (%" PRIu64 " ops in %.3f s), ", tput / 1e6,
+		        run->ops, run->elapsed_s);
+		if (stats)
+			fprintf(f, "aborts %" PRIu64 " (%.2f%% of attempts), ", stats->aborts,
+			        bench_abort_percent(stats));
+		fprintf(f, "%s%s\n", r->verified ? "verified" : "VERIFICATION FAILED: ",
 		        r->verified ? "" : r->verify_msg);
 	}
 	fflush(f);

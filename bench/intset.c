@@ -49,12 +49,11 @@ void *intset_alloc(size_t size)
 }
 
 /* ---- one transaction per call ------------------------------------------------
- * The results cross TM_END() in volatile locals: an aborted attempt resumes
- * at TM_BEGIN() through siglongjmp. */
+ * The results cross TM_END() in POTM_BENCH_TX_LOCAL (volatile) locals. */
 
 static bool intset_tx_contains(const intset_ops_t *ops, void *set, long key)
 {
-	volatile bool found = false;
+	POTM_BENCH_TX_LOCAL bool found = false;
 	TM_BEGIN();
 	found = ops->contains(set, key);
 	TM_END();
@@ -63,7 +62,7 @@ static bool intset_tx_contains(const intset_ops_t *ops, void *set, long key)
 
 static bool intset_tx_insert(const intset_ops_t *ops, void *set, long key, uint64_t rnd)
 {
-	volatile bool inserted = false;
+	POTM_BENCH_TX_LOCAL bool inserted = false;
 	TM_BEGIN();
 	inserted = ops->insert(set, key, rnd);
 	TM_END();
@@ -72,7 +71,7 @@ static bool intset_tx_insert(const intset_ops_t *ops, void *set, long key, uint6
 
 static bool intset_tx_remove(const intset_ops_t *ops, void *set, long key)
 {
-	volatile bool removed = false;
+	POTM_BENCH_TX_LOCAL bool removed = false;
 	TM_BEGIN();
 	removed = ops->remove(set, key);
 	TM_END();
@@ -81,7 +80,7 @@ static bool intset_tx_remove(const intset_ops_t *ops, void *set, long key)
 
 static void *intset_tx_create(const intset_ops_t *ops, const intset_config_t *cfg)
 {
-	void *volatile set = NULL;
+	void *POTM_BENCH_TX_LOCAL set = NULL;
 	TM_BEGIN();
 	set = ops->create(cfg);
 	TM_END();

@@ -13,6 +13,16 @@
 
 #include "harness.h"
 
+/* Built on GCC's TM for comparison (bench/itm.h), or on potm. */
+#ifdef POTM_BENCH_ITM
+#include "itm.h"
+#else
+#define POTM_BENCH_TX_FN
+/* A local assigned in a TM_BEGIN()/TM_END() block and read after it: an
+ * aborted attempt resumes at TM_BEGIN() through siglongjmp. */
+#define POTM_BENCH_TX_LOCAL volatile
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -44,6 +54,6 @@ extern const intset_ops_t intset_hs_ops;   /* hash set of sorted lists */
 extern const intset_ops_t intset_sl_ops;   /* skip list */
 
 /* tm_malloc, or report and abort: a benchmark cannot go on without memory. */
-void *intset_alloc(size_t size);
+POTM_BENCH_TX_FN void *intset_alloc(size_t size);
 
 #endif /* POTM_BENCH_INTSET_H */

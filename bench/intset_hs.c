@@ -43,7 +43,7 @@ static hs_node_t **hs_seek(hs_set_t *s, long key, hs_node_t **node, long *found_
 	return link;
 }
 
-static bool hs_contains(void *set, long key)
+static POTM_BENCH_TX_FN bool hs_contains(void *set, long key)
 {
 	hs_node_t *n;
 	long k;
@@ -51,7 +51,7 @@ static bool hs_contains(void *set, long key)
 	return n && k == key;
 }
 
-static bool hs_insert(void *set, long key, uint64_t rnd)
+static POTM_BENCH_TX_FN bool hs_insert(void *set, long key, uint64_t rnd)
 {
 	(void)rnd;
 	hs_node_t *n;
@@ -66,7 +66,7 @@ static bool hs_insert(void *set, long key, uint64_t rnd)
 	return true;
 }
 
-static bool hs_remove(void *set, long key)
+static POTM_BENCH_TX_FN bool hs_remove(void *set, long key)
 {
 	hs_node_t *n;
 	long k;
@@ -78,7 +78,7 @@ static bool hs_remove(void *set, long key)
 	return true;
 }
 
-static void *hs_create(const intset_config_t *cfg)
+static POTM_BENCH_TX_FN void *hs_create(const intset_config_t *cfg)
 {
 	uint64_t nb = cfg->buckets;
 	hs_set_t *s = intset_alloc(sizeof *s + nb * sizeof s->bucket[0]);
@@ -88,7 +88,7 @@ static void *hs_create(const intset_config_t *cfg)
 	return s;
 }
 
-static bool hs_verify(void *set, uint64_t *size, bench_verdict_t *v)
+static POTM_BENCH_TX_FN bool hs_verify(void *set, uint64_t *size, bench_verdict_t *v)
 {
 	hs_set_t *s = set;
 	uint64_t nb = TM_LOAD(&s->nbuckets);
@@ -113,7 +113,7 @@ static bool hs_verify(void *set, uint64_t *size, bench_verdict_t *v)
 	return true;
 }
 
-static void hs_destroy(void *set)
+static POTM_BENCH_TX_FN void hs_destroy(void *set)
 {
 	hs_set_t *s = set;
 	uint64_t nb = TM_LOAD(&s->nbuckets);

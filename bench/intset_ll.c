@@ -39,7 +39,7 @@ static ll_node_t *ll_seek(ll_node_t *head, long key, ll_node_t **prev, long *fou
 	return n;
 }
 
-static bool ll_contains(void *set, long key)
+static POTM_BENCH_TX_FN bool ll_contains(void *set, long key)
 {
 	ll_node_t *prev;
 	long k;
@@ -47,7 +47,7 @@ static bool ll_contains(void *set, long key)
 	return k == key;
 }
 
-static bool ll_insert(void *set, long key, uint64_t rnd)
+static POTM_BENCH_TX_FN bool ll_insert(void *set, long key, uint64_t rnd)
 {
 	(void)rnd;
 	ll_node_t *prev;
@@ -59,7 +59,7 @@ static bool ll_insert(void *set, long key, uint64_t rnd)
 	return true;
 }
 
-static bool ll_remove(void *set, long key)
+static POTM_BENCH_TX_FN bool ll_remove(void *set, long key)
 {
 	ll_node_t *prev;
 	long k;
@@ -71,14 +71,14 @@ static bool ll_remove(void *set, long key)
 	return true;
 }
 
-static void *ll_create(const intset_config_t *cfg)
+static POTM_BENCH_TX_FN void *ll_create(const intset_config_t *cfg)
 {
 	(void)cfg;
 	ll_node_t *tail = ll_new_node(LONG_MAX, NULL);
 	return ll_new_node(LONG_MIN, tail);
 }
 
-static bool ll_verify(void *set, uint64_t *size, bench_verdict_t *v)
+static POTM_BENCH_TX_FN bool ll_verify(void *set, uint64_t *size, bench_verdict_t *v)
 {
 	ll_node_t *head = set;
 	*size = 0;
@@ -100,7 +100,7 @@ static bool ll_verify(void *set, uint64_t *size, bench_verdict_t *v)
 	return bench_fail(v, "ll: the list ends without its tail sentinel");
 }
 
-static void ll_destroy(void *set)
+static POTM_BENCH_TX_FN void ll_destroy(void *set)
 {
 	ll_node_t *n = set;
 	while (n) {

@@ -79,7 +79,7 @@ static void rb_rotate(rb_tree_t *t, rb_node_t *x, int dir)
 
 /* ---- lookup, insert -------------------------------------------------------- */
 
-static bool rb_contains(void *set, long key)
+static POTM_BENCH_TX_FN bool rb_contains(void *set, long key)
 {
 	rb_tree_t *t = set;
 	rb_node_t *n = TM_LOAD(&t->root);
@@ -128,7 +128,7 @@ static void rb_insert_fixup(rb_tree_t *t, rb_node_t *x)
 	}
 }
 
-static bool rb_insert(void *set, long key, uint64_t rnd)
+static POTM_BENCH_TX_FN bool rb_insert(void *set, long key, uint64_t rnd)
 {
 	(void)rnd;
 	rb_tree_t *t = set;
@@ -241,7 +241,7 @@ static void rb_delete_node(rb_tree_t *t, rb_node_t *z)
 	tm_free(z);
 }
 
-static bool rb_remove(void *set, long key)
+static POTM_BENCH_TX_FN bool rb_remove(void *set, long key)
 {
 	rb_tree_t *t = set;
 	rb_node_t *n = TM_LOAD(&t->root);
@@ -258,7 +258,7 @@ static bool rb_remove(void *set, long key)
 
 /* ---- life cycle, verification ---------------------------------------------- */
 
-static void *rb_create(const intset_config_t *cfg)
+static POTM_BENCH_TX_FN void *rb_create(const intset_config_t *cfg)
 {
 	(void)cfg;
 	rb_tree_t *t = intset_alloc(sizeof *t);
@@ -302,7 +302,7 @@ static long rb_check(rb_node_t *n, rb_node_t *parent, long lo, long hi,
 	return hl + (color == RB_BLACK);
 }
 
-static bool rb_verify(void *set, uint64_t *size, bench_verdict_t *v)
+static POTM_BENCH_TX_FN bool rb_verify(void *set, uint64_t *size, bench_verdict_t *v)
 {
 	rb_tree_t *t = set;
 	rb_node_t *root = TM_LOAD(&t->root);
@@ -322,7 +322,7 @@ static void rb_free_subtree(rb_node_t *n)
 	}
 }
 
-static void rb_destroy(void *set)
+static POTM_BENCH_TX_FN void rb_destroy(void *set)
 {
 	rb_tree_t *t = set;
 	rb_free_subtree(TM_LOAD(&t->root));

@@ -56,7 +56,7 @@ static sl_node_t *sl_seek(sl_node_t *head, long key, sl_node_t **preds, long *fo
 	return stop;
 }
 
-static bool sl_contains(void *set, long key)
+static POTM_BENCH_TX_FN bool sl_contains(void *set, long key)
 {
 	/* Like sl_seek, but done as soon as any level reaches the key. */
 	sl_node_t *head = set;
@@ -79,7 +79,7 @@ static bool sl_contains(void *set, long key)
 	return false;
 }
 
-static bool sl_insert(void *set, long key, uint64_t rnd)
+static POTM_BENCH_TX_FN bool sl_insert(void *set, long key, uint64_t rnd)
 {
 	sl_node_t *head = set;
 	sl_node_t *preds[SL_LEVELS_MAX];
@@ -99,7 +99,7 @@ static bool sl_insert(void *set, long key, uint64_t rnd)
 	return true;
 }
 
-static bool sl_remove(void *set, long key)
+static POTM_BENCH_TX_FN bool sl_remove(void *set, long key)
 {
 	sl_node_t *preds[SL_LEVELS_MAX];
 	long k;
@@ -114,7 +114,7 @@ static bool sl_remove(void *set, long key)
 	return true;
 }
 
-static void *sl_create(const intset_config_t *cfg)
+static POTM_BENCH_TX_FN void *sl_create(const intset_config_t *cfg)
 {
 	/* About log2(expected size) + 1 levels: the top one stays sparse. */
 	long height = 2;
@@ -129,7 +129,7 @@ static void *sl_create(const intset_config_t *cfg)
 	return head;
 }
 
-static bool sl_verify(void *set, uint64_t *size, bench_verdict_t *v)
+static POTM_BENCH_TX_FN bool sl_verify(void *set, uint64_t *size, bench_verdict_t *v)
 {
 	sl_node_t *head = set;
 	long height = TM_LOAD(&head->level);
@@ -190,7 +190,7 @@ static bool sl_verify(void *set, uint64_t *size, bench_verdict_t *v)
 	return true;
 }
 
-static void sl_destroy(void *set)
+static POTM_BENCH_TX_FN void sl_destroy(void *set)
 {
 	sl_node_t *n = set;
 	while (n) {
