@@ -1,7 +1,7 @@
 """STAMP input sets: from a set's name to the application's options.
 
-A STAMP workload's ``size`` (test, small, small-high, paper, paper-high)
-names one of the input sets of ``stamp/inputs.py``, the project's table of
+A STAMP workload's ``size`` (test, small, small-high, real, real-high,
+paper, paper-high) names one of the input sets of ``stamp/inputs.py``, the project's table of
 STAMP arguments (stamp/README.md).  That script is asked for the set's
 options (``inputs.py args <app> <set> --dir <input dir>``); it generates the
 input files the set needs (kmeans points, labyrinth mazes, yada meshes)
@@ -48,7 +48,8 @@ def default_timeout(size: str) -> float:
     >>> default_timeout("test")
     300.0
     """
-    return PAPER_SET_TIMEOUT_S if size.startswith("paper") else SMALL_SET_TIMEOUT_S
+    large = size.startswith("paper") or size.startswith("real")
+    return PAPER_SET_TIMEOUT_S if large else SMALL_SET_TIMEOUT_S
 
 
 def input_dir(lib_dir: Path) -> Path:
