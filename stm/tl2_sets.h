@@ -168,6 +168,19 @@ static inline tl2_wentry_t *tl2_ws_add(tl2_wset_t *ws, uintptr_t word)
 	return e;
 }
 
+/* The bytes [off, off + size) of a word, as a mask in memcpy order: on a
+ * little-endian machine (x86-64, ppc64le) byte i of memory is bits
+ * 8i..8i+7 of the value, so shifts replace byte-wise copies, which cost a
+ * store-forwarding stall each time the word is read back. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TL2_SETS_SHIFTS 1
+static inline uint64_t tl2_byte_mask(unsigned off, unsigned size)
+{
+	uint64_t low = size >= 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * size)) - 1;
+	return low << (8 * off);
+}
+#endif
+
 /* Buffer a write of size bytes at a (naturally aligned, inside one word). */
 static inline void tl2_ws_put(tl2_wset_t *ws, void *a, unsigned size, uint64_t b)
 {
@@ -176,8 +189,14 @@ static inline void tl2_ws_put(tl2_wset_t *ws, void *a, unsigned size, uint64_t b
 	tl2_wentry_t *e = tl2_ws_lookup(ws, word);
 	if (e == NULL)
 		e = tl2_ws_add(ws, word);
+#ifdef TL2_SETS_SHIFTS
+	uint64_t m = tl2_byte_mask(off, size);
+	e->val = (e->val & ~m) | ((b << (8 * off)) & m);
+	e->mask |= m;
+#else
 	memcpy((char *)&e->val + off, &b, size);
 	memset((char *)&e->mask + off, 0xff, size);
+#endif
 }
 
 /* Read-after-write.  The bytes of [a, a+size) that this transaction wrote
@@ -188,12 +207,18 @@ static inline bool tl2_ws_covers(const tl2_wentry_t *e, const void *a, unsigned 
                                  uint64_t *mine, uint64_t *have)
 {
 	unsigned off = (unsigned)((uintptr_t)a & 7);
+#ifdef TL2_SETS_SHIFTS
+	uint64_t want = tl2_byte_mask(0, size);
+	*have = (e->mask >> (8 * off)) & want;
+	*mine = (e->val >> (8 * off)) & *have;
+#else
 	uint64_t want = 0;
 	*have = 0;
 	*mine = 0;
 	memset(&want, 0xff, size);
 	memcpy(have, (const char *)&e->mask + off, size);
 	memcpy(mine, (const char *)&e->val + off, size);
+#endif
 	return (*have & want) == want;
 }
 
@@ -202,9 +227,10 @@ static inline uint64_t tl2_merge_bytes(uint64_t mem, uint64_t mine, uint64_t hav
 	return (mem & ~have) | (mine & have);
 }
 
-/* Store one entry in place: whole words at once, partial words byte by
- * byte so that bytes this transaction did not write are never stored to.
- * undo, if not NULL, logs the old bytes first. */
+/* Store one entry in place: whole words at once, partial words by their
+ * naturally aligned 4-, 2- and 1-byte pieces that were written, so that
+ * bytes this transaction did not write are never stored to.  undo, if not
+ * NULL, logs the old bytes first. */
 static inline void tl2_ws_store_entry(const tl2_wentry_t *e, potm_undo_t *undo)
 {
 	if (likely(e->mask == ~(tm_word_t)0)) {
@@ -214,14 +240,20 @@ static inline void tl2_ws_store_entry(const tl2_wentry_t *e, potm_undo_t *undo)
 		return;
 	}
 	const unsigned char *m = (const unsigned char *)&e->mask;
-	const unsigned char *v = (const unsigned char *)&e->val;
-	for (unsigned i = 0; i < sizeof(tm_word_t); i++)
+	for (unsigned i = 0; i < sizeof(tm_word_t);) {
+		unsigned size = 4;
+		while (size > 1 && (i % size || memcmp(m + i, "\xff\xff\xff\xff", size)))
+			size /= 2;
 		if (m[i]) {
 			unsigned char *p = (unsigned char *)e->addr + i;
+			uint64_t b = 0;
+			memcpy(&b, (const unsigned char *)&e->val + i, size);
 			if (undo)
-				potm_undo_log(undo, p, 1);
-			__atomic_store_n(p, v[i], __ATOMIC_RELAXED);
+				potm_undo_log(undo, p, size);
+			tl2_store_bytes(p, size, b);
 		}
+		i += size;
+	}
 }
 
 /* End of an attempt: count the sets and empty them (their memory stays). */

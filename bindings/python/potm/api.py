@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
@@ -191,7 +192,15 @@ def _execute(libs: LibraryDir, point: _Point) -> RunResult:
     argv = point.argv()
     if point.spec.name in STAMP_NAMES:  # the input set's options go first
         size = str(point.params.get("size", "test"))
-        argv[1:1] = stamp.set_options(point.spec.name, size, stamp.input_dir(libs.path))
+        try:
+            argv[1:1] = stamp.set_options(point.spec.name, size, stamp.input_dir(libs.path))
+        except (OSError, RuntimeError, subprocess.SubprocessError) as e:
+            # No inputs, no run: a failed run like a crash, so that a sweep
+            # records it and goes on.
+            return RunResult(workload=point.spec.name, backend=point.backend,
+                             threads=point.threads, params=point.params, ok=False,
+                             failure=f"input set {size!r} could not be prepared: {e}",
+                             config=point.config, metric=point.spec.metric)
     outcome = worker.run_bench(libs.bench_path(point.backend, point.spec.library), argv,
                                timeout=point.timeout, env=env)
     return result_from_outcome(workload=point.spec.name, backend=point.backend,

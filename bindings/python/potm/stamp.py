@@ -1,8 +1,8 @@
 """STAMP input sets: from a set's name to the application's options.
 
 A STAMP workload's ``size`` (test, small, small-high, real, real-high,
-paper, paper-high) names one of the input sets of ``stamp/inputs.py``, the project's table of
-STAMP arguments (stamp/README.md).  That script is asked for the set's
+paper, paper-high) names one of the input sets of ``stamp/inputs.py``, the
+project's table of STAMP arguments (stamp/README.md).  That script is asked for the set's
 options (``inputs.py args <app> <set> --dir <input dir>``); it generates the
 input files the set needs (kmeans points, labyrinth mazes, yada meshes)
 on first use and caches them in the input directory.  The build already
@@ -11,9 +11,12 @@ generates the ``test`` set's files into ``<build>/stamp/inputs``.
 Where things are:
 
 * the input directory: ``$POTMPY_STAMP_INPUT_DIR``, else ``stamp/inputs``
-  under the library directory (a CMake build directory);
+  under the library directory (a CMake build directory), or for an
+  installed package's libraries ``~/.cache/potm/stamp-inputs``
+  (``$XDG_CACHE_HOME``);
 * ``inputs.py``: ``$POTMPY_STAMP_DIR/inputs.py``, else the ``stamp/``
-  directory of the checkout this package lives in.
+  directory of the checkout this package lives in, else the copy an
+  installed package carries (``potm/_stamp``, with yada's mesh generator).
 
 Example:
     >>> set_options("vacation", "test", Path("build/stamp/inputs"))  # doctest: +SKIP
@@ -52,27 +55,54 @@ def default_timeout(size: str) -> float:
     return PAPER_SET_TIMEOUT_S if large else SMALL_SET_TIMEOUT_S
 
 
+#: What an installed package carries of stamp/ (bindings/python/CMakeLists.txt).
+_PACKAGE_STAMP_DIR = Path(__file__).resolve().parent / "_stamp"
+
+
+def _cache_home() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+
+
 def input_dir(lib_dir: Path) -> Path:
-    """The directory of STAMP's input files for libraries in lib_dir.
+    """The directory of STAMP's input files for libraries in lib_dir: beside
+    a build's libraries, or the user's cache for an installed package's.
 
     >>> input_dir(Path("/b")) == Path(os.environ.get(INPUT_DIR_ENV, "/b/stamp/inputs"))
     True
     """
     from_env = os.environ.get(INPUT_DIR_ENV, "")
-    return Path(from_env) if from_env else lib_dir / "stamp" / "inputs"
+    if from_env:
+        return Path(from_env)
+    if lib_dir.resolve() == (Path(__file__).resolve().parent / "_libs"):
+        return _cache_home() / "potm" / "stamp-inputs"
+    return lib_dir / "stamp" / "inputs"
 
 
 def inputs_script() -> Path:
-    """stamp/inputs.py; FileNotFoundError saying how to point at it."""
+    """stamp/inputs.py: $POTMPY_STAMP_DIR's, the checkout's, else the
+    installed package's copy; FileNotFoundError saying how to point at it."""
     from_env = os.environ.get(STAMP_DIR_ENV, "")
-    stamp_dir = Path(from_env) if from_env else \
-        Path(__file__).resolve().parents[3] / "stamp"
-    script = stamp_dir / "inputs.py"
-    if not script.is_file():
-        raise FileNotFoundError(
-            f"potm: STAMP's input table {script} is not there: run STAMP from a potm "
-            f"checkout, or set {STAMP_DIR_ENV}=<checkout>/stamp")
-    return script
+    if from_env:
+        candidates = [Path(from_env) / "inputs.py"]
+    else:
+        candidates = [Path(__file__).resolve().parents[3] / "stamp" / "inputs.py",
+                      _PACKAGE_STAMP_DIR / "inputs.py"]
+    for script in candidates:
+        if script.is_file():
+            return script
+    raise FileNotFoundError(
+        f"potm: STAMP's input table {candidates[0]} is not there: run STAMP from a potm "
+        f"checkout or an installed package, or set {STAMP_DIR_ENV}=<checkout>/stamp")
+
+
+def _inputs_environment() -> dict[str, str]:
+    """inputs.py's environment: an installed package's yada mesh generator
+    (a build's is found beside its input directory)."""
+    env = dict(os.environ)
+    meshgen = _PACKAGE_STAMP_DIR / "yada-meshgen"
+    if "STAMP_MESHGEN" not in env and meshgen.is_file():
+        env["STAMP_MESHGEN"] = str(meshgen)
+    return env
 
 
 @functools.lru_cache(maxsize=None)
@@ -81,7 +111,7 @@ def set_options(app: str, size: str, inputs: Path) -> list[str]:
     in the directory inputs).  RuntimeError if inputs.py fails."""
     command = [sys.executable, str(inputs_script()), "args", app, size, "--dir", str(inputs)]
     proc = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=GENERATE_TIMEOUT_S)
+                          text=True, timeout=GENERATE_TIMEOUT_S, env=_inputs_environment())
     if proc.returncode != 0:
         raise RuntimeError(f"potm: {' '.join(command)} failed (exit status "
                            f"{proc.returncode}):\n{proc.stderr.strip()}")

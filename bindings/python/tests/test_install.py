@@ -43,3 +43,14 @@ def test_pip_install_builds_and_finds_the_libraries(tmp_path: Path,
     cli = subprocess.run([str(env_dir / "bin" / "potm"), "backends"], check=True, env=env,
                          cwd=tmp_path, capture_output=True, text=True)
     assert "libpotm-tl2.so" in cli.stdout
+    # STAMP without a checkout: the installed input table makes kmeans'
+    # points and yada's mesh (with the installed generator) in the cache.
+    cache = tmp_path / "cache"
+    stamp_probe = ("import potm; "
+                   "[potm.run(app, backend='seq', size='test').check() "
+                   "for app in ('kmeans', 'yada')]; print('stamp ok')")
+    done = subprocess.run([str(python), "-c", stamp_probe], check=True, cwd=tmp_path,
+                          env={**env, "XDG_CACHE_HOME": str(cache)},
+                          capture_output=True, text=True)
+    assert "stamp ok" in done.stdout
+    assert (cache / "potm" / "stamp-inputs" / "random-633.2.node").is_file()

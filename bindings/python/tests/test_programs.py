@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import potm
+from potm import stamp
 from conftest import build_dir
 from potm._lib import LibraryDir
 from potm.experiments import EXPERIMENTS, Case, Experiment, Grid
@@ -60,6 +61,32 @@ def test_stamp_runs_and_reports_its_time() -> None:
     # An input file the build generated (kmeans' points), one thread on seq.
     if LibraryDir(libs).has_bench("seq", "kmeans"):
         potm.run("kmeans", backend="seq", size="test", lib_dir=libs).check()
+
+
+def test_input_set_that_cannot_be_prepared_is_a_failed_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """inputs.py failing (a generator that crashes, a full disk) fails that
+    run with the reason; the sweep records it and goes on."""
+    libs = _libs_with("vacation", "tl2")
+    real = Path(stamp.__file__).resolve().parents[3] / "stamp" / "inputs.py"
+    stub = tmp_path / "inputs.py"
+    stub.write_text(
+        "import os, sys\n"
+        "if 'small' in sys.argv:\n"
+        "    sys.exit('inputs.py: cannot write the input files: No space left on device')\n"
+        f"os.execv(sys.executable, [sys.executable, {str(real)!r}] + sys.argv[1:])\n")
+    monkeypatch.setenv(stamp.STAMP_DIR_ENV, str(tmp_path))
+    stamp.set_options.cache_clear()
+    try:
+        table = potm.sweep("vacation", backends=["tl2"], threads=2, size=["small", "test"],
+                           repeat=1, progress=False, lib_dir=libs)
+    finally:
+        stamp.set_options.cache_clear()
+    by_size = {r.params["size"]: r for r in table.results}
+    assert not by_size["small"].ok
+    assert "input set 'small' could not be prepared" in by_size["small"].failure
+    assert "No space left on device" in by_size["small"].failure
+    by_size["test"].check()
 
 
 def test_stmbench7_runs_and_reports_its_throughput() -> None:
