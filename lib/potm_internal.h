@@ -98,11 +98,7 @@ static inline void potm_undo_log(potm_undo_t *u, void *addr, uint32_t size)
 {
 	if (unlikely(u->next == u->end))
 		potm_undo_grow(u);
-	potm_undo_entry_t *e = u->next++;
-	uint64_t old = 0;
-	memcpy(&old, addr, size);
-	e->where = (uintptr_t)addr | (uintptr_t)size << TM_UNDO_SIZE_SHIFT;
-	e->old = old;
+	tm_undo_fill_(u->next++, addr, size);
 }
 
 /* ---- per-thread descriptor ------------------------------------------- */

@@ -91,16 +91,24 @@ const tm_config_t *tm_current_config(void);
  *
  * An entry is two words: the address with the access size in its top byte
  * (user addresses fit in 56 bits on x86-64 and ppc64 alike) and the old
- * bytes.  Both are integers and the cursor is a pointer, so under strict
- * aliasing a user's store through a long * or double * cannot alias the
- * cursor, and the compiler keeps it in a register across a run of inline
- * writes: two stores per logged write, no reload. */
+ * bytes, so a logged write costs two stores (GCC writes them as one
+ * 16-byte store).  The cursor is a pointer with one bound (plain_end): a
+ * single compare decides whether an inline write may append. */
 typedef struct tm_undo_entry_ {
 	uintptr_t where;    /* address | size << TM_UNDO_SIZE_SHIFT */
 	uint64_t old;       /* the old bytes, in the low addresses' order */
 } tm_undo_entry_t;
 
 #define TM_UNDO_SIZE_SHIFT 56
+
+/* Fill e with the size bytes at a (before they are overwritten). */
+static inline void tm_undo_fill_(tm_undo_entry_t *e, const void *a, unsigned size)
+{
+	uint64_t old = 0;
+	__builtin_memcpy(&old, a, size);
+	e->where = (uintptr_t)a | (uintptr_t)size << TM_UNDO_SIZE_SHIFT;
+	e->old = old;
+}
 
 typedef struct tm_undo_ {
 	tm_undo_entry_t *e;     /* the log; NULL until the first entry */
@@ -262,12 +270,7 @@ void tm_undo_log_(void *a, unsigned size);
 		if (__builtin_expect(d != NULL &&                        \
 		                     (uintptr_t)d->undo.next <            \
 		                     (uintptr_t)d->undo.plain_end, 1)) {  \
-			tm_undo_entry_t *e = d->undo.next++;             \
-			uint64_t old = 0;                                \
-			__builtin_memcpy(&old, a, sizeof(T));            \
-			e->where = (uintptr_t)a |                        \
-			    (uintptr_t)sizeof(T) << TM_UNDO_SIZE_SHIFT;  \
-			e->old = old;                                    \
+			tm_undo_fill_(d->undo.next++, a, sizeof(T));     \
 			*a = v;                                          \
 			return;                                          \
 		}                                                        \
