@@ -33,6 +33,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from potm._lib import _PACKAGE_LIB_DIR
+
 #: Environment variables naming the input directory and the stamp/ sources.
 INPUT_DIR_ENV = "POTMPY_STAMP_INPUT_DIR"
 STAMP_DIR_ENV = "POTMPY_STAMP_DIR"
@@ -73,7 +75,7 @@ def input_dir(lib_dir: Path) -> Path:
     from_env = os.environ.get(INPUT_DIR_ENV, "")
     if from_env:
         return Path(from_env)
-    if lib_dir.resolve() == (Path(__file__).resolve().parent / "_libs"):
+    if lib_dir.resolve() == _PACKAGE_LIB_DIR:
         return _cache_home() / "potm" / "stamp-inputs"
     return lib_dir / "stamp" / "inputs"
 
