@@ -144,8 +144,8 @@ static inline bool pot_holds_turn(const pot_tx_t *tx)
 /* Is every stripe read still unmarked and no newer than rv? */
 static bool pot_validate(const pot_tx_t *tx)
 {
-	for (size_t i = 0; i < tx->rs.n; i++) {
-		uintptr_t l = __atomic_load_n(tx->rs.e[i], __ATOMIC_ACQUIRE);
+	for (const volatile uintptr_t **p = tx->rs.e; p < tx->rs.next; p++) {
+		uintptr_t l = __atomic_load_n(*p, __ATOMIC_ACQUIRE);
 		if ((l & 1) || (l >> 1) > tx->rv)
 			return false;
 	}
@@ -606,6 +606,7 @@ static int pot_thread_init(potm_thread_t *t)
 {
 	pot_tx_t *tx = (pot_tx_t *)t;
 	tx->sync_first_tx = pot.solo_unmarked;
+	tl2_rs_init(&tx->rs);
 	pot_order_thread_init(&tx->pt);
 	return 0;
 }

@@ -24,12 +24,17 @@
  */
 #include "tl2_sets.h"
 
+/* The snapshot (rv) and the read set live in th.txd.snap, where tm.h's
+ * inline reads find them. */
 typedef struct tl2_tx {
 	potm_thread_t th;
-	uint64_t rv;                   /* snapshot: clock value at begin */
-	tl2_rset_t rs;                 /* read set: locks of stripes read */
 	tl2_wset_t ws;                 /* write set */
 } tl2_tx_t;
+
+static inline tm_snap_t *tl2_snap(tl2_tx_t *tx)
+{
+	return &tx->th.txd.snap;
+}
 
 #define TL2_LOCKED_SPINS 64        /* how long to wait for a committer */
 
@@ -58,14 +63,15 @@ static inline bool tl2_owns(const tl2_tx_t *tx, uintptr_t l)
  * our write-set entry.) */
 static bool tl2_validate(const tl2_tx_t *tx)
 {
-	for (size_t i = 0; i < tx->rs.n; i++) {
-		uintptr_t l = __atomic_load_n(tx->rs.e[i], __ATOMIC_ACQUIRE);
+	const tm_snap_t *s = &tx->th.txd.snap;
+	for (const volatile uintptr_t **p = s->rs.e; p < s->rs.next; p++) {
+		uintptr_t l = __atomic_load_n(*p, __ATOMIC_ACQUIRE);
 		if (l & 1) {
 			if (!tl2_owns(tx, l))
 				return false;
 			l = ((const tl2_wentry_t *)(l & ~(uintptr_t)1))->prev;
 		}
-		if ((l >> 1) > tx->rv)
+		if ((l >> 1) > s->rv)
 			return false;
 	}
 	return true;
@@ -86,10 +92,18 @@ static void tl2_release_locks(tl2_tx_t *tx)
 }
 
 static void tl2_abort(tl2_tx_t *tx, int cause) __attribute__((noreturn, noinline));
+/* End of an attempt: empty the sets; the read set is closed to tm.h's
+ * inline reads until the next begin. */
+static void tl2_reset(tl2_tx_t *tx)
+{
+	tl2_sets_reset(&tx->th, &tl2_snap(tx)->rs, &tx->ws);
+	tl2_snap(tx)->wbloom = 0;
+}
+
 static void tl2_abort(tl2_tx_t *tx, int cause)
 {
 	tl2_release_locks(tx);
-	tl2_sets_reset(&tx->th, &tx->rs, &tx->ws);
+	tl2_reset(tx);
 	potm_tx_aborted(&tx->th, cause);
 }
 
@@ -104,7 +118,7 @@ static bool tl2_extend(tl2_tx_t *tx)
 	uint64_t now = __atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE);
 	if (!tl2_validate(tx))
 		return false;
-	tx->rv = now;
+	tl2_snap(tx)->rv = now;
 	POTM_STAT_INC(&tx->th, extensions);
 	return true;
 }
@@ -122,8 +136,8 @@ static inline __attribute__((always_inline)) uint64_t tl2_load(tl2_tx_t *tx, con
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
 		if (likely(l1 == l2 && !(l1 & 1))) {
-			if (likely((l1 >> 1) <= tx->rv)) {
-				tl2_rs_add(&tx->rs, lock);
+			if (likely((l1 >> 1) <= tl2_snap(tx)->rv)) {
+				tl2_rs_add(&tl2_snap(tx)->rs, lock);
 				return v;
 			}
 			if (tl2_extend(tx))
@@ -157,8 +171,10 @@ static inline __attribute__((always_inline)) void tl2_write(tl2_tx_t *tx, void *
 {
 	size_t n = tx->ws.n;
 	tl2_ws_put(&tx->ws, a, size, b);
-	if (tx->ws.n != n)   /* a new word: its lock may be cold */
+	if (tx->ws.n != n) {   /* a new word: its lock may be cold */
 		__builtin_prefetch((const void *)tl2_lock_of(a), 1, 3);
+		tl2_snap(tx)->wbloom = tx->ws.bloom;
+	}
 }
 
 void tm_write(tm_word_t *a, tm_word_t v)
@@ -167,7 +183,7 @@ void tm_write(tm_word_t *a, tm_word_t v)
 	tl2_write(tx, a, sizeof *a, v);
 }
 
-static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
+static inline __attribute__((always_inline)) uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self_in_tx("tm_read");
 	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
@@ -181,12 +197,14 @@ static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
 	return tl2_merge_bytes(tl2_load(tx, a, size), mine, have);
 }
 
-static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
+static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self_in_tx("tm_write");
 	tl2_write(tx, a, size, b);
 }
 
+/* tm.h's inline reads call the library's under the _spec_ names. */
+#define POTM_GEN_READ_SPEC 1
 #include "access_gen.h"
 
 /* ---- begin / commit ----------------------------------------------------- */
@@ -198,7 +216,8 @@ int tm_tx_start_(tm_txd_t *d)
 	case POTM_ENTER_SKIP:
 		return 0;
 	case POTM_ENTER_NEW:
-		tx->rv = __atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE);
+		tl2_snap(tx)->rv = __atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE);
+		tl2_rs_open(&tl2_snap(tx)->rs, true);
 		break;
 	case POTM_ENTER_NESTED:
 		break;
@@ -235,7 +254,7 @@ static void tl2_commit(tl2_tx_t *tx)
 	uint64_t wv = __atomic_add_fetch(&tl2.clock, 1, __ATOMIC_ACQ_REL);
 	/* If nobody committed since our snapshot, nothing we read can have
 	 * changed. */
-	if (wv != tx->rv + 1 && !tl2_validate(tx))
+	if (wv != tl2_snap(tx)->rv + 1 && !tl2_validate(tx))
 		tl2_abort(tx, TM_ABORT_VALIDATE);
 	for (size_t i = 0; i < tx->ws.n; i++)
 		tl2_ws_store_entry(&tx->ws.e[i], NULL);
@@ -256,7 +275,7 @@ void tm_tx_end_(tm_txd_t *d)
 	bool ro = tx->ws.n == 0;
 	if (!ro)
 		tl2_commit(tx);
-	tl2_sets_reset(&tx->th, &tx->rs, &tx->ws);
+	tl2_reset(tx);
 	potm_tx_committed(&tx->th, ro);
 }
 
@@ -270,7 +289,7 @@ void tm_cancel(void)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self_in_tx("tm_cancel");
 	tl2_release_locks(tx);
-	tl2_sets_reset(&tx->th, &tx->rs, &tx->ws);
+	tl2_reset(tx);
 	potm_tx_cancelled(&tx->th);
 }
 
@@ -295,10 +314,20 @@ static void tl2_shutdown(void)
 	tl2.locks = NULL;
 }
 
+static int tl2_thread_init(potm_thread_t *t)
+{
+	tm_snap_t *s = &t->txd.snap;
+	tl2_rs_init(&s->rs);
+	s->locks = tl2.locks;
+	s->lock_mask = tl2.mask;
+	s->shift = tl2.shift;
+	return 0;
+}
+
 static void tl2_thread_fini(potm_thread_t *t)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)t;
-	tl2_sets_free(&tx->rs, &tx->ws);
+	tl2_sets_free(&tl2_snap(tx)->rs, &tx->ws);
 }
 
 const potm_backend_t potm_backend = {
@@ -306,5 +335,6 @@ const potm_backend_t potm_backend = {
 	.thread_size = sizeof(tl2_tx_t),
 	.init = tl2_init,
 	.shutdown = tl2_shutdown,
+	.thread_init = tl2_thread_init,
 	.thread_fini = tl2_thread_fini,
 };

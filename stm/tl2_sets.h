@@ -31,10 +31,8 @@ typedef struct tl2_wentry {
 	bool owner;                /* this entry took the lock at commit */
 } tl2_wentry_t;
 
-typedef struct tl2_rset {
-	volatile uintptr_t **e;    /* stripe words read */
-	size_t n, cap;
-} tl2_rset_t;
+/* The read set is tm.h's tm_rset_t: tl2's inline reads append to it. */
+typedef tm_rset_t tl2_rset_t;
 
 typedef struct tl2_wset {
 	tl2_wentry_t *e;
@@ -71,16 +69,51 @@ static inline __attribute__((always_inline)) void tl2_store_bytes(void *a, unsig
 
 /* ---- read set ------------------------------------------------------------ */
 
-static inline void tl2_rs_add(tl2_rset_t *rs, volatile uintptr_t *word)
+#define TL2_RS_INITIAL 256
+
+/* Give the read set its first slots (at thread registration, so that the
+ * e[-1] sentinel always exists). */
+static inline void tl2_rs_init(tl2_rset_t *rs)
+{
+	const volatile uintptr_t **base = potm_xmalloc((TL2_RS_INITIAL + 1) * sizeof *base);
+	base[0] = NULL;   /* the sentinel */
+	rs->e = rs->next = base + 1;
+	rs->cap = TL2_RS_INITIAL;
+	rs->end = NULL;
+}
+
+static inline size_t tl2_rs_count(const tl2_rset_t *rs)
+{
+	return (size_t)(rs->next - rs->e);
+}
+
+/* Let tm.h's inline reads log (inside a transaction) or not. */
+static inline void tl2_rs_open(tl2_rset_t *rs, bool open)
+{
+	rs->end = open ? rs->e + rs->cap : NULL;
+}
+
+static void tl2_rs_grow(tl2_rset_t *rs) __attribute__((noinline, unused));
+static void tl2_rs_grow(tl2_rset_t *rs)
+{
+	size_t n = tl2_rs_count(rs);
+	bool open = rs->end != NULL;
+	rs->cap *= 2;
+	const volatile uintptr_t **base = potm_xrealloc((void *)(rs->e - 1),
+	                                                (rs->cap + 1) * sizeof *base);
+	rs->e = base + 1;
+	rs->next = rs->e + n;
+	tl2_rs_open(rs, open);
+}
+
+static inline void tl2_rs_add(tl2_rset_t *rs, const volatile uintptr_t *word)
 {
 	/* Consecutive reads of one stripe (fields of one object) log once. */
-	if (rs->n && rs->e[rs->n - 1] == word)
+	if (rs->next[-1] == word)
 		return;
-	if (unlikely(rs->n == rs->cap)) {
-		rs->cap = rs->cap ? 2 * rs->cap : 256;
-		rs->e = potm_xrealloc(rs->e, rs->cap * sizeof *rs->e);
-	}
-	rs->e[rs->n++] = word;
+	if (unlikely(rs->next == rs->e + rs->cap))
+		tl2_rs_grow(rs);
+	*rs->next++ = word;
 }
 
 /* ---- write set ----------------------------------------------------------- */
@@ -259,9 +292,10 @@ static inline void tl2_ws_store_entry(const tl2_wentry_t *e, potm_undo_t *undo)
 /* End of an attempt: count the sets and empty them (their memory stays). */
 static inline void tl2_sets_reset(potm_thread_t *th, tl2_rset_t *rs, tl2_wset_t *ws)
 {
-	POTM_STAT_ADD(th, reads, rs->n);
+	POTM_STAT_ADD(th, reads, tl2_rs_count(rs));
 	POTM_STAT_ADD(th, writes, ws->n);
-	rs->n = 0;
+	rs->next = rs->e;
+	rs->end = NULL;
 	ws->n = 0;
 	ws->bloom = 0;
 	ws->indexed = false;
@@ -269,10 +303,11 @@ static inline void tl2_sets_reset(potm_thread_t *th, tl2_rset_t *rs, tl2_wset_t 
 
 static inline void tl2_sets_free(tl2_rset_t *rs, tl2_wset_t *ws)
 {
-	free(rs->e);
+	if (rs->e)
+		free((void *)(rs->e - 1));
 	free(ws->e);
 	free(ws->index);
-	rs->e = NULL;
+	rs->e = rs->next = rs->end = NULL;
 	ws->e = NULL;
 	ws->index = NULL;
 }

@@ -120,11 +120,39 @@ typedef struct tm_undo_ {
 	                               decides the inline path */
 } tm_undo_t;
 
+/* A read set: the stripe lock words a TL2-style transaction read, to be
+ * revalidated at commit.  e[-1] is a NULL sentinel, so "the same stripe as
+ * the last read" (fields of one object: logged once) needs no emptiness
+ * test. */
+typedef struct tm_rset_ {
+	const volatile uintptr_t **next; /* the next free slot */
+	const volatile uintptr_t **end;  /* e + cap while tm.h's inline reads
+	                                    may log (inside a tl2 transaction),
+	                                    else NULL: one compare decides */
+	const volatile uintptr_t **e;    /* the first slot */
+	size_t cap;
+} tm_rset_t;
+
+/* What tm.h's inline snapshot reads need (tl2): the lock table, the
+ * snapshot, the read set, and which words the transaction wrote (a read
+ * of those takes the library's read-after-write path). */
+typedef struct tm_snap_ {
+	tm_rset_t rs;
+	const volatile uintptr_t *locks; /* a lock word: version << 1, or odd
+	                                    while a committer holds it */
+	uintptr_t lock_mask;
+	unsigned shift;                  /* stripe: address >> shift */
+	uint64_t rv;                     /* the snapshot's clock value */
+	uint64_t wbloom;                 /* bit (address >> 3) & 63 of every
+	                                    word written */
+} tm_snap_t;
+
 typedef struct tm_txd {
 	sigjmp_buf env;     /* where an aborted attempt resumes */
 	unsigned depth;     /* flat nesting depth; 0 = not in a transaction */
 	unsigned flags;     /* TM_TXD_* */
 	tm_undo_t undo;     /* pot: the attempt's in-place writes */
+	tm_snap_t snap;     /* tl2: the attempt's snapshot reads */
 } tm_txd_t;
 
 #define TM_TXD_CANCELLED 1u /* the attempt was cancelled: skip the body */
@@ -275,6 +303,48 @@ void tm_undo_log_(void *a, unsigned size);
 			return;                                          \
 		}                                                        \
 		tm_write##sfx##_slow_(a, v);                             \
+	}
+#elif defined(POTM_BACKEND_TL2) && !defined(POTM_BUILDING_LIBRARY)
+/* tl2: a read whose stripe is free, no newer than the snapshot and not
+ * written by this transaction is the TL2 read (lock, load, lock again)
+ * inline; anything else (a locked or newer stripe: extension or abort;
+ * read-after-write; a full read set; misuse) goes to the library, which
+ * starts over. */
+static inline __attribute__((always_inline)) int
+tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
+{
+	uintptr_t w = (uintptr_t)a;
+	if (__builtin_expect((w & (size - 1)) ||
+	                     (uintptr_t)s->rs.next >= (uintptr_t)s->rs.end ||
+	                     ((s->wbloom >> ((w >> 3) & 63)) & 1), 0))
+		return 0;
+	const volatile uintptr_t *lock = &s->locks[(w >> s->shift) & s->lock_mask];
+	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+	switch (size) {
+	case 1: { uint8_t x = __atomic_load_n((const uint8_t *)a, __ATOMIC_RELAXED); __builtin_memcpy(out, &x, 1); } break;
+	case 2: { uint16_t x = __atomic_load_n((const uint16_t *)a, __ATOMIC_RELAXED); __builtin_memcpy(out, &x, 2); } break;
+	case 4: { uint32_t x = __atomic_load_n((const uint32_t *)a, __ATOMIC_RELAXED); __builtin_memcpy(out, &x, 4); } break;
+	default: { uint64_t x = __atomic_load_n((const uint64_t *)a, __ATOMIC_RELAXED); __builtin_memcpy(out, &x, 8); } break;
+	}
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
+	if (__builtin_expect(l1 != l2 || (l1 & 1) || (l1 >> 1) > s->rv, 0))
+		return 0;
+	if (s->rs.next[-1] != lock)
+		*s->rs.next++ = lock;
+	return 1;
+}
+#define POTM_ACCESS_(T, sfx)                                             \
+	T tm_read##sfx##_spec_(const T *a);                              \
+	void tm_write##sfx(T *a, T v);                                   \
+	static inline T tm_read##sfx(const T *a)                         \
+	{                                                                \
+		tm_txd_t *d = tm_self_;                                  \
+		T v;                                                     \
+		if (__builtin_expect(d != NULL &&                        \
+		                     tm_snap_load_(&d->snap, a, sizeof(T), &v), 1)) \
+			return v;                                        \
+		return tm_read##sfx##_spec_(a);                          \
 	}
 #else
 #define POTM_ACCESS_(T, sfx)                                             \
