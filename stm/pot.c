@@ -607,6 +607,7 @@ static int pot_thread_init(potm_thread_t *t)
 	pot_tx_t *tx = (pot_tx_t *)t;
 	tx->sync_first_tx = pot.solo_unmarked;
 	tl2_rs_init(&tx->rs);
+	tl2_ws_init(&tx->ws, NULL);
 	pot_order_thread_init(&tx->pt);
 	return 0;
 }

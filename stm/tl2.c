@@ -97,7 +97,6 @@ static void tl2_abort(tl2_tx_t *tx, int cause) __attribute__((noreturn, noinline
 static void tl2_reset(tl2_tx_t *tx)
 {
 	tl2_sets_reset(&tx->th, &tl2_snap(tx)->rs, &tx->ws);
-	tl2_snap(tx)->wbloom = 0;
 }
 
 static void tl2_abort(tl2_tx_t *tx, int cause)
@@ -171,10 +170,8 @@ static inline __attribute__((always_inline)) void tl2_write(tl2_tx_t *tx, void *
 {
 	size_t n = tx->ws.n;
 	tl2_ws_put(&tx->ws, a, size, b);
-	if (tx->ws.n != n) {   /* a new word: its lock may be cold */
+	if (tx->ws.n != n)   /* a new word: its lock may be cold */
 		__builtin_prefetch((const void *)tl2_lock_of(a), 1, 3);
-		tl2_snap(tx)->wbloom = tx->ws.bloom;
-	}
 }
 
 void tm_write(tm_word_t *a, tm_word_t v)
@@ -318,6 +315,7 @@ static int tl2_thread_init(potm_thread_t *t)
 {
 	tm_snap_t *s = &t->txd.snap;
 	tl2_rs_init(&s->rs);
+	tl2_ws_init(&((tl2_tx_t *)t)->ws, s->wbloom);
 	s->locks = tl2.locks;
 	s->lock_mask = tl2.mask;
 	s->shift = tl2.shift;

@@ -37,7 +37,10 @@ typedef tm_rset_t tl2_rset_t;
 typedef struct tl2_wset {
 	tl2_wentry_t *e;
 	size_t n, cap;
-	uint64_t bloom;            /* words possibly in the set */
+	uint64_t *bloom;           /* words possibly in the set: TM_WBLOOM_WORDS
+	                              words, tl2's in its tm_snap_t (tm.h's
+	                              inline reads test it), else bloom_own */
+	uint64_t bloom_own[TM_WBLOOM_WORDS];
 	uint32_t *index;           /* open addressing: entry index + 1 */
 	unsigned index_bits;
 	bool indexed;              /* index valid for this attempt */
@@ -118,9 +121,11 @@ static inline void tl2_rs_add(tl2_rset_t *rs, const volatile uintptr_t *word)
 
 /* ---- write set ----------------------------------------------------------- */
 
-static inline uint64_t tl2_bloom_bit(uintptr_t word)
+/* Use the filter at bloom (NULL: the set's own). */
+static inline void tl2_ws_init(tl2_wset_t *ws, uint64_t *bloom)
 {
-	return (uint64_t)1 << ((word >> 3) & 63);
+	ws->bloom = bloom ? bloom : ws->bloom_own;
+	memset(ws->bloom, 0, TM_WBLOOM_WORDS * sizeof(uint64_t));
 }
 
 static inline uint32_t tl2_ws_hash(uintptr_t word, unsigned bits)
@@ -153,14 +158,11 @@ static inline void tl2_ws_index_build(tl2_wset_t *ws)
 	ws->indexed = true;
 }
 
-static inline tl2_wentry_t *tl2_ws_find(tl2_wset_t *ws, uintptr_t word)
+/* The hash index's half of tl2_ws_find (large write sets). */
+static tl2_wentry_t *tl2_ws_find_indexed(tl2_wset_t *ws, uintptr_t word)
+	__attribute__((noinline, unused));
+static tl2_wentry_t *tl2_ws_find_indexed(tl2_wset_t *ws, uintptr_t word)
 {
-	if (!ws->indexed) {
-		for (size_t i = ws->n; i-- > 0;)
-			if (ws->e[i].addr == word)
-				return &ws->e[i];
-		return NULL;
-	}
 	uint32_t m = (1u << ws->index_bits) - 1;
 	for (uint32_t h = tl2_ws_hash(word, ws->index_bits);; h = (h + 1) & m) {
 		uint32_t s = ws->index[h];
@@ -171,33 +173,57 @@ static inline tl2_wentry_t *tl2_ws_find(tl2_wset_t *ws, uintptr_t word)
 	}
 }
 
+static inline tl2_wentry_t *tl2_ws_find(tl2_wset_t *ws, uintptr_t word)
+{
+	if (unlikely(ws->indexed))
+		return tl2_ws_find_indexed(ws, word);
+	for (size_t i = ws->n; i-- > 0;)
+		if (ws->e[i].addr == word)
+			return &ws->e[i];
+	return NULL;
+}
+
 /* The entry of a word this transaction wrote, or NULL. */
 static inline tl2_wentry_t *tl2_ws_lookup(tl2_wset_t *ws, uintptr_t word)
 {
-	if (ws->n && (ws->bloom & tl2_bloom_bit(word)))
+	if (ws->n && (ws->bloom[TM_WBLOOM_WORD(word)] & TM_WBLOOM_BIT(word)))
 		return tl2_ws_find(ws, word);
 	return NULL;
 }
 
-static inline tl2_wentry_t *tl2_ws_add(tl2_wset_t *ws, uintptr_t word)
+/* The rare parts of adding an entry, out of line: growing the array, and
+ * the hash index of a large set. */
+static void tl2_ws_grow(tl2_wset_t *ws) __attribute__((noinline, unused));
+static void tl2_ws_grow(tl2_wset_t *ws)
 {
-	if (unlikely(ws->n == ws->cap)) {
-		ws->cap = ws->cap ? 2 * ws->cap : 64;
-		ws->e = potm_xrealloc(ws->e, ws->cap * sizeof *ws->e);
-		if (ws->indexed)
-			tl2_ws_index_build(ws);
-	}
+	ws->cap = ws->cap ? 2 * ws->cap : 64;
+	ws->e = potm_xrealloc(ws->e, ws->cap * sizeof *ws->e);
+	if (ws->indexed)
+		tl2_ws_index_build(ws);
+}
+
+static void tl2_ws_index_added(tl2_wset_t *ws, size_t i) __attribute__((noinline, unused));
+static void tl2_ws_index_added(tl2_wset_t *ws, size_t i)
+{
+	if (ws->indexed)
+		tl2_ws_index_insert(ws, i);
+	else
+		tl2_ws_index_build(ws);
+}
+
+static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_add(tl2_wset_t *ws, uintptr_t word)
+{
+	if (unlikely(ws->n == ws->cap))
+		tl2_ws_grow(ws);
 	size_t i = ws->n++;
 	tl2_wentry_t *e = &ws->e[i];
 	e->addr = word;
 	e->val = 0;
 	e->mask = 0;
 	e->owner = false;
-	ws->bloom |= tl2_bloom_bit(word);
-	if (ws->indexed)
-		tl2_ws_index_insert(ws, i);
-	else if (ws->n == TL2_SETS_INDEX_FROM)
-		tl2_ws_index_build(ws);
+	ws->bloom[TM_WBLOOM_WORD(word)] |= TM_WBLOOM_BIT(word);
+	if (unlikely(ws->indexed || ws->n == TL2_SETS_INDEX_FROM))
+		tl2_ws_index_added(ws, i);
 	return e;
 }
 
@@ -215,7 +241,7 @@ static inline uint64_t tl2_byte_mask(unsigned off, unsigned size)
 #endif
 
 /* Buffer a write of size bytes at a (naturally aligned, inside one word). */
-static inline void tl2_ws_put(tl2_wset_t *ws, void *a, unsigned size, uint64_t b)
+static inline __attribute__((always_inline)) void tl2_ws_put(tl2_wset_t *ws, void *a, unsigned size, uint64_t b)
 {
 	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
 	unsigned off = (unsigned)((uintptr_t)a & 7);
@@ -296,8 +322,9 @@ static inline void tl2_sets_reset(potm_thread_t *th, tl2_rset_t *rs, tl2_wset_t 
 	POTM_STAT_ADD(th, writes, ws->n);
 	rs->next = rs->e;
 	rs->end = NULL;
+	if (ws->n)
+		memset(ws->bloom, 0, TM_WBLOOM_WORDS * sizeof(uint64_t));
 	ws->n = 0;
-	ws->bloom = 0;
 	ws->indexed = false;
 }
 

@@ -136,6 +136,14 @@ typedef struct tm_rset_ {
 /* What tm.h's inline snapshot reads need (tl2): the lock table, the
  * snapshot, the read set, and which words the transaction wrote (a read
  * of those takes the library's read-after-write path). */
+/* 256 bits: a 64-bit filter is mostly ones once 20 words are written
+ * (yada, vacation), and every read then takes the library's path. */
+#define TM_WBLOOM_WORDS 4
+
+/* The filter's word and bit of the word at address a. */
+#define TM_WBLOOM_WORD(a) (((uintptr_t)(a) >> 9) & (TM_WBLOOM_WORDS - 1))
+#define TM_WBLOOM_BIT(a) ((uint64_t)1 << (((uintptr_t)(a) >> 3) & 63))
+
 typedef struct tm_snap_ {
 	tm_rset_t rs;
 	const volatile uintptr_t *locks; /* a lock word: version << 1, or odd
@@ -143,8 +151,8 @@ typedef struct tm_snap_ {
 	uintptr_t lock_mask;
 	unsigned shift;                  /* stripe: address >> shift */
 	uint64_t rv;                     /* the snapshot's clock value */
-	uint64_t wbloom;                 /* bit (address >> 3) & 63 of every
-	                                    word written */
+	uint64_t wbloom[TM_WBLOOM_WORDS]; /* words written: a Bloom filter
+	                                    of TM_WBLOOM_WORDS * 64 bits */
 } tm_snap_t;
 
 typedef struct tm_txd {
@@ -316,7 +324,7 @@ tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 	uintptr_t w = (uintptr_t)a;
 	if (__builtin_expect((w & (size - 1)) ||
 	                     (uintptr_t)s->rs.next >= (uintptr_t)s->rs.end ||
-	                     ((s->wbloom >> ((w >> 3) & 63)) & 1), 0))
+	                     (s->wbloom[TM_WBLOOM_WORD(w)] & TM_WBLOOM_BIT(w)), 0))
 		return 0;
 	const volatile uintptr_t *lock = &s->locks[(w >> s->shift) & s->lock_mask];
 	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
