@@ -20,7 +20,12 @@
  *    a read that meets a version newer than rv first revalidates the read
  *    set and moves rv to the current clock, rather than aborting.
  *  - Contention management: abort, back off (randomized exponential),
- *    retry.  Every abort is counted under its cause.
+ *    retry.  Every abort is counted under its cause.  A reader that meets
+ *    a locked stripe waits for the committer instead of aborting.  A
+ *    transaction that keeps losing long attempts (STMBench7's T3c: 100 ms,
+ *    read set of 10^6 stripes, aborted again and again by short updates)
+ *    takes the commit token: until it commits, no other update commits,
+ *    so its snapshot stays valid and it finishes.
  */
 #include "tl2_sets.h"
 
@@ -29,6 +34,9 @@
 typedef struct tl2_tx {
 	potm_thread_t th;
 	tl2_wset_t ws;                 /* write set */
+	size_t lost_reads;             /* the largest read set among this
+	                                  transaction's aborted attempts */
+	bool token;                    /* holds tl2.token (starving) */
 } tl2_tx_t;
 
 static inline tm_snap_t *tl2_snap(tl2_tx_t *tx)
@@ -36,13 +44,24 @@ static inline tm_snap_t *tl2_snap(tl2_tx_t *tx)
 	return &tx->th.txd.snap;
 }
 
-#define TL2_LOCKED_SPINS 64        /* how long to wait for a committer */
+#define TL2_LOCKED_SPINS 64        /* pauses between yields waiting for a committer */
+#define TL2_LOCKED_YIELDS 100000   /* a reader's yields before it gives up */
+/* Starvation: a transaction takes the commit token after this many aborts
+ * if one of its attempts had read TL2_LONG_READS stripes (much work lost),
+ * or after TL2_STARVING_ABORTS aborts in any case. */
+#define TL2_LONG_ABORTS 2
+#define TL2_LONG_READS 4096
+#define TL2_STARVING_ABORTS 32
 
 static struct {
 	uint64_t clock POTM_ALIGNED;   /* the global version clock */
 	volatile uintptr_t *locks POTM_ALIGNED;
 	uintptr_t mask;
 	unsigned shift;
+	/* The commit token: the logical id + 1 of the starving transaction's
+	 * thread, 0 if none.  While it is taken, other update transactions
+	 * wait before locking their write set. */
+	unsigned token POTM_ALIGNED;
 } tl2;
 
 static inline volatile uintptr_t *tl2_lock_of(const void *a)
@@ -102,6 +121,8 @@ static void tl2_reset(tl2_tx_t *tx)
 static void tl2_abort(tl2_tx_t *tx, int cause)
 {
 	tl2_release_locks(tx);
+	if (tl2_rs_count(&tl2_snap(tx)->rs) > tx->lost_reads)
+		tx->lost_reads = tl2_rs_count(&tl2_snap(tx)->rs);
 	tl2_reset(tx);
 	potm_tx_aborted(&tx->th, cause);
 }
@@ -144,9 +165,18 @@ static inline __attribute__((always_inline)) uint64_t tl2_load(tl2_tx_t *tx, con
 			tl2_abort(tx, TM_ABORT_READ_VERSION);
 		}
 		if ((l1 & 1) || (l2 & 1)) {
-			/* A committer is writing back: it will be done shortly. */
-			if (++spins > TL2_LOCKED_SPINS)
-				tl2_abort(tx, TM_ABORT_READ_LOCKED);
+			/* A committer is writing back.  Wait for it rather than
+			 * abort: it never waits for us (a committer that cannot
+			 * lock a stripe gives up), so it will be done, and a long
+			 * transaction aborted here would lose all its work (STMBench7's
+			 * T3c, 100 ms, aborted 60 times per commit that way).  Yield
+			 * while waiting (with more threads than cores the committer
+			 * may need our CPU); abort only if it takes absurdly long. */
+			if (++spins % TL2_LOCKED_SPINS == 0) {
+				if (spins > TL2_LOCKED_SPINS * TL2_LOCKED_YIELDS)
+					tl2_abort(tx, TM_ABORT_READ_LOCKED);
+				sched_yield();
+			}
 			potm_cpu_relax();
 		}
 	}
@@ -206,6 +236,48 @@ static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, u
 
 /* ---- begin / commit ----------------------------------------------------- */
 
+/* Wait (yielding: the holder may need our CPU) until the token is free. */
+static void tl2_wait_token(void)
+{
+	for (unsigned spins = 0; __atomic_load_n(&tl2.token, __ATOMIC_ACQUIRE) != 0;) {
+		if (++spins % TL2_LOCKED_SPINS == 0)
+			sched_yield();
+		potm_cpu_relax();
+	}
+}
+
+static void tl2_take_token(tl2_tx_t *tx) __attribute__((noinline, cold));
+static void tl2_take_token(tl2_tx_t *tx)
+{
+	for (;;) {
+		unsigned free_ = 0;
+		if (__atomic_compare_exchange_n(&tl2.token, &free_, tx->th.id + 1, false,
+		                                __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			break;
+		tl2_wait_token();
+	}
+	tx->token = true;
+}
+
+/* The transaction is over (committed or cancelled). */
+static void tl2_drop_token(tl2_tx_t *tx)
+{
+	tx->lost_reads = 0;
+	if (unlikely(tx->token)) {
+		tx->token = false;
+		__atomic_store_n(&tl2.token, 0, __ATOMIC_RELEASE);
+	}
+}
+
+/* Starving: many aborts, or a few after an attempt that had done much
+ * work. */
+static inline bool tl2_starving(const tl2_tx_t *tx)
+{
+	unsigned a = tx->th.attempt;
+	return a >= TL2_STARVING_ABORTS ||
+	       (a >= TL2_LONG_ABORTS && tx->lost_reads >= TL2_LONG_READS);
+}
+
 int tm_tx_start_(tm_txd_t *d)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)d;
@@ -213,6 +285,8 @@ int tm_tx_start_(tm_txd_t *d)
 	case POTM_ENTER_SKIP:
 		return 0;
 	case POTM_ENTER_NEW:
+		if (unlikely(tx->th.attempt >= TL2_LONG_ABORTS) && !tx->token && tl2_starving(tx))
+			tl2_take_token(tx);
 		tl2_snap(tx)->rv = __atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE);
 		tl2_rs_open(&tl2_snap(tx)->rs, true);
 		break;
@@ -224,6 +298,10 @@ int tm_tx_start_(tm_txd_t *d)
 
 static void tl2_commit(tl2_tx_t *tx)
 {
+	/* A starving transaction holds the token: let it finish first.  We
+	 * hold no lock yet, so it never waits for us. */
+	if (unlikely(__atomic_load_n(&tl2.token, __ATOMIC_ACQUIRE) != 0) && !tx->token)
+		tl2_wait_token();
 	/* Lock the write set.  Several entries may share a stripe: the first
 	 * takes the lock, the others find it ours. */
 	for (size_t i = 0; i < tx->ws.n; i++) {
@@ -272,6 +350,7 @@ void tm_tx_end_(tm_txd_t *d)
 	bool ro = tx->ws.n == 0;
 	if (!ro)
 		tl2_commit(tx);
+	tl2_drop_token(tx);
 	tl2_reset(tx);
 	potm_tx_committed(&tx->th, ro);
 }
@@ -286,6 +365,7 @@ void tm_cancel(void)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self_in_tx("tm_cancel");
 	tl2_release_locks(tx);
+	tl2_drop_token(tx);
 	tl2_reset(tx);
 	potm_tx_cancelled(&tx->th);
 }
