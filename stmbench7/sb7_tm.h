@@ -11,15 +11,27 @@
  *
  * In the lock flavours the accesses are plain loads and stores and memory
  * is freed at once: every operation that frees memory (the structural
- * modifications, a text chunk or container array outgrown) holds the write
- * lock of everything that could still point to it.
+ * modifications, a text chunk replaced by an edit, a container array
+ * outgrown) holds the write lock of everything that could still point to
+ * it.
  *
- * What is read without SB7_LOAD: only the descriptor of the whole database
- * (parameters, the headers of the indexes and id pools), which is written
- * before the first worker starts and never again.  Every field of every
- * object created by a transaction goes through SB7_LOAD/SB7_STORE, even the
- * ones that never change after creation (ids, map keys), as the library's
- * rules ask.
+ * What is read without SB7_LOAD:
+ *  - the descriptor of the whole database (parameters, the headers of the
+ *    indexes and id pools), which is written before the first worker starts
+ *    and never again;
+ *  - the contents (length and bytes) of a published text chunk
+ *    (sb7_text.h).  A published chunk is immutable: an edit publishes a new
+ *    chunk with SB7_STORE of the chunk pointer and sb7_free()s the old one,
+ *    so the pointer, loaded with SB7_LOAD, is what the transaction's
+ *    snapshot covers, and tm_free's grace period keeps the old chunk
+ *    readable for every transaction that may still hold it.  This is what
+ *    makes the text scans (T4, T8, ST2) cost one transactional load per
+ *    chunk instead of one per 8 characters.
+ * Every other field of every object created by a transaction goes through
+ * SB7_LOAD/SB7_STORE, even the ones that never change after creation (ids,
+ * map keys, a text's chunk count and chunk array pointer), as the
+ * library's rules ask; memory a transaction allocated and has not yet
+ * published (a new object, a new text chunk) is filled with plain stores.
  */
 #ifndef SB7_TM_H
 #define SB7_TM_H
