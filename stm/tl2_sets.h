@@ -41,8 +41,16 @@ typedef struct tl2_wset {
 	                              words, tl2's in its tm_snap_t (tm.h's
 	                              inline reads test it), else bloom_own */
 	uint64_t bloom_own[TM_WBLOOM_WORDS];
+	/* Large sets (TL2_SETS_INDEX_FROM entries and more): */
 	uint32_t *index;           /* open addressing: entry index + 1 */
-	unsigned index_bits;
+	uint64_t *filter;          /* Bloom filter, 2 bits per index slot: most
+	                              reads of a long transaction are of words
+	                              it did not write, and one bit in a small
+	                              array answers them without probing */
+	unsigned index_bits;       /* slots in use: 1 << index_bits, sized for
+	                              this attempt's set (at most a quarter
+	                              full) */
+	unsigned index_alloc_bits; /* slots allocated */
 	bool indexed;              /* index valid for this attempt */
 } tl2_wset_t;
 
@@ -133,6 +141,20 @@ static inline uint32_t tl2_ws_hash(uintptr_t word, unsigned bits)
 	return (uint32_t)(((word >> 3) * 0x9e3779b97f4a7c15ull) >> (64 - bits));
 }
 
+/* The filter's bit of a word (another multiplier: independent of the
+ * index slot). */
+static inline uint64_t tl2_ws_filter_bit(const tl2_wset_t *ws, uintptr_t word, size_t *at)
+{
+	uint64_t h = ((word >> 3) * 0xc2b2ae3d27d4eb4full) >> (64 - (ws->index_bits + 1));
+	*at = (size_t)(h >> 6);
+	return (uint64_t)1 << (h & 63);
+}
+
+static inline size_t tl2_ws_filter_words(unsigned index_bits)
+{
+	return ((size_t)1 << (index_bits + 1)) / 64;
+}
+
 static inline void tl2_ws_index_insert(tl2_wset_t *ws, size_t i)
 {
 	uint32_t m = (1u << ws->index_bits) - 1;
@@ -140,19 +162,32 @@ static inline void tl2_ws_index_insert(tl2_wset_t *ws, size_t i)
 	while (ws->index[h])
 		h = (h + 1) & m;
 	ws->index[h] = (uint32_t)i + 1;
+	size_t at;
+	uint64_t bit = tl2_ws_filter_bit(ws, ws->e[i].addr, &at);
+	ws->filter[at] |= bit;
 }
 
-static inline void tl2_ws_index_build(tl2_wset_t *ws)
+/* (Re)build the index for the entries so far, an eighth full (linear
+ * probing stays short: a probe that reaches an entry is a cache miss), sized by
+ * this attempt's set, not by the largest set the thread ever had (clearing
+ * a 4 MB index left by one huge transaction on every later medium one
+ * cost more than the transactions). */
+static void tl2_ws_index_build(tl2_wset_t *ws) __attribute__((noinline, unused));
+static void tl2_ws_index_build(tl2_wset_t *ws)
 {
 	unsigned bits = 6;
-	while ((1ul << bits) < 2 * ws->cap)
+	while ((1ul << bits) < 8 * ws->n)
 		bits++;
-	if (bits > ws->index_bits) {
+	if (bits > ws->index_alloc_bits) {
 		free(ws->index);
+		free(ws->filter);
 		ws->index = potm_xmalloc(sizeof(uint32_t) << bits);
-		ws->index_bits = bits;
+		ws->filter = potm_xmalloc(tl2_ws_filter_words(bits) * sizeof(uint64_t));
+		ws->index_alloc_bits = bits;
 	}
-	memset(ws->index, 0, sizeof(uint32_t) << ws->index_bits);
+	ws->index_bits = bits;
+	memset(ws->index, 0, sizeof(uint32_t) << bits);
+	memset(ws->filter, 0, tl2_ws_filter_words(bits) * sizeof(uint64_t));
 	for (size_t i = 0; i < ws->n; i++)
 		tl2_ws_index_insert(ws, i);
 	ws->indexed = true;
@@ -163,6 +198,10 @@ static tl2_wentry_t *tl2_ws_find_indexed(tl2_wset_t *ws, uintptr_t word)
 	__attribute__((noinline, unused));
 static tl2_wentry_t *tl2_ws_find_indexed(tl2_wset_t *ws, uintptr_t word)
 {
+	size_t at;
+	uint64_t bit = tl2_ws_filter_bit(ws, word, &at);
+	if (!(ws->filter[at] & bit))
+		return NULL;
 	uint32_t m = (1u << ws->index_bits) - 1;
 	for (uint32_t h = tl2_ws_hash(word, ws->index_bits);; h = (h + 1) & m) {
 		uint32_t s = ws->index[h];
@@ -198,17 +237,15 @@ static void tl2_ws_grow(tl2_wset_t *ws)
 {
 	ws->cap = ws->cap ? 2 * ws->cap : 64;
 	ws->e = potm_xrealloc(ws->e, ws->cap * sizeof *ws->e);
-	if (ws->indexed)
-		tl2_ws_index_build(ws);
 }
 
 static void tl2_ws_index_added(tl2_wset_t *ws, size_t i) __attribute__((noinline, unused));
 static void tl2_ws_index_added(tl2_wset_t *ws, size_t i)
 {
-	if (ws->indexed)
-		tl2_ws_index_insert(ws, i);
+	if (!ws->indexed || 4 * ws->n > ((size_t)1 << ws->index_bits))
+		tl2_ws_index_build(ws);   /* first, or a quarter full: twice the size */
 	else
-		tl2_ws_index_build(ws);
+		tl2_ws_index_insert(ws, i);
 }
 
 static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_add(tl2_wset_t *ws, uintptr_t word)
@@ -334,9 +371,12 @@ static inline void tl2_sets_free(tl2_rset_t *rs, tl2_wset_t *ws)
 		free((void *)(rs->e - 1));
 	free(ws->e);
 	free(ws->index);
+	free(ws->filter);
 	rs->e = rs->next = rs->end = NULL;
 	ws->e = NULL;
 	ws->index = NULL;
+	ws->filter = NULL;
+	ws->index_alloc_bits = 0;
 }
 
 #endif /* POTM_TL2_SETS_H */
