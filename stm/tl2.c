@@ -8,7 +8,10 @@
  *  - Reads see the snapshot taken at begin (rv): a read is accepted only if
  *    its stripe is free and no newer than rv, checked before and after the
  *    load.  So a running transaction never sees an inconsistent state
- *    (opacity), even one that is doomed to abort.
+ *    (opacity), even one that is doomed to abort.  The common case (stripe
+ *    free and old enough, word not written by us) runs inline in the
+ *    program (tm.h, tm_snap_t: the snapshot and read set live in the
+ *    descriptor); everything else comes here.
  *  - Writes are deferred to a write set (bloom filter plus, for large sets,
  *    a hash index, for read-after-write).  Sub-word writes carry a byte
  *    mask, so write-back never touches the neighbouring bytes.
