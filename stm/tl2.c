@@ -12,8 +12,9 @@
  *    free and old enough, word not written by us) runs inline in the
  *    program (tm.h, tm_snap_t: the snapshot and read set live in the
  *    descriptor); everything else comes here.
- *  - Writes are deferred to a write set (bloom filter plus, for large sets,
- *    a hash index, for read-after-write).  Sub-word writes carry a byte
+ *  - Writes are deferred to a write set (a Bloom filter, which the inline
+ *    reads test too, plus, for large sets, a hash index whose filter takes
+ *    over, for read-after-write).  Sub-word writes carry a byte
  *    mask, so write-back never touches the neighbouring bytes.
  *  - Commit: lock the write set, take wv = ++clock, validate the read set
  *    (skipped when nobody committed since rv), write back, release the locks
@@ -398,7 +399,7 @@ static int tl2_thread_init(potm_thread_t *t)
 {
 	tm_snap_t *s = &t->txd.snap;
 	tl2_rs_init(&s->rs);
-	tl2_ws_init(&((tl2_tx_t *)t)->ws, s->wbloom);
+	tl2_ws_init(&((tl2_tx_t *)t)->ws, &s->written);
 	s->locks = tl2.locks;
 	s->lock_mask = tl2.mask;
 	s->shift = tl2.shift;

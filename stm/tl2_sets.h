@@ -7,8 +7,9 @@
  * be revalidated against the snapshot.  Write set: deferred writes, one
  * entry per 8-byte word, with a byte mask so that sub-word writes never
  * touch the neighbouring bytes at write-back.  Lookup for read-after-write
- * goes through a 64-bit Bloom filter, then a linear scan of small sets or
- * an open-addressing index once the set reaches TL2_SETS_INDEX_FROM.
+ * goes through a Bloom filter (tm.h's tm_wfilter_t: 256 bits, then the
+ * index's 2 bits per slot), then a linear scan of small sets or an
+ * open-addressing index once the set reaches TL2_SETS_INDEX_FROM.
  *
  * Private to the STM backends; everything here is static inline.
  */
@@ -37,13 +38,13 @@ typedef tm_rset_t tl2_rset_t;
 typedef struct tl2_wset {
 	tl2_wentry_t *e;
 	size_t n, cap;
-	uint64_t *bloom;           /* words possibly in the set: TM_WBLOOM_WORDS
-	                              words, tl2's in its tm_snap_t (tm.h's
-	                              inline reads test it), else bloom_own */
-	uint64_t bloom_own[TM_WBLOOM_WORDS];
+	tm_wfilter_t *written;     /* words possibly in the set: tl2's in its
+	                              tm_snap_t (tm.h's inline reads test it),
+	                              else written_own */
+	tm_wfilter_t written_own;
 	/* Large sets (TL2_SETS_INDEX_FROM entries and more): */
 	uint32_t *index;           /* open addressing: entry index + 1 */
-	uint64_t *filter;          /* Bloom filter, 2 bits per index slot: most
+	uint64_t *filter;          /* the filter's bits, 2 per index slot: most
 	                              reads of a long transaction are of words
 	                              it did not write, and one bit in a small
 	                              array answers them without probing */
@@ -129,11 +130,19 @@ static inline void tl2_rs_add(tl2_rset_t *rs, const volatile uintptr_t *word)
 
 /* ---- write set ----------------------------------------------------------- */
 
-/* Use the filter at bloom (NULL: the set's own). */
-static inline void tl2_ws_init(tl2_wset_t *ws, uint64_t *bloom)
+/* The filter back to its 256 bits, empty. */
+static inline void tl2_ws_filter_small(tm_wfilter_t *f)
 {
-	ws->bloom = bloom ? bloom : ws->bloom_own;
-	memset(ws->bloom, 0, TM_WBLOOM_WORDS * sizeof(uint64_t));
+	memset(f->small, 0, sizeof f->small);
+	f->bits = f->small;
+	f->shift = TM_WFILTER_SMALL_SHIFT;
+}
+
+/* Use the filter at written (NULL: the set's own). */
+static inline void tl2_ws_init(tl2_wset_t *ws, tm_wfilter_t *written)
+{
+	ws->written = written ? written : &ws->written_own;
+	tl2_ws_filter_small(ws->written);
 }
 
 static inline uint32_t tl2_ws_hash(uintptr_t word, unsigned bits)
@@ -141,13 +150,12 @@ static inline uint32_t tl2_ws_hash(uintptr_t word, unsigned bits)
 	return (uint32_t)(((word >> 3) * 0x9e3779b97f4a7c15ull) >> (64 - bits));
 }
 
-/* The filter's bit of a word (another multiplier: independent of the
- * index slot). */
-static inline uint64_t tl2_ws_filter_bit(const tl2_wset_t *ws, uintptr_t word, size_t *at)
+/* Set a word's bit in the filter (whose multiplier is not the index's:
+ * the bit is independent of the slot). */
+static inline void tl2_ws_filter_set(tm_wfilter_t *f, uintptr_t word)
 {
-	uint64_t h = ((word >> 3) * 0xc2b2ae3d27d4eb4full) >> (64 - (ws->index_bits + 1));
-	*at = (size_t)(h >> 6);
-	return (uint64_t)1 << (h & 63);
+	uint64_t h = tm_wfilter_hash_(word, f->shift);
+	f->bits[h >> 6] |= (uint64_t)1 << (h & 63);
 }
 
 static inline size_t tl2_ws_filter_words(unsigned index_bits)
@@ -162,9 +170,7 @@ static inline void tl2_ws_index_insert(tl2_wset_t *ws, size_t i)
 	while (ws->index[h])
 		h = (h + 1) & m;
 	ws->index[h] = (uint32_t)i + 1;
-	size_t at;
-	uint64_t bit = tl2_ws_filter_bit(ws, ws->e[i].addr, &at);
-	ws->filter[at] |= bit;
+	tl2_ws_filter_set(ws->written, ws->e[i].addr);
 }
 
 /* (Re)build the index for the entries so far, an eighth full (linear
@@ -188,20 +194,19 @@ static void tl2_ws_index_build(tl2_wset_t *ws)
 	ws->index_bits = bits;
 	memset(ws->index, 0, sizeof(uint32_t) << bits);
 	memset(ws->filter, 0, tl2_ws_filter_words(bits) * sizeof(uint64_t));
+	ws->written->bits = ws->filter;
+	ws->written->shift = 64 - (bits + 1);
 	for (size_t i = 0; i < ws->n; i++)
 		tl2_ws_index_insert(ws, i);
 	ws->indexed = true;
 }
 
-/* The hash index's half of tl2_ws_find (large write sets). */
+/* The hash index's half of tl2_ws_find (large write sets; the caller
+ * has tested the filter). */
 static tl2_wentry_t *tl2_ws_find_indexed(tl2_wset_t *ws, uintptr_t word)
 	__attribute__((noinline, unused));
 static tl2_wentry_t *tl2_ws_find_indexed(tl2_wset_t *ws, uintptr_t word)
 {
-	size_t at;
-	uint64_t bit = tl2_ws_filter_bit(ws, word, &at);
-	if (!(ws->filter[at] & bit))
-		return NULL;
 	uint32_t m = (1u << ws->index_bits) - 1;
 	for (uint32_t h = tl2_ws_hash(word, ws->index_bits);; h = (h + 1) & m) {
 		uint32_t s = ws->index[h];
@@ -225,7 +230,7 @@ static inline tl2_wentry_t *tl2_ws_find(tl2_wset_t *ws, uintptr_t word)
 /* The entry of a word this transaction wrote, or NULL. */
 static inline tl2_wentry_t *tl2_ws_lookup(tl2_wset_t *ws, uintptr_t word)
 {
-	if (ws->n && (ws->bloom[TM_WBLOOM_WORD(word)] & TM_WBLOOM_BIT(word)))
+	if (ws->n && tm_wfilter_test_(ws->written, word))
 		return tl2_ws_find(ws, word);
 	return NULL;
 }
@@ -258,7 +263,8 @@ static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_add(tl2_wset_t
 	e->val = 0;
 	e->mask = 0;
 	e->owner = false;
-	ws->bloom[TM_WBLOOM_WORD(word)] |= TM_WBLOOM_BIT(word);
+	if (likely(!ws->indexed))
+		tl2_ws_filter_set(ws->written, word);   /* else the index sets it */
 	if (unlikely(ws->indexed || ws->n == TL2_SETS_INDEX_FROM))
 		tl2_ws_index_added(ws, i);
 	return e;
@@ -360,7 +366,7 @@ static inline void tl2_sets_reset(potm_thread_t *th, tl2_rset_t *rs, tl2_wset_t 
 	rs->next = rs->e;
 	rs->end = NULL;
 	if (ws->n)
-		memset(ws->bloom, 0, TM_WBLOOM_WORDS * sizeof(uint64_t));
+		tl2_ws_filter_small(ws->written);
 	ws->n = 0;
 	ws->indexed = false;
 }

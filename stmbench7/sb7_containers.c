@@ -122,7 +122,7 @@ static sb7_map_node_t *sb7_map_search(const sb7_map_t *m, long key, sb7_map_node
 	for (int level = m->max_height - 1; level >= 0; level--) {
 		for (;;) {
 			sb7_map_node_t *n = SB7_LOAD(&x->next[level]);
-			if (n == NULL || SB7_LOAD(&n->key) >= key)
+			if (n == NULL || SB7_FROZEN(&n->key) >= key)
 				break;
 			x = n;
 		}
@@ -135,7 +135,7 @@ static sb7_map_node_t *sb7_map_search(const sb7_map_t *m, long key, sb7_map_node
 void *sb7_map_get(const sb7_map_t *m, long key)
 {
 	sb7_map_node_t *n = sb7_map_search(m, key, NULL);
-	if (n != NULL && SB7_LOAD(&n->key) == key)
+	if (n != NULL && SB7_FROZEN(&n->key) == key)
 		return SB7_LOAD(&n->value);
 	return NULL;
 }
@@ -144,7 +144,7 @@ bool sb7_map_insert(sb7_map_t *m, long key, void *value)
 {
 	sb7_map_node_t *preds[SB7_MAP_MAX_HEIGHT];
 	sb7_map_node_t *n = sb7_map_search(m, key, preds);
-	if (n != NULL && SB7_LOAD(&n->key) == key)
+	if (n != NULL && SB7_FROZEN(&n->key) == key)
 		return false;
 	long height = sb7_map_height_of(m, key);
 	sb7_map_node_t *fresh = sb7_map_node_alloc(height);
@@ -162,9 +162,9 @@ void *sb7_map_remove(sb7_map_t *m, long key)
 {
 	sb7_map_node_t *preds[SB7_MAP_MAX_HEIGHT];
 	sb7_map_node_t *n = sb7_map_search(m, key, preds);
-	if (n == NULL || SB7_LOAD(&n->key) != key)
+	if (n == NULL || SB7_FROZEN(&n->key) != key)
 		return NULL;
-	long height = SB7_LOAD(&n->height);
+	long height = SB7_FROZEN(&n->height);
 	for (long level = 0; level < height; level++)
 		SB7_STORE(&preds[level]->next[level], SB7_LOAD(&n->next[level]));
 	void *value = SB7_LOAD(&n->value);
@@ -184,7 +184,7 @@ sb7_map_node_t *sb7_map_next(const sb7_map_node_t *n)
 
 long sb7_map_node_key(const sb7_map_node_t *n)
 {
-	return SB7_LOAD(&n->key);
+	return SB7_FROZEN(&n->key);
 }
 
 void *sb7_map_node_value(const sb7_map_node_t *n)
@@ -225,10 +225,10 @@ static size_t sb7_words_for(size_t len)
 /* Compare an entry's key with s (already split into zero-padded words). */
 static bool sb7_strmap_entry_matches(const sb7_strmap_entry_t *e, const uint64_t *words, long len)
 {
-	if (SB7_LOAD(&e->length) != len)
+	if (SB7_FROZEN(&e->length) != len)
 		return false;
 	for (size_t i = 0; i < sb7_words_for((size_t)len); i++)
-		if (SB7_LOAD(&e->words[i]) != words[i])
+		if (SB7_FROZEN(&e->words[i]) != words[i])
 			return false;
 	return true;
 }
@@ -327,10 +327,10 @@ void sb7_strmap_foreach(const sb7_strmap_t *m,
 
 void sb7_strmap_entry_key(const sb7_strmap_entry_t *e, char *buf, size_t size)
 {
-	long len = SB7_LOAD(&e->length);
+	long len = SB7_FROZEN(&e->length);
 	size_t copied = 0;
 	for (size_t i = 0; i < sb7_words_for((size_t)len) && copied + 1 < size; i++) {
-		uint64_t w = SB7_LOAD(&e->words[i]);
+		uint64_t w = SB7_FROZEN(&e->words[i]);
 		size_t take = (size_t)len - copied < 8 ? (size_t)len - copied : 8;
 		if (copied + take + 1 > size)
 			take = size - 1 - copied;

@@ -120,14 +120,14 @@ static long sb7_traverse_parts(sb7_thread_t *th, sb7_atomic_part_t *root,
 	sb7_stack_push(th, &depth, root);
 	while (depth > 0) {
 		sb7_atomic_part_t *ap = th->stack[--depth];
-		if (sb7_visited_test_and_mark(&th->atomic_seen, SB7_LOAD(&ap->id)))
+		if (sb7_visited_test_and_mark(&th->atomic_seen, SB7_FROZEN(&ap->id)))
 			continue;
 		sb7_apply_part_action(th, ap, action, visited == 0);
 		visited++;
 		long n = sb7_vec_count(&ap->to);
 		for (long i = 0; i < n; i++) {
 			sb7_connection_t *c = sb7_vec_get(&ap->to, i);
-			sb7_stack_push(th, &depth, SB7_LOAD(&c->to));
+			sb7_stack_push(th, &depth, SB7_FROZEN(&c->to));
 		}
 	}
 	return visited;
@@ -143,7 +143,7 @@ static long sb7_traverse_assemblies(sb7_thread_t *th, sb7_assembly_t *a,
                                     sb7_component_visit_fn visit, int arg)
 {
 	long total = 0;
-	if (SB7_LOAD(&a->kind) == SB7_COMPLEX_ASSEMBLY) {
+	if (SB7_FROZEN(&a->kind) == SB7_COMPLEX_ASSEMBLY) {
 		sb7_complex_assembly_t *ca = (sb7_complex_assembly_t *)a;
 		long n = sb7_vec_count(&ca->sub_assemblies);
 		for (long i = 0; i < n; i++) {
@@ -172,23 +172,23 @@ static sb7_assembly_t *sb7_design_root(sb7_thread_t *th)
 
 static long sb7_visit_part_graph(sb7_thread_t *th, sb7_composite_part_t *cp, int action)
 {
-	return sb7_traverse_parts(th, SB7_LOAD(&cp->root_part), (enum sb7_part_action)action);
+	return sb7_traverse_parts(th, SB7_FROZEN(&cp->root_part), (enum sb7_part_action)action);
 }
 
 static long sb7_visit_count_document_i(sb7_thread_t *th, sb7_composite_part_t *cp, int arg)
 {
-	sb7_document_t *doc = SB7_LOAD(&cp->documentation);
+	sb7_document_t *doc = SB7_FROZEN(&cp->documentation);
 	return sb7_text_count_char(&doc->text, 'I');
 }
 
 static long sb7_visit_toggle_document(sb7_thread_t *th, sb7_composite_part_t *cp, int arg)
 {
-	return sb7_toggle_document_prefix(SB7_LOAD(&cp->documentation));
+	return sb7_toggle_document_prefix(SB7_FROZEN(&cp->documentation));
 }
 
 static long sb7_visit_root_part(sb7_thread_t *th, sb7_composite_part_t *cp, int arg)
 {
-	sb7_atomic_part_t *root = SB7_LOAD(&cp->root_part);
+	sb7_atomic_part_t *root = SB7_FROZEN(&cp->root_part);
 	SB7_TOUCH(&root->x);
 	return 1;
 }
@@ -241,7 +241,7 @@ static bool sb7_base_uses_later_component(sb7_base_assembly_t *ba)
  * above them. */
 static long sb7_query6_traverse(sb7_assembly_t *a)
 {
-	if (SB7_LOAD(&a->kind) == SB7_BASE_ASSEMBLY)
+	if (SB7_FROZEN(&a->kind) == SB7_BASE_ASSEMBLY)
 		return sb7_base_uses_later_component((sb7_base_assembly_t *)a) ? 1 : 0;
 	sb7_complex_assembly_t *ca = (sb7_complex_assembly_t *)a;
 	long total = 0, n = sb7_vec_count(&ca->sub_assemblies);
@@ -278,7 +278,7 @@ static long sb7_query_q7(sb7_thread_t *th)
 static sb7_composite_part_t *sb7_random_walk_to_composite(sb7_thread_t *th)
 {
 	sb7_assembly_t *a = sb7_design_root(th);
-	while (SB7_LOAD(&a->kind) == SB7_COMPLEX_ASSEMBLY) {
+	while (SB7_FROZEN(&a->kind) == SB7_COMPLEX_ASSEMBLY) {
 		sb7_complex_assembly_t *ca = (sb7_complex_assembly_t *)a;
 		long n = sb7_vec_count(&ca->sub_assemblies);
 		if (n == 0)
@@ -319,7 +319,7 @@ static long sb7_short_traversal_st2(sb7_thread_t *th)
 	sb7_composite_part_t *cp = sb7_random_walk_to_composite(th);
 	if (cp == NULL)
 		return SB7_FAILED;
-	sb7_document_t *doc = SB7_LOAD(&cp->documentation);
+	sb7_document_t *doc = SB7_FROZEN(&cp->documentation);
 	return sb7_text_count_char(&doc->text, 'I');
 }
 
@@ -328,7 +328,7 @@ static long sb7_short_traversal_st7(sb7_thread_t *th)
 	sb7_composite_part_t *cp = sb7_random_walk_to_composite(th);
 	if (cp == NULL)
 		return SB7_FAILED;
-	return sb7_toggle_document_prefix(SB7_LOAD(&cp->documentation));
+	return sb7_toggle_document_prefix(SB7_FROZEN(&cp->documentation));
 }
 
 /* ST9 / ST10 */
@@ -337,7 +337,7 @@ static long sb7_walk_then_part_graph(sb7_thread_t *th, enum sb7_part_action acti
 	sb7_composite_part_t *cp = sb7_random_walk_to_composite(th);
 	if (cp == NULL)
 		return SB7_FAILED;
-	return sb7_traverse_parts(th, SB7_LOAD(&cp->root_part), action);
+	return sb7_traverse_parts(th, SB7_FROZEN(&cp->root_part), action);
 }
 
 static long sb7_short_traversal_st9(sb7_thread_t *th) { return sb7_walk_then_part_graph(th, SB7_PART_READ); }

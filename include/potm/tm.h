@@ -30,6 +30,14 @@
  *  - Shared memory is touched only through tm_read_x and tm_write_x (or TM_LOAD /
  *    TM_STORE); memory the transaction allocated itself and has not yet
  *    published may also be written directly.
+ *  - One exception for reads: a field written only before its object was
+ *    published (by a transactional store of a pointer to it) and never
+ *    after may be read directly once this transaction has read a pointer
+ *    to the object, provided objects are freed with tm_free (its grace
+ *    period keeps them readable).  The backends publish a transaction's
+ *    stores after its earlier plain ones, so such a field holds its one
+ *    value in every snapshot that reaches the object (STMBench7's map keys
+ *    and ids, sb7_tm.h).
  */
 #ifndef POTM_TM_H
 #define POTM_TM_H
@@ -133,17 +141,37 @@ typedef struct tm_rset_ {
 	size_t cap;
 } tm_rset_t;
 
+/* Which words a transaction wrote: a Bloom filter, one bit per word,
+ * tested by tm.h's inline reads (a hit takes the library's read-after-write
+ * path).  Small write sets use the 256 bits of `small' (64 were mostly
+ * ones once 20 words were written: yada, vacation); a large set's filter is
+ * its hash index's, 2 bits per index slot (STMBench7's T3c writes 3,500
+ * words: 256 bits would send every read to the library).  A word's bit is
+ * ((address >> 3) * TM_WFILTER_MUL) >> shift, i.e. the top bits of a
+ * multiplicative hash, as many as the filter has. */
+#define TM_WFILTER_MUL 0xc2b2ae3d27d4eb4full
+#define TM_WFILTER_SMALL_WORDS 4
+#define TM_WFILTER_SMALL_SHIFT (64 - 8)   /* 256 bits */
+
+typedef struct tm_wfilter_ {
+	uint64_t *bits;                  /* small, or the index's filter */
+	unsigned shift;
+	uint64_t small[TM_WFILTER_SMALL_WORDS];
+} tm_wfilter_t;
+
+static inline uint64_t tm_wfilter_hash_(uintptr_t a, unsigned shift)
+{
+	return ((uint64_t)(a >> 3) * TM_WFILTER_MUL) >> shift;
+}
+
+static inline int tm_wfilter_test_(const tm_wfilter_t *f, uintptr_t a)
+{
+	uint64_t h = tm_wfilter_hash_(a, f->shift);
+	return (int)((f->bits[h >> 6] >> (h & 63)) & 1);
+}
+
 /* What tm.h's inline snapshot reads need (tl2): the lock table, the
- * snapshot, the read set, and which words the transaction wrote (a read
- * of those takes the library's read-after-write path). */
-/* 256 bits: a 64-bit filter is mostly ones once 20 words are written
- * (yada, vacation), and every read then takes the library's path. */
-#define TM_WBLOOM_WORDS 4
-
-/* The filter's word and bit of the word at address a. */
-#define TM_WBLOOM_WORD(a) (((uintptr_t)(a) >> 9) & (TM_WBLOOM_WORDS - 1))
-#define TM_WBLOOM_BIT(a) ((uint64_t)1 << (((uintptr_t)(a) >> 3) & 63))
-
+ * snapshot, the read set, and which words the transaction wrote. */
 typedef struct tm_snap_ {
 	tm_rset_t rs;
 	const volatile uintptr_t *locks; /* a lock word: version << 1, or odd
@@ -151,8 +179,7 @@ typedef struct tm_snap_ {
 	uintptr_t lock_mask;
 	unsigned shift;                  /* stripe: address >> shift */
 	uint64_t rv;                     /* the snapshot's clock value */
-	uint64_t wbloom[TM_WBLOOM_WORDS]; /* words written: a Bloom filter
-	                                    of TM_WBLOOM_WORDS * 64 bits */
+	tm_wfilter_t written;            /* words written */
 } tm_snap_t;
 
 typedef struct tm_txd {
@@ -324,7 +351,7 @@ tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 	uintptr_t w = (uintptr_t)a;
 	if (__builtin_expect((w & (size - 1)) ||
 	                     (uintptr_t)s->rs.next >= (uintptr_t)s->rs.end ||
-	                     (s->wbloom[TM_WBLOOM_WORD(w)] & TM_WBLOOM_BIT(w)), 0))
+	                     tm_wfilter_test_(&s->written, w), 0))
 		return 0;
 	const volatile uintptr_t *lock = &s->locks[(w >> s->shift) & s->lock_mask];
 	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
