@@ -145,7 +145,7 @@ typedef struct tm_rset_ {
  * tested by tm.h's inline reads (a hit takes the library's read-after-write
  * path).  Small write sets use the 256 bits of `small' (64 were mostly
  * ones once 20 words were written: yada, vacation); a large set's filter is
- * its hash index's, 2 bits per index slot (STMBench7's T3c writes 3,500
+ * its hash index's, 8 bits per index slot (STMBench7's T3c writes 3,500
  * words: 256 bits would send every read to the library).  A word's bit is
  * ((address >> 3) * TM_WFILTER_MUL) >> shift, i.e. the top bits of a
  * multiplicative hash, as many as the filter has. */
