@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Pot thesis Figure 3.8 (STAMP): speedup of the Pot modes and TL2 over
-1-thread TL2 (every STAMP application; quick: the small inputs, full: the
-published evaluation's).
+"""Pot thesis Figure 3.8 (STAMP): the share of each thread's time spent
+waiting for its turn, Pot next to DeSTM, 2 threads (every STAMP
+application; quick: the small inputs, full: the published evaluation's).
 
 Runs experiment 'fig-3.8' of the potm package (see 'potm experiments -v'):
 --quick (the default) makes short runs into results/quick/, --full the
 real sizes into plots/; --out DIR, --lib-dir DIR (default: $POTMPY_LIB_DIR,
 else build/), --resume.
 
-    python3 experiments/fig_3_8_stamp_scalability.py --quick
+    python3 experiments/fig_3_8_stamp_waiting.py --quick
 """
 
 from __future__ import annotations

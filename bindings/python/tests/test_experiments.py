@@ -31,7 +31,7 @@ from potm.experiments import EXPERIMENTS, Case, Experiment, Grid, experiment, se
 from potm.experiments.availability import missing_backend, plan, unavailable
 from potm.experiments.render import (Combined, Curves, Derived, KeyNumber, NormalizedBars,
                                      Speedup, Timeline, key_text)
-from potm.experiments.tables import Column, labelled, merge
+from potm.experiments.tables import Column, labelled, merge, with_columns
 from potm.experiments.variants import variant
 from potm.plot import series_labels, synthetic_table
 from potm.plot.timeline import timeline_table
@@ -385,6 +385,26 @@ def test_derived_and_combined_renderers() -> None:
     assert "\n\nraw:\n" in out.summary
     with pytest.raises(ValueError, match="selects"):
         key_text(t, [KeyNumber("all doppel", {"variant": "doppel"})])
+
+
+def test_fig_3_8_wait_share_renderer() -> None:
+    """fig-3.8's columns chain (wait per thread, per second of execution,
+    percent) and its Bars renderer draws the values themselves."""
+    t = synthetic_table({"benchmark": ["genome", "kmeans"], "variant": ["pot", "destm"],
+                         "threads": [2]}, lambda p: 1.0)
+    elapsed = 2.0   # seconds; destm waits 1.2 s per thread (60 %), pot 0.2 s (10 %)
+    t = with_columns(t, [Column("wait_turn_ns", "elapsed", 1.0)])
+    t.array["elapsed"] = elapsed
+    t.array["wait_turn_ns"] = [2 * (1.2e9 if v == "destm" else 0.2e9)
+                               for v in t.array["variant"]]
+    exp = experiment("fig-3.8")
+    out = exp.render(t, exp)
+    assert series_labels(out.figures[""]) == ["pot", "destm"]
+    assert out.key_numbers == ("% of thread time waiting for the turn, median over "
+                               "benchmarks: pot 10, destm 60")
+    assert "genome" in out.summary and "wait_percent" in out.summary
+    with pytest.raises(ValueError, match="no column 'nope'"):
+        with_columns(t, [Column("a", "wait_turn_ns", "nope")])
 
 
 SUBMODULES = sorted(m.name for m in pkgutil.walk_packages(potm.experiments.__path__,

@@ -7,6 +7,8 @@ figure's title.  The tables they take have the ``benchmark`` and
 
 * ``NormalizedBars(baseline="tl2")``: value of each variant normalized to
   the baseline variant, one group of bars per benchmark;
+* ``Bars(value="wait_percent")``: the value itself, one group of bars per
+  benchmark;
 * ``Speedup(baseline="tl2")``: speedup over the baseline variant at its
   smallest thread count, one panel per benchmark;
 * ``Curves(x="accesses")``: value against a parameter, one panel per benchmark;
@@ -54,7 +56,8 @@ import numpy as np
 
 from potm.experiments.model import Rendered
 from potm.experiments.tables import Column, with_columns
-from potm.plot import bar_ratios, latency_table, latency_text, normalized_bars, param_curves
+from potm.plot import bar_ratios, grouped_bars, latency_table, latency_text, normalized_bars
+from potm.plot import param_curves
 from potm.plot import point_stats, speedup_lines, speedups, time_series, timeline_lines
 from potm.plot.stats import unique
 from potm.plot.tables import format_cell, format_number, format_rows
@@ -160,6 +163,33 @@ class NormalizedBars:
             parts.append(f"{name} {ratio(mean)}")
         where = f" (geomean of {len(groups)} {self.group}s)" if len(groups) > 1 else ""
         key = f"{self.value} of {self.baseline}{where}: " + ", ".join(parts)
+        return Rendered({"": fig}, summary, _with_keys(table, self.keys, key))
+
+
+@dataclass(frozen=True)
+class Bars:
+    """Bars of the value itself (median, min..max), one group per
+    benchmark; the key numbers give each variant's median over the
+    benchmarks (ylabel: instead of the column name)."""
+
+    value: str
+    group: str = "benchmark"
+    series: str = "variant"
+    ylabel: str = ""
+    keys: tuple[KeyNumber, ...] = ()
+
+    def __call__(self, table: SweepTable, exp: Experiment) -> Rendered:
+        label = self.ylabel or self.value
+        fig = grouped_bars(table, self.value, group=self.group, series=self.series,
+                           title=exp.title, ylabel=label)
+        stats = point_stats(table, self.value, [self.group, self.series])
+        rows = [[str(g), str(s), str(st.runs), format_cell(st)] for (g, s), st in stats.items()]
+        summary = format_rows([self.group, self.series, "runs", self.value], rows, left=2)
+        parts = []
+        for name in dict.fromkeys(s for _, s in stats):
+            medians = [st.median for (_, s), st in stats.items() if s == name]
+            parts.append(f"{name} {format_number(float(np.nanmedian(medians)))}")
+        key = f"{label}, median over {self.group}s: " + ", ".join(parts)
         return Rendered({"": fig}, summary, _with_keys(table, self.keys, key))
 
 

@@ -143,23 +143,26 @@ class Column:
 
 
 def with_columns(table: SweepTable, columns: Sequence[Column]) -> SweepTable:
-    """The table with the computed columns after its own (float64).
-    ValueError naming a column that is missing or already there."""
+    """The table with the computed columns after its own (float64), in
+    order: a column may divide columns computed before it.  ValueError
+    naming a column that is missing or already there."""
     old = table.array
+    have = list(table.columns)
     for c in columns:
-        if c.name in table.columns:
+        if c.name in have:
             raise ValueError(f"column {c.name!r} is already in the table")
         for needed in (c.source, *([c.divide_by] if isinstance(c.divide_by, str) else [])):
-            if needed not in table.columns:
+            if needed not in have:
                 raise ValueError(f"column {c.name!r}: no column {needed!r} in the table; "
-                                 f"columns: {', '.join(table.columns)}")
+                                 f"columns: {', '.join(have)}")
+        have.append(c.name)   # a later column may use it
     dtype = [(n, old.dtype[n]) for n in table.columns] + [(c.name, "f8") for c in columns]
     new = np.zeros(len(old), dtype=dtype)
     for n in table.columns:
         new[n] = old[n]
     for c in columns:
-        divisor = old[c.divide_by].astype(float) if isinstance(c.divide_by, str) \
+        divisor = new[c.divide_by].astype(float) if isinstance(c.divide_by, str) \
             else float(c.divide_by)
-        new[c.name] = old[c.source].astype(float) / divisor
+        new[c.name] = new[c.source].astype(float) / divisor
     keys = [*table.keys, *(c.name for c in columns if c.key)]
     return SweepTable(new, keys, table.results)

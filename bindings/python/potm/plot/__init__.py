@@ -7,7 +7,7 @@ stem>``, writes ``<stem>.png`` and ``<stem>.svg``:
 
 * ``normalized_bars(table, value, group=, series=, baseline=)``: bars of
   value normalized to a baseline series, e.g. each mode's throughput
-  relative to tl2;
+  relative to tl2; ``grouped_bars`` draws the values themselves;
 * ``speedup_lines(table, value, x="threads", series=, baseline=)``: speedup
   over one baseline point (e.g. 1-thread tl2) against x;
 * ``param_curves(table, x, value, series=)``: value against a parameter;
@@ -29,7 +29,7 @@ Example:
 
 from __future__ import annotations
 
-from potm.plot.bars import bar_ratios, normalized_bars
+from potm.plot.bars import bar_ratios, grouped_bars, normalized_bars
 from potm.plot.figure import save_figure, series_color, series_labels
 from potm.plot.lines import param_curves, speedup_lines, speedups
 from potm.plot.stats import PointStats, point_stats, synthetic_table
@@ -37,8 +37,9 @@ from potm.plot.tables import latency_table, latency_text
 from potm.plot.timeline import TimeSeries, time_series, timeline_lines
 
 __all__ = [
-    "PointStats", "TimeSeries", "bar_ratios", "latency_table", "latency_text",
-    "normalized_bars", "param_curves", "point_stats", "save_figure", "series_color",
+    "PointStats", "TimeSeries", "bar_ratios", "grouped_bars", "latency_table",
+    "latency_text", "normalized_bars", "param_curves", "point_stats", "save_figure",
+    "series_color",
     "series_labels", "speedup_lines", "speedups", "synthetic_table", "time_series",
     "timeline_lines",
 ]

@@ -1,10 +1,12 @@
-"""Grouped bars of a measure normalized to a baseline series.
+"""Grouped bars of a measure, as it is or normalized to a baseline series.
 
 ``normalized_bars(table, "throughput", group="structure", series="backend",
 baseline="seq")`` draws, for each group, one bar per series: the median
 of the series divided by the median of the baseline series in the same
 group, with the min..max of the repeats (also divided by the baseline's
 median) as the error bar.  A dashed line marks 1.0, the baseline.
+``grouped_bars(table, value, group=, series=)`` draws the medians
+themselves (a share of time, a count).
 
 Example:
     >>> from potm.plot.stats import synthetic_table
@@ -67,19 +69,48 @@ def normalized_bars(table: SweepTable, value: str = "throughput", *, group: str,
     <stem>.png and <stem>.svg.
     """
     ratios = bar_ratios(table, value, group=group, series=series, baseline=baseline)
-    groups = list(dict.fromkeys(g for g, _ in ratios))
-    names = list(dict.fromkeys(s for _, s in ratios))
+    fig = _bars(ratios, title=title or f"{value} normalized to {baseline}",
+                xlabel=xlabel or group, ylabel=ylabel or f"{value} / {value} of {baseline}",
+                legend_title=series, labels=labels, reference=1.0)
+    return maybe_save(fig, save)
+
+
+def grouped_bars(table: SweepTable, value: str, *, group: str, series: str = "backend",
+                 title: Optional[str] = None, ylabel: Optional[str] = None,
+                 xlabel: Optional[str] = None, labels: bool = True,
+                 save: Optional[PathLike] = None) -> Figure:
+    """A Figure of the medians of value (min..max error bars), one bar per
+    series in each group; arguments as normalized_bars.
+
+    >>> from potm.plot.stats import synthetic_table
+    >>> t = synthetic_table({"app": ["a", "b"], "backend": ["pot", "destm"]},
+    ...                     lambda p: 5.0 if p["backend"] == "pot" else 30.0)
+    >>> from potm.plot.figure import series_labels
+    >>> series_labels(grouped_bars(t, "throughput", group="app"))
+    ['pot', 'destm']
+    """
+    stats = point_stats(table, value, [group, series])
+    fig = _bars(stats, title=title or value, xlabel=xlabel or group, ylabel=ylabel or value,
+                legend_title=series, labels=labels, reference=None)
+    return maybe_save(fig, save)
+
+
+def _bars(cells: dict[tuple[Any, Any], PointStats], *, title: str, xlabel: str, ylabel: str,
+          legend_title: str, labels: bool, reference: Optional[float]) -> Figure:
+    """Draw (group, series) -> statistics as grouped bars; a dashed line at
+    reference unless it is None."""
+    groups = list(dict.fromkeys(g for g, _ in cells))
+    names = list(dict.fromkeys(s for _, s in cells))
     width = max(PANEL_SIZE[0], BAR_WIDTH * len(groups) * len(names) + 1.0)
-    fig, [ax] = new_figure(1, title=title or f"{value} normalized to {baseline}",
-                           panel_width=width)
+    fig, [ax] = new_figure(1, title=title, panel_width=width)
     width = 0.8 / len(names)
     x = np.arange(len(groups), dtype=float)
     for i, name in enumerate(names):
-        cells = [ratios.get((g, name), PointStats(np.nan, np.nan, np.nan, 0)) for g in groups]
-        heights = np.array([c.median for c in cells])
-        below = np.array([c.median - c.low for c in cells])
-        above = np.array([c.high - c.median for c in cells])
-        has_spread = any(c.runs > 1 for c in cells)
+        column = [cells.get((g, name), PointStats(np.nan, np.nan, np.nan, 0)) for g in groups]
+        heights = np.array([c.median for c in column])
+        below = np.array([c.median - c.low for c in column])
+        above = np.array([c.high - c.median for c in column])
+        has_spread = any(c.runs > 1 for c in column)
         bars = ax.bar(x - 0.4 + width * (i + 0.5), heights, width, label=str(name),
                       color=series_color(str(name)),
                       yerr=np.vstack([below, above]) if has_spread else None,
@@ -89,11 +120,12 @@ def normalized_bars(table: SweepTable, value: str = "throughput", *, group: str,
                          label_type="center", fontsize=7,
                          bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
                                "alpha": 0.8})
-    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+    if reference is not None:
+        ax.axhline(reference, color="black", linestyle="--", linewidth=0.8)
     ax.set_xticks(x, [str(g) for g in groups])
-    ax.set_xlabel(xlabel or group)
-    ax.set_ylabel(ylabel or f"{value} / {value} of {baseline}")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=0)
-    place_legend([ax], series)
+    place_legend([ax], legend_title)
     ax.grid(axis="y", alpha=0.3)
-    return maybe_save(fig, save)
+    return fig
