@@ -311,7 +311,7 @@ static bool pot_spec_load(pot_tx_t *tx, const void *a, unsigned size, uint64_t *
 			pot_wait_unmarked(s);
 			continue;
 		}
-		uint64_t v = tl2_load_bytes(a, size);
+		uint64_t v = tm_load_bytes_(a, size);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uintptr_t l2 = __atomic_load_n(s, __ATOMIC_RELAXED);
 		if (l1 != l2)
@@ -338,7 +338,7 @@ static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 {
 	if (pot.promote && pot_holds_turn(tx)) {
 		pot_promote(tx);
-		return tl2_load_bytes(a, size);
+		return tm_load_bytes_(a, size);
 	}
 	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
 	uint64_t mine = 0, have = 0, mem;
@@ -346,7 +346,7 @@ static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 	if (e != NULL && tl2_ws_covers(e, a, size, &mine, &have))
 		return mine;
 	if (!pot_spec_load(tx, a, size, &mem))
-		return tl2_load_bytes(a, size);   /* promoted: our writes are in place */
+		return tm_load_bytes_(a, size);   /* promoted: our writes are in place */
 	return e ? tl2_merge_bytes(mem, mine, have) : mem;
 }
 
@@ -386,7 +386,7 @@ static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
 {
 	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_read");
 	if (likely(tx->fast))
-		return tl2_load_bytes(a, size);
+		return tm_load_bytes_(a, size);
 	return pot_read_spec(tx, a, size);
 }
 

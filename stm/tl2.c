@@ -156,7 +156,7 @@ static inline __attribute__((always_inline)) uint64_t tl2_load(tl2_tx_t *tx, con
 	unsigned spins = 0;
 	for (;;) {
 		uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
-		uint64_t v = tl2_load_bytes(a, size);
+		uint64_t v = tm_load_bytes_(a, size);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
 		if (likely(l1 == l2 && !(l1 & 1))) {

@@ -57,19 +57,8 @@ typedef struct tl2_wset {
 	bool indexed;              /* index valid for this attempt */
 } tl2_wset_t;
 
-/* ---- plain accesses of 1..8 bytes, value in memcpy order --------------- */
-
-static inline __attribute__((always_inline)) uint64_t tl2_load_bytes(const void *a, unsigned size)
-{
-	uint64_t v = 0;
-	switch (size) {
-	case 8: v = __atomic_load_n((const uint64_t *)a, __ATOMIC_RELAXED); break;
-	case 4: { uint32_t x = __atomic_load_n((const uint32_t *)a, __ATOMIC_RELAXED); memcpy(&v, &x, 4); } break;
-	case 2: { uint16_t x = __atomic_load_n((const uint16_t *)a, __ATOMIC_RELAXED); memcpy(&v, &x, 2); } break;
-	default: { uint8_t x = __atomic_load_n((const uint8_t *)a, __ATOMIC_RELAXED); memcpy(&v, &x, 1); } break;
-	}
-	return v;
-}
+/* ---- plain stores of 1..8 bytes, value in memcpy order ----------------- */
+/* (The loads are tm.h's tm_load_bytes_, shared with its inline reads.) */
 
 static inline __attribute__((always_inline)) void tl2_store_bytes(void *a, unsigned size, uint64_t b)
 {
@@ -368,7 +357,7 @@ static inline void tl2_sets_reset(potm_thread_t *th, tl2_rset_t *rs, tl2_wset_t 
 	POTM_STAT_ADD(th, reads, tl2_rs_count(rs));
 	POTM_STAT_ADD(th, writes, ws->n);
 	rs->next = rs->e;
-	rs->end = NULL;
+	tl2_rs_open(rs, false);
 	if (ws->n)
 		tl2_ws_filter_small(ws->written);
 	ws->n = 0;

@@ -170,6 +170,21 @@ static inline int tm_wfilter_test_(const tm_wfilter_t *f, uintptr_t a)
 	return (int)((f->bits[h >> 6] >> (h & 63)) & 1);
 }
 
+/* Load size (1, 2, 4 or 8) naturally aligned bytes at a with one relaxed
+ * atomic load; the bytes come back in memcpy order (the first size bytes
+ * of the result).  Shared by tm.h's inline reads and the STM backends. */
+static inline __attribute__((always_inline)) uint64_t tm_load_bytes_(const void *a, unsigned size)
+{
+	uint64_t v = 0;
+	switch (size) {
+	case 1: { uint8_t x = __atomic_load_n((const uint8_t *)a, __ATOMIC_RELAXED); __builtin_memcpy(&v, &x, 1); } break;
+	case 2: { uint16_t x = __atomic_load_n((const uint16_t *)a, __ATOMIC_RELAXED); __builtin_memcpy(&v, &x, 2); } break;
+	case 4: { uint32_t x = __atomic_load_n((const uint32_t *)a, __ATOMIC_RELAXED); __builtin_memcpy(&v, &x, 4); } break;
+	default: v = __atomic_load_n((const uint64_t *)a, __ATOMIC_RELAXED); break;
+	}
+	return v;
+}
+
 /* What tm.h's inline snapshot reads need (tl2): the lock table, the
  * snapshot, the read set, and which words the transaction wrote. */
 typedef struct tm_snap_ {
@@ -355,12 +370,8 @@ tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 		return 0;
 	const volatile uintptr_t *lock = &s->locks[(w >> s->shift) & s->lock_mask];
 	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
-	switch (size) {
-	case 1: { uint8_t x = __atomic_load_n((const uint8_t *)a, __ATOMIC_RELAXED); __builtin_memcpy(out, &x, 1); } break;
-	case 2: { uint16_t x = __atomic_load_n((const uint16_t *)a, __ATOMIC_RELAXED); __builtin_memcpy(out, &x, 2); } break;
-	case 4: { uint32_t x = __atomic_load_n((const uint32_t *)a, __ATOMIC_RELAXED); __builtin_memcpy(out, &x, 4); } break;
-	default: { uint64_t x = __atomic_load_n((const uint64_t *)a, __ATOMIC_RELAXED); __builtin_memcpy(out, &x, 8); } break;
-	}
+	uint64_t v = tm_load_bytes_(a, size);
+	__builtin_memcpy(out, &v, size);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
 	if (__builtin_expect(l1 != l2 || (l1 & 1) || (l1 >> 1) > s->rv, 0))
