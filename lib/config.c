@@ -72,7 +72,7 @@ void tm_config_default(tm_config_t *cfg)
 	cfg->max_threads = 256;
 	cfg->pin = 0;
 	cfg->lock_bits = 20;
-	cfg->stripe_shift = 3;
+	cfg->stripe_shift = 5;
 	cfg->backoff_max = 4096;
 	cfg->extend = 1;
 	cfg->htm_retries = 10;

@@ -22,7 +22,7 @@ typedef struct tm_config {
 	                           i to a CPU, filling NUMA node 0 first */
 	unsigned lock_bits;     /* POTM_LOCK_BITS    8..28, default 20: log2 of
 	                           the number of versioned locks (TL2) */
-	unsigned stripe_shift;  /* POTM_STRIPE_SHIFT 3..12, default 3: log2 of
+	unsigned stripe_shift;  /* POTM_STRIPE_SHIFT 3..12, default 5: log2 of
 	                           the bytes one lock covers (TL2) */
 	unsigned backoff_max;   /* POTM_BACKOFF_MAX  0..2^24, default 4096:
 	                           cap of the randomized exponential backoff

@@ -80,7 +80,7 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
                 "pin thread i to a CPU, filling NUMA node 0 first"),
     ConfigField("lock_bits", "POTM_LOCK_BITS", 8, 28, 20,
                 "log2 of the number of versioned locks (TL2)"),
-    ConfigField("stripe_shift", "POTM_STRIPE_SHIFT", 3, 12, 3,
+    ConfigField("stripe_shift", "POTM_STRIPE_SHIFT", 3, 12, 5,
                 "log2 of the bytes one lock covers (TL2)"),
     ConfigField("backoff_max", "POTM_BACKOFF_MAX", 0, 1 << 24, 4096,
                 "cap of the randomized exponential backoff, in pauses"),
