@@ -4,6 +4,7 @@
     stamp/measure.py --out stamp-real.jsonl                 # run, then summarise
     stamp/measure.py --summary stamp-real.jsonl             # summarise only
     stamp/measure.py --cases kmeans-low,yada --configs seq:1,tl2:2 --reps 1
+    stamp/measure.py --summary runs.jsonl --csv runs.csv --plot fig   # fig.png, fig.svg
 
 A case is an application at an input set (stamp/inputs.py; default: the
 `real` sets, STAMP's README inputs for real machines); a config is
@@ -127,6 +128,45 @@ def summarise(path):
             ratio_row("%s time / tl2 time, %d threads:" % (v, t), (v, t), ("tl2", t))
 
 
+CSV_COLUMNS = ("case", "set", "variant", "threads", "rep", "time", "commits", "aborts",
+               "check", "digest")
+
+
+def write_csv(path, csv_path):
+    """Every run of the JSON-lines file as one CSV row (time in seconds)."""
+    with open(csv_path, "w") as out:
+        out.write(",".join(c if c != "time" else "time_s" for c in CSV_COLUMNS) + "\n")
+        for line in open(path):
+            d = json.loads(line)
+            out.write(",".join(str(d.get(c, "")) for c in CSV_COLUMNS) + "\n")
+
+
+def plot_normalized(path, stem, threads):
+    """Figure 3.7's view: each variant's time over tl2's at `threads`,
+    one group of bars per case (medians, min..max error bars); writes
+    <stem>.png and <stem>.svg with the potm package of this checkout."""
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bindings", "python"))
+    import numpy as np
+    from potm.plot import normalized_bars
+    from potm.table import SweepTable
+    runs = [json.loads(l) for l in open(path)]
+    runs = [d for d in runs if d["threads"] == threads]
+    if not runs:
+        raise SystemExit("--plot: no runs with %d threads in %s" % (threads, path))
+
+    def text(key):
+        return "U%d" % max(len(d[key]) for d in runs)
+    array = np.zeros(len(runs), dtype=[("case", text("case")), ("variant", text("variant")),
+                                       ("repeat", "i8"), ("ok", "?"), ("elapsed", "f8")])
+    for i, d in enumerate(runs):
+        array[i] = (d["case"], d["variant"], d["rep"], d["check"] == "pass", d["time"])
+    table = SweepTable(array, ("case", "variant"))
+    normalized_bars(table, "elapsed", group="case", series="variant", baseline="tl2",
+                    title="STAMP (%s inputs, %d threads): time relative to tl2"
+                          % (runs[0].get("set", ""), threads),
+                    ylabel="time / tl2 time (lower is better)", save=stem)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(os.path.dirname(HERE), "build"))
@@ -137,15 +177,28 @@ def main(argv):
     ap.add_argument("--configs", default=DEFAULT_CONFIGS)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
+    ap.add_argument("--csv", metavar="FILE", help="also write every run as CSV")
+    ap.add_argument("--plot", metavar="STEM",
+                    help="also draw each variant's time over tl2's (STEM.png, STEM.svg)")
+    ap.add_argument("--plot-threads", type=int, default=2, help="threads of --plot (default 2)")
     o = ap.parse_args(argv)
     if o.summary:
         summarise(o.summary)
+        report_files(o, o.summary)
         return 0
     if not o.out:
         ap.error("--out FILE (or --summary FILE)")
     run_matrix(o)
     summarise(o.out)
+    report_files(o, o.out)
     return 0
+
+
+def report_files(o, path):
+    if o.csv:
+        write_csv(path, o.csv)
+    if o.plot:
+        plot_normalized(path, o.plot, o.plot_threads)
 
 
 if __name__ == "__main__":
