@@ -16,9 +16,11 @@ MEASURE = SOURCE_DIR / "stamp" / "measure.py"
 #: (case, variant, threads) -> seconds of the three repetitions.
 TIMES = {
     ("kmeans-low", "seq", 1): (1.0, 1.1, 0.9),
+    ("kmeans-low", "tl2", 1): (4.0, 4.0, 4.0),
     ("kmeans-low", "tl2", 2): (2.0, 2.2, 1.8),
     ("kmeans-low", "pot", 2): (3.0, 3.3, 2.7),
     ("yada", "seq", 1): (1.0, 1.0, 1.0),
+    ("yada", "tl2", 1): (4.0, 4.0, 4.0),
     ("yada", "tl2", 2): (4.0, 4.0, 4.0),
     ("yada", "pot", 2): (2.0, 2.0, 2.0),
 }
@@ -45,9 +47,12 @@ def test_summary_csv_and_figure(tmp_path: Path) -> None:
     # pot over tl2: 3.0/2.0 and 2.0/4.0, geometric mean sqrt(0.75).
     assert "pot time / tl2 time, 2 threads:" in proc.stdout
     assert "kmeans-low 1.50 yada 0.50 | geomean 0.87" in proc.stdout
+    # Figure 3.11's view: tl2 at 2 threads over tl2 at 1, 4.0/2.0 and 4.0/4.0.
+    assert "tl2 2-thread speedup over tl2 t1:" in proc.stdout
+    assert "kmeans-low 2.00 yada 1.00 | geomean 1.41" in proc.stdout
     with (tmp_path / "runs.csv").open() as f:
         rows = list(csv.DictReader(f))
-    assert len(rows) == 18
+    assert len(rows) == 24
     assert rows[0]["case"] == "kmeans-low" and float(rows[0]["time_s"]) == 1.0
     for ext in ("png", "svg"):
         assert (tmp_path / f"fig.{ext}").stat().st_size > 1000
