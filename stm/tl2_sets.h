@@ -55,6 +55,12 @@ typedef struct tl2_wset {
 	                              full) */
 	unsigned index_alloc_bits; /* slots allocated */
 	bool indexed;              /* index valid for this attempt */
+	size_t last;               /* the entry last added or found: tested
+	                              before the index, because a word read
+	                              back is mostly the one just written
+	                              (read-modify-write of one field, or
+	                              of two sharing a word: STMBench7's
+	                              T2c swaps x and y four times) */
 } tl2_wset_t;
 
 /* ---- plain stores of 1..8 bytes, value in memcpy order ----------------- */
@@ -212,8 +218,16 @@ static tl2_wentry_t *tl2_ws_find_indexed(tl2_wset_t *ws, uintptr_t word)
 
 static inline tl2_wentry_t *tl2_ws_find(tl2_wset_t *ws, uintptr_t word)
 {
-	if (unlikely(ws->indexed))
-		return tl2_ws_find_indexed(ws, word);
+	if (unlikely(ws->indexed)) {
+		/* ws->last < ws->n: every add sets it before the index exists. */
+		tl2_wentry_t *e = &ws->e[ws->last];
+		if (e->addr == word)
+			return e;
+		e = tl2_ws_find_indexed(ws, word);
+		if (e != NULL)
+			ws->last = (size_t)(e - ws->e);
+		return e;
+	}
 	for (size_t i = ws->n; i-- > 0;)
 		if (ws->e[i].addr == word)
 			return &ws->e[i];
@@ -252,6 +266,7 @@ static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_add(tl2_wset_t
 		tl2_ws_grow(ws);
 	size_t i = ws->n++;
 	tl2_wentry_t *e = &ws->e[i];
+	ws->last = i;
 	e->addr = word;
 	e->val = 0;
 	e->mask = 0;

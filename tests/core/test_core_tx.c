@@ -336,6 +336,64 @@ START_TEST(cancel_restores_many_writes)
 }
 END_TEST
 
+/* A write set large enough for tl2's hash index (32 words and more),
+ * read back in a scattered order: right after each word's own write (the
+ * index's last-entry hint), after a sub-word write into it (partly
+ * covered reads), the word written one step before (a hint miss) and
+ * its neighbouring word (same stripe: a hint that matched too much).
+ * Every read sees the transaction's latest bytes; the commit stores them
+ * all. */
+#define RAW_WORDS 2048
+static union { uint64_t w[RAW_WORDS]; uint32_t h[2 * RAW_WORDS]; } raw;
+static bool raw_done[RAW_WORDS];   /* written so far */
+
+static uint64_t raw_expected(unsigned j)
+{
+	uint32_t halves[2] = { j + 1000000u, 7u };
+	uint64_t v;
+	memcpy(&v, halves, sizeof v);
+	return v;
+}
+
+START_TEST(read_after_write_large_set)
+{
+	for (unsigned i = 0; i < RAW_WORDS; i++) {
+		raw.w[i] = i;
+		raw_done[i] = false;
+	}
+	start();
+	TM_BEGIN();
+	for (unsigned i = 0; i < RAW_WORDS; i++) {
+		unsigned j = (i * 769u) % RAW_WORDS;   /* 769 is odd: a permutation */
+		uint64_t got = TM_LOAD(&raw.w[j]);
+		TM_STORE(&raw.w[j], got + 1000000u);
+		got = TM_LOAD(&raw.w[j]);
+		ck_assert_uint_eq(got, j + 1000000u);
+		TM_STORE(&raw.h[2 * j + 1], 7u);   /* the word's second half in memory order */
+		uint32_t low = TM_LOAD(&raw.h[2 * j]), high = TM_LOAD(&raw.h[2 * j + 1]);
+		ck_assert_uint_eq(low, j + 1000000u);
+		ck_assert_uint_eq(high, 7u);
+		got = TM_LOAD(&raw.w[j]);
+		ck_assert_uint_eq(got, raw_expected(j));
+		/* The neighbouring word (same stripe, same cache line), written
+		 * earlier in the transaction or not at all. */
+		raw_done[j] = true;
+		unsigned nb = j ^ 1;
+		got = TM_LOAD(&raw.w[nb]);
+		ck_assert_uint_eq(got, raw_done[nb] ? raw_expected(nb) : nb);
+		if (i > 0) {
+			unsigned k = ((i - 1) * 769u) % RAW_WORDS;
+			got = TM_LOAD(&raw.w[k]);
+			ck_assert_uint_eq(got, raw_expected(k));
+		}
+	}
+	TM_END();
+	stop();
+	for (unsigned i = 0; i < RAW_WORDS; i++)
+		ck_assert_uint_eq(raw.w[i], raw_expected(i));
+}
+END_TEST
+
 static void atomic_body(void *arg)
 {
 	long *p = arg;
@@ -439,6 +497,7 @@ int main(void)
 	tcase_add_test(tx, restart_retries);
 	tcase_add_test(tx, cancel_rolls_back);
 	tcase_add_test(tx, cancel_restores_many_writes);
+	tcase_add_test(tx, read_after_write_large_set);
 	tcase_add_test(tx, atomic_results);
 	if (IS("seq"))
 		tcase_add_test_raise_signal(tx, seq_cancel_is_fatal, SIGABRT);
