@@ -112,7 +112,11 @@ typedef struct potm_thread {
 	int cpu;               /* pinned CPU, -1 if not pinned */
 	uint64_t rng;          /* xorshift state for backoff */
 	potm_ptrvec_t allocs;  /* tm_malloc of the running attempt */
-	potm_ptrvec_t frees;   /* tm_free of the running transaction */
+	potm_ptrvec_t frees;   /* tm_free: [0, frees_committed) of committed
+	                          transactions, waiting to travel to
+	                          reclamation as one batch; the rest of the
+	                          running transaction */
+	size_t frees_committed;
 	tm_stats_t stats;      /* written by this thread only */
 } potm_thread_t;
 
@@ -245,6 +249,10 @@ void potm_backoff(potm_thread_t *t);
 
 /* Reclamation of freed blocks after an RCU grace period. */
 void potm_reclaim_defer(void **ptrs, size_t n);
+/* Committed frees travel to reclamation in batches of this many (or at
+ * tm_thread_exit and tm_reclaim_barrier). */
+#define POTM_RECLAIM_BATCH 64
+void potm_reclaim_flush(potm_thread_t *t);
 
 /* ---- CPU features ------------------------------------------------------ */
 

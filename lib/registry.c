@@ -232,6 +232,7 @@ void tm_thread_exit(void)
 		tm_misuse_("tm_thread_exit inside a transaction");
 	if (potm_backend.thread_fini)
 		potm_backend.thread_fini(t);
+	potm_reclaim_flush(t);
 	urcu_memb_unregister_thread();
 	pthread_mutex_lock(&rt.lock);
 	stats_add(&rt.exited, &t->stats);

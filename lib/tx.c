@@ -31,10 +31,11 @@ void potm_tx_committed(potm_thread_t *t, bool read_only)
 		POTM_STAT_ADD(t, allocs, t->allocs.n);
 		t->allocs.n = 0;
 	}
-	if (t->frees.n) {
-		POTM_STAT_ADD(t, frees, t->frees.n);
-		potm_reclaim_defer(t->frees.v, t->frees.n);
-		t->frees.n = 0;
+	if (t->frees.n > t->frees_committed) {
+		POTM_STAT_ADD(t, frees, t->frees.n - t->frees_committed);
+		t->frees_committed = t->frees.n;
+		if (t->frees_committed >= POTM_RECLAIM_BATCH)
+			potm_reclaim_flush(t);
 	}
 	POTM_STAT_INC(t, commits);
 	if (read_only)
@@ -51,7 +52,7 @@ static void tx_drop_attempt_memory(potm_thread_t *t)
 	for (size_t i = 0; i < t->allocs.n; i++)
 		free(t->allocs.v[i]);
 	t->allocs.n = 0;
-	t->frees.n = 0;
+	t->frees.n = t->frees_committed;
 }
 
 void potm_tx_aborted(potm_thread_t *t, int cause)
@@ -173,9 +174,29 @@ void potm_reclaim_defer(void **ptrs, size_t n)
 	urcu_memb_call_rcu(&b->head, reclaim_batch_free);
 }
 
+/* Hand the committed transactions' frees to reclamation.  A thread
+ * gathers them over several transactions first (POTM_RECLAIM_BATCH):
+ * one call_rcu and one batch per transaction cost more than the
+ * transaction itself when it is a hash-set removal, and the call_rcu
+ * thread's work (a third core's worth on 2 cores) grows with the number
+ * of callbacks.  Handing a block over later than its commit is always
+ * safe: the grace period only has to start after the unlink. */
+void potm_reclaim_flush(potm_thread_t *t)
+{
+	/* Called outside a transaction or right after its commit: every
+	 * entry is a committed one. */
+	if (t->frees_committed == 0)
+		return;
+	potm_reclaim_defer(t->frees.v, t->frees_committed);
+	t->frees.n = t->frees_committed = 0;
+}
+
 void tm_reclaim_barrier(void)
 {
 	if (tm_in_tx())
 		tm_misuse_("tm_reclaim_barrier inside a transaction");
+	potm_thread_t *t = potm_self();
+	if (t != NULL)
+		potm_reclaim_flush(t);
 	urcu_memb_barrier();
 }

@@ -282,8 +282,10 @@ void *tm_malloc(size_t size);
  * same deferred reclamation applies. */
 void tm_free(void *ptr);
 
-/* Wait until every block freed so far has been reclaimed (for tests and
- * shutdown). Must not be called inside a transaction. */
+/* Wait until every block freed so far by the calling thread, and by
+ * threads that have exited, has been reclaimed (for tests and shutdown;
+ * a registered thread hands its committed frees over in batches, and
+ * when it exits).  Must not be called inside a transaction. */
 void tm_reclaim_barrier(void);
 
 /* ---- accesses ------------------------------------------------------------

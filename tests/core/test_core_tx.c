@@ -475,6 +475,54 @@ START_TEST(malloc_undone_on_abort_free_deferred)
 }
 END_TEST
 
+/* Committed frees wait in the thread's batch (POTM_RECLAIM_BATCH) across
+ * transactions: a cancelled transaction in between drops only its own
+ * free, and tm_reclaim_barrier hands the batch over. */
+START_TEST(frees_batched_across_transactions)
+{
+	static long *blocks[10];
+	static long *kept, *extra;
+	start();
+	tm_stats_reset();
+	for (unsigned i = 0; i < 10; i++) {
+		TM_BEGIN();
+		blocks[i] = tm_malloc(sizeof(long));
+		TM_END();
+	}
+	TM_BEGIN();
+	kept = tm_malloc(sizeof(long));
+	extra = tm_malloc(sizeof(long));
+	TM_END();
+	for (unsigned i = 0; i < 10; i++) {
+		TM_BEGIN();
+		tm_free(blocks[i]);
+		TM_END();
+	}
+	if (CAN_ROLL_BACK) {
+		TM_BEGIN();
+		tm_free(kept);
+		tm_cancel();
+		TM_END();
+	}
+	*kept = 1;   /* still ours */
+	TM_BEGIN();   /* a free committed after the cancel joins the batch */
+	tm_free(extra);
+	TM_END();
+	tm_reclaim_barrier();
+	tm_stats_t s;
+	tm_stats(&s);
+	ck_assert_uint_eq(s.frees, 11);
+	ck_assert_uint_eq(s.reclaimed, 11);
+	TM_BEGIN();
+	tm_free(kept);
+	TM_END();
+	tm_reclaim_barrier();
+	tm_stats(&s);
+	ck_assert_uint_eq(s.reclaimed, 12);
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("core_tx_" POTM_BACKEND_NAME);
@@ -502,6 +550,7 @@ int main(void)
 	if (IS("seq"))
 		tcase_add_test_raise_signal(tx, seq_cancel_is_fatal, SIGABRT);
 	tcase_add_test(tx, malloc_undone_on_abort_free_deferred);
+	tcase_add_test(tx, frees_batched_across_transactions);
 	suite_add_tcase(s, tx);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
