@@ -88,12 +88,19 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
+def read_runs(path):
+    """The runs of a JSON-lines file written by run_matrix, one dict each."""
+    with open(path) as f:
+        return [json.loads(line) for line in f]
+
+
 def summarise(path):
     times = {}
-    for line in open(path):
-        d = json.loads(line)
+    for d in read_runs(path):
         if d.get("check") == "pass":
             times.setdefault((d["case"], d["variant"], d["threads"]), []).append(d["time"])
+    if not times:
+        raise SystemExit("%s: no passing runs to summarise" % path)
     med = {k: statistics.median(v) for k, v in times.items()}
     cases = [c for c in CASES if any(k[0] == c for k in med)]
     configs = sorted({(k[1], k[2]) for k in med}, key=lambda c: (c[1], c[0] != "seq", c[0] != "tl2", c[0]))
@@ -139,8 +146,7 @@ def write_csv(path, csv_path):
     """Every run of the JSON-lines file as one CSV row (time in seconds)."""
     with open(csv_path, "w") as out:
         out.write(",".join(c if c != "time" else "time_s" for c in CSV_COLUMNS) + "\n")
-        for line in open(path):
-            d = json.loads(line)
+        for d in read_runs(path):
             out.write(",".join(str(d.get(c, "")) for c in CSV_COLUMNS) + "\n")
 
 
@@ -152,8 +158,7 @@ def plot_normalized(path, stem, threads):
     import numpy as np
     from potm.plot import normalized_bars
     from potm.table import SweepTable
-    runs = [json.loads(l) for l in open(path)]
-    runs = [d for d in runs if d["threads"] == threads]
+    runs = [d for d in read_runs(path) if d["threads"] == threads]
     if not runs:
         raise SystemExit("--plot: no runs with %d threads in %s" % (threads, path))
 
