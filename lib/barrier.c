@@ -151,3 +151,21 @@ int tm_set_next_order(uint64_t seqno)
 		                  "POTM_SEQUENCER=explicit", potm_backend.name);
 	return order->set_next_order(t, seqno);
 }
+
+int tm_set_weight(unsigned weight)
+{
+	potm_thread_t *t = potm_self();
+	const potm_order_ops_t *order = potm_backend.order;
+	if (weight < 1 || weight > TM_WEIGHT_MAX)
+		return potm_error("tm_set_weight(%u): a weight is 1..%u", weight,
+		                  TM_WEIGHT_MAX);
+	if (t == NULL)
+		return potm_error("tm_set_weight: the calling thread is not "
+		                  "registered (tm_thread_enter)");
+	if (t->txd.depth != 0)
+		return potm_error("tm_set_weight inside a transaction: call it "
+		                  "before TM_BEGIN()");
+	if (order == NULL || order->set_weight == NULL)
+		return 0;   /* no order to weigh: a hint without effect */
+	return order->set_weight(t, weight);
+}

@@ -29,7 +29,7 @@ struct cfg_field {
 static const char *const cfg_modes[] = {
 	"pot", "pot-fast", "pot-ordered", "pogl", "destm", NULL,
 };
-static const char *const cfg_sequencers[] = { "round-robin", "explicit", NULL };
+static const char *const cfg_sequencers[] = { "round-robin", "weighted", "explicit", NULL };
 
 #define F(env, member, kind, lo, hi) \
 	{ env, #member, offsetof(tm_config_t, member), kind, lo, hi, NULL, 0 }

@@ -39,6 +39,7 @@ typedef struct pot_thread {
 static struct {
 	enum pot_mode mode;
 	bool explicit_order;           /* POTM_SEQUENCER=explicit */
+	bool weighted;                 /* POTM_SEQUENCER=weighted */
 } pot_order;
 
 /* Parse POTM_MODE / POTM_SEQUENCER and start the sequencer.  backend names
@@ -58,13 +59,29 @@ static inline int pot_order_init(const char *backend, const tm_config_t *cfg)
 		                  "pot-fast, pot-ordered, pogl, destm", backend, cfg->mode);
 	pot_order.mode = (enum pot_mode)mode;
 	pot_order.explicit_order = strcmp(cfg->sequencer, "explicit") == 0;
-	if (pot_order.explicit_order && pot_order.mode == POT_DESTM)
+	pot_order.weighted = strcmp(cfg->sequencer, "weighted") == 0;
+	if (pot_order.mode == POT_DESTM && strcmp(cfg->sequencer, "round-robin") != 0)
 		return potm_error("%s: POTM_MODE=destm runs in rounds of the "
 		                  "threads' turns and needs POTM_SEQUENCER=round-robin",
 		                  backend);
+	/* The weighted order needs every transaction to declare its weight
+	 * before it waits for or tests the turn (pot_order_declare); only
+	 * stm/pot.c does so far. */
+	if (pot_order.weighted && strcmp(backend, "pot") != 0)
+		return potm_error("%s: POTM_SEQUENCER=weighted is implemented by the pot "
+		                  "backend only; use round-robin or explicit", backend);
 	return seq_init(pot_order.explicit_order ? SEQ_EXPLICIT_ORDER : SEQ_ROUND_ROBIN,
 	                cfg->max_threads, cfg->turn_timeout_ms,
-	                pot_order.mode == POT_DESTM);
+	                pot_order.mode == POT_DESTM, pot_order.weighted);
+}
+
+/* A top-level transaction begins (or restarts): in weighted order, declare
+ * its weight before anything looks at the turn (a retry keeps the
+ * declaration of its slot). */
+static inline void pot_order_declare(const pot_thread_t *p)
+{
+	if (unlikely(pot_order.weighted))
+		seq_declare(p->th.id, seq_weight(p->th.id));
 }
 
 static inline bool pot_is_turn(const pot_thread_t *p)
@@ -169,6 +186,12 @@ static int pot_order_set_next(potm_thread_t *t, uint64_t seqno)
 	return seq_supply(t->id, seqno, &((pot_thread_t *)t)->key);
 }
 
+static int pot_order_set_weight(potm_thread_t *t, uint32_t weight)
+{
+	seq_set_weight(t->id, weight);   /* kept, unused, in the other orders */
+	return 0;
+}
+
 static uint64_t pot_order_last(potm_thread_t *t)
 {
 	return ((pot_thread_t *)t)->last_order;
@@ -179,6 +202,7 @@ static const potm_order_ops_t pot_order_ops = {
 	.park = pot_order_park,
 	.release = pot_order_release,
 	.set_next_order = pot_order_set_next,
+	.set_weight = pot_order_set_weight,
 	.last_order = pot_order_last,
 };
 

@@ -1,5 +1,5 @@
 /*
- * lib/sequencer.c — round-robin and explicit-order sequencers (see
+ * lib/sequencer.c — round-robin, weighted and explicit-order sequencers (see
  * sequencer.h for the order they define and the invariants S1–S3).
  */
 #include "sequencer.h"
@@ -170,7 +170,8 @@ static void seq_wake_all(void)
 
 /* ---- life cycle ------------------------------------------------------------ */
 
-int seq_init(enum seq_kind kind, unsigned max_threads, unsigned timeout_ms, bool rounds)
+int seq_init(enum seq_kind kind, unsigned max_threads, unsigned timeout_ms, bool rounds,
+             bool weighted)
 {
 	struct potm_seq *q = &potm_seq;
 	if (max_threads > SEQ_MAX_THREADS)
@@ -181,6 +182,7 @@ int seq_init(enum seq_kind kind, unsigned max_threads, unsigned timeout_ms, bool
 	seq_fence_init();
 	q->kind = kind;
 	q->rounds = rounds;
+	q->weighted = weighted && kind == SEQ_ROUND_ROBIN && !rounds;
 	q->timeout_ms = timeout_ms;
 	q->max_threads = max_threads;
 	q->nwords = (max_threads + 63) / 64;
@@ -194,6 +196,8 @@ int seq_init(enum seq_kind kind, unsigned max_threads, unsigned timeout_ms, bool
 		return potm_error("sequencer: out of memory");
 	}
 	memset(q->slots, 0, sizeof(seq_slot_t) * max_threads);
+	for (unsigned i = 0; i < max_threads; i++)
+		q->slots[i].weight = 1;
 	q->state = kind == SEQ_EXPLICIT_ORDER ? SEQ_EXPLICIT : SEQ_NOBODY;
 	q->solo_id = SEQ_NONE;
 	seq_nids = 0;
@@ -237,6 +241,10 @@ static void seq_merge_pending_locked(void)
 			unsigned id = (w << 6) + (unsigned)__builtin_ctzll(bits);
 			bits &= bits - 1;
 			__atomic_store_n(&seq_slot(id)->round_min, q->round + 1, __ATOMIC_RELAXED);
+			/* Weighted: a newcomer starts at the current virtual
+			 * time (W1), not at 0, or it would take every slot
+			 * until it caught up. */
+			__atomic_store_n(&seq_slot(id)->vclock, q->vnow, __ATOMIC_RELAXED);
 			seq_set_membership(id, SEQ_MEMBER);
 		}
 		q->members[w] |= q->pending[w];
@@ -318,7 +326,97 @@ static void seq_hand_over(unsigned from, uint64_t turn, unsigned next, bool roun
 		seq_wake(next);
 }
 
-/* Nobody holds the turn and a thread waits for it: begin a round. */
+/* ---- weighted order (W1, W2) ------------------------------------------------ */
+
+/* Virtual finish time of member id's next slot: its declared weight, or
+ * the least weight there is (1) while it has declared none. */
+static inline uint64_t seq_finish_time(unsigned id, bool *declared)
+{
+	seq_slot_t *s = seq_slot(id);
+	uint32_t w = __atomic_load_n(&s->declared, __ATOMIC_ACQUIRE);
+	*declared = w != 0;
+	return __atomic_load_n(&s->vclock, __ATOMIC_RELAXED) + (w ? w : 1);
+}
+
+/* The member whose next slot finishes first (lowest id on ties), or
+ * SEQ_NONE without members.  *declared: that member has declared its
+ * weight, so nobody can come before it (the others' finish times only grow
+ * when they declare).  Caller holds seq.lock. */
+static unsigned seq_weighted_first(bool *declared)
+{
+	struct potm_seq *q = &potm_seq;
+	unsigned best = SEQ_NONE;
+	uint64_t best_t = UINT64_MAX;
+	for (unsigned i = bm_next(q->members, q->nwords, 0); i != SEQ_NONE;
+	     i = bm_next(q->members, q->nwords, i + 1)) {
+		bool d;
+		uint64_t t = seq_finish_time(i, &d);
+		if (t < best_t) {
+			best = i;
+			best_t = t;
+			*declared = d;
+		}
+	}
+	return best;
+}
+
+/* Give the turn (number turn) to the member that goes first, or mark it
+ * undecided until that member declares (W2).  from: the caller's id, or
+ * SEQ_NOBODY.  Caller holds seq.lock. */
+static void seq_weighted_decide_locked(uint64_t turn, unsigned from)
+{
+	struct potm_seq *q = &potm_seq;
+	if (__atomic_load_n(&q->pending_any, __ATOMIC_ACQUIRE))
+		seq_merge_pending_locked();
+	for (;;) {
+		bool declared = false;
+		unsigned first = seq_weighted_first(&declared);
+		if (first == SEQ_NONE) {
+			__atomic_store_n(&q->state, turn << SEQ_HOLDER_BITS | SEQ_NOBODY,
+			                 __ATOMIC_RELEASE);
+			return;
+		}
+		if (declared) {
+			seq_hand_over(from, turn, first, false);
+			return;
+		}
+		__atomic_store_n(&q->state, turn << SEQ_HOLDER_BITS | SEQ_UNDECIDED,
+		                 __ATOMIC_RELEASE);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);   /* W2, the pass's side */
+		if (__atomic_load_n(&seq_slot(first)->declared, __ATOMIC_ACQUIRE) == 0)
+			return;   /* it decides when it declares */
+	}
+}
+
+void seq_declare_slow(unsigned id, uint32_t weight)
+{
+	struct potm_seq *q = &potm_seq;
+	__atomic_store_n(&seq_slot(id)->declared, weight, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);   /* W2, the declarer's side */
+	uint64_t s = seq_load_state();
+	if ((s & SEQ_HOLDER_MASK) != SEQ_UNDECIDED)
+		return;
+	pthread_mutex_lock(&q->lock);
+	s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
+	if ((s & SEQ_HOLDER_MASK) == SEQ_UNDECIDED)
+		seq_weighted_decide_locked(s >> SEQ_HOLDER_BITS, id);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* The holder consumes its slot: its clock moves to the slot's finish
+ * time.  Caller holds seq.lock.  Returns that time. */
+static uint64_t seq_weighted_consume(unsigned id)
+{
+	seq_slot_t *me = seq_slot(id);
+	bool declared;
+	uint64_t t = seq_finish_time(id, &declared);
+	__atomic_store_n(&me->vclock, t, __ATOMIC_RELAXED);
+	__atomic_store_n(&me->declared, 0, __ATOMIC_RELAXED);
+	return t;
+}
+
+/* Nobody holds the turn and a thread waits for it: begin a round (or, in
+ * weighted order, decide who goes first). */
 static void seq_resolve_nobody(void)
 {
 	struct potm_seq *q = &potm_seq;
@@ -326,9 +424,13 @@ static void seq_resolve_nobody(void)
 	uint64_t s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
 	if ((s & SEQ_HOLDER_MASK) == SEQ_NOBODY) {
 		uint64_t turn = s >> SEQ_HOLDER_BITS;
-		unsigned first = seq_begin_round(turn, true);
-		if (first != SEQ_NOBODY)
-			seq_hand_over(SEQ_NOBODY, turn, first, true);
+		if (q->weighted) {
+			seq_weighted_decide_locked(turn, SEQ_NOBODY);
+		} else {
+			unsigned first = seq_begin_round(turn, true);
+			if (first != SEQ_NOBODY)
+				seq_hand_over(SEQ_NOBODY, turn, first, true);
+		}
 	}
 	pthread_mutex_unlock(&q->lock);
 }
@@ -347,6 +449,13 @@ void seq_pass_slow(unsigned id, bool new_round)
 		for (unsigned i = 0; i < n; i++)
 			if (__atomic_load_n(&seq_slot(i)->want, __ATOMIC_RELAXED) == turn + 1)
 				seq_wake(i);
+		return;
+	}
+	if (q->weighted) {
+		pthread_mutex_lock(&q->lock);
+		q->vnow = seq_weighted_consume(id);
+		seq_weighted_decide_locked(turn, id);
+		pthread_mutex_unlock(&q->lock);
 		return;
 	}
 	if (q->rounds) {
@@ -373,6 +482,8 @@ void seq_thread_join(unsigned id)
 	__atomic_store_n(&s->busy, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->cpu, sched_getcpu(), __ATOMIC_RELAXED);
 	__atomic_store_n(&s->started_round, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->weight, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->declared, 0, __ATOMIC_RELAXED);
 	if (id + 1 > seq_nids)
 		__atomic_store_n(&seq_nids, id + 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&q->registered, 1, __ATOMIC_SEQ_CST);
@@ -488,6 +599,20 @@ static void seq_report_stall(const struct seq_wait_arg *a, uint64_t waited_ns)
 	}
 
 	unsigned h = (unsigned)(s & SEQ_HOLDER_MASK);
+	if (h == SEQ_UNDECIDED) {
+		bool declared = false;
+		pthread_mutex_lock(&q->lock);
+		unsigned first = seq_weighted_first(&declared);
+		pthread_mutex_unlock(&q->lock);
+		if (first == SEQ_NONE || declared || seq_busy(first))
+			return;
+		potm_fatal("deterministic order stalled (weighted): thread %u goes "
+		           "next (its next transaction finishes first in virtual "
+		           "time) but has not begun it for %u ms; thread %u waits "
+		           "for it.  Thread %u is blocked outside the TM API or doing "
+		           "long non-transactional work (POTM_TURN_TIMEOUT_MS=%u)",
+		           first, ms, a->id, first, q->timeout_ms);
+	}
 	if (h == SEQ_NOBODY || seq_busy(h))
 		return;
 	potm_fatal("deterministic order stalled: thread %u has held the turn "
@@ -585,7 +710,8 @@ void seq_wait_holder_idle(unsigned self)
 {
 	uint64_t s0 = seq_load_state();
 	unsigned h = (unsigned)(s0 & SEQ_HOLDER_MASK);
-	if (potm_seq.kind != SEQ_ROUND_ROBIN || h == SEQ_NOBODY || h == self)
+	/* No holder (nobody, undecided): no fast transaction runs. */
+	if (potm_seq.kind != SEQ_ROUND_ROBIN || h >= potm_seq.max_threads || h == self)
 		return;
 	for (unsigned i = 0; seq_load_state() == s0 && seq_busy(h); i++) {
 		if (i < 64)
@@ -639,6 +765,7 @@ void seq_event_acquire(potm_thread_t *t)
 	seq_turn_key_t k;
 	seq_key_round_robin(&k, t->id);
 	seq_set_busy(t->id, 1);
+	seq_declare(t->id, 1);
 	if (potm_seq.rounds)
 		seq_round_begin(t);
 	seq_wait_turn(t, &k);
@@ -684,6 +811,23 @@ void seq_park(unsigned id)
 void seq_release_parked(unsigned id, const unsigned *ids, unsigned n)
 {
 	struct potm_seq *q = &potm_seq;
+	if (q->weighted) {
+		/* The released threads start level with the releaser's
+		 * slot, whoever arrived when (W1). */
+		pthread_mutex_lock(&q->lock);
+		bool declared;
+		uint64_t now = seq_finish_time(id, &declared);
+		for (unsigned i = 0; i < n; i++) {
+			__atomic_store_n(&seq_slot(ids[i])->vclock, now, __ATOMIC_RELAXED);
+			bm_set(q->members, ids[i]);
+			seq_set_membership(ids[i], SEQ_MEMBER);
+		}
+		seq_members_changed();
+		pthread_mutex_unlock(&q->lock);
+		seq_set_busy(id, 0);
+		seq_pass(id, true);
+		return;
+	}
 	/* The round that seq_pass is about to begin is the parked threads'
 	 * first one back (S2: we hold the turn). */
 	for (unsigned i = 0; i < n; i++) {

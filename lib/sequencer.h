@@ -27,6 +27,25 @@
  *    deterministic way to start is for every thread to register before any
  *    of them takes a turn, e.g. register, then meet at a tm barrier.
  *
+ * Weighted order (POTM_SEQUENCER=weighted): round-robin generalized to
+ * transactions of different lengths, as fair queueing orders packets by
+ * virtual finish time.  Each member has a virtual clock; a transaction
+ * declared with weight w (tm_set_weight, 1 by default) finishes at
+ * clock + w, and the next slot goes to the member whose next transaction
+ * finishes first (ties: lowest id); consuming the slot moves its clock
+ * there.  With every weight 1 this is exactly the round-robin order.  Its
+ * point: a thread that runs a long transaction (weight 100) lets the others
+ * commit about 100 short ones meanwhile, instead of making each of them
+ * wait for its long one in every round.  The decision needs the weight of
+ * every member's next transaction, which a thread declares when it begins
+ * one (seq_declare); while the member that may come first has not begun
+ * its next transaction, nobody holds the turn (SEQ_UNDECIDED) and that
+ * member decides when it declares.  Only declared weights enter the
+ * decision, so the order depends on each thread's weights alone, never on
+ * timing.  A barrier release sets the released threads' clocks to the
+ * releaser's, so the order after a barrier does not depend on who arrived
+ * when.
+ *
  * Explicit order.  The caller gives each transaction its slot number
  * (tm_set_next_order), as a replicated state machine would from its agreed
  * log.  Membership plays no part.  A slot number that nobody supplies is a
@@ -51,6 +70,14 @@
  *      the turn over releases those writes to the next holder.
  *  S3  pending (registered, waiting for a round boundary) is written only
  *      under seq.lock.
+ * Weighted order, in addition:
+ *  W1  vclock, vnow and the members bitmap are written only under seq.lock
+ *      (the holder takes it to pass); declared only by its owner, from 0
+ *      to a weight when it begins a slot, back to 0 when it passes.
+ *  W2  holder is SEQ_UNDECIDED only while the member whose next slot
+ *      finishes first (on declared weights, 1 where none is declared yet)
+ *      has declared none; seq_declare and the pass each store, fence, then
+ *      look at the other's word, so one of them sees the other and decides.
  */
 #ifndef POTM_SEQUENCER_H
 #define POTM_SEQUENCER_H
@@ -63,7 +90,8 @@
 #define SEQ_HOLDER_MASK ((uint64_t)0xffff)
 #define SEQ_NOBODY 0xffffu   /* round-robin: no member holds the turn */
 #define SEQ_EXPLICIT 0xfffeu /* explicit order: the holder bits are unused */
-#define SEQ_MAX_THREADS 4096 /* ids fit in the holder bits with room for the two above */
+#define SEQ_UNDECIDED 0xfffdu /* weighted: the next holder has not begun its slot (W2) */
+#define SEQ_MAX_THREADS 4096 /* ids fit in the holder bits with room for the three above */
 
 enum seq_kind { SEQ_ROUND_ROBIN, SEQ_EXPLICIT_ORDER };
 
@@ -85,6 +113,11 @@ typedef struct seq_slot {
 	uint64_t want;         /* explicit order: slot supplied + 1; 0 = none */
 	uint64_t round_min;    /* rounds mode: first round the owner may start in */
 	uint64_t started_round;/* rounds mode: last round the owner started + 1 */
+	uint32_t weight;       /* weighted: the owner's tm_set_weight, >= 1 */
+	uint32_t declared;     /* weighted: weight of the slot the owner has
+	                          begun, 0 if none (W1, W2) */
+	uint64_t vclock;       /* weighted: virtual time of the owner's last
+	                          slot (W1) */
 
 	uint32_t futex POTM_ALIGNED; /* bumped by whoever ends the owner's wait */
 	uint32_t sleeping;     /* owner is in (or entering) FUTEX_WAIT */
@@ -110,6 +143,9 @@ struct potm_seq {
 	unsigned max_threads;
 	enum seq_kind kind;
 	bool rounds;                     /* keep DeSTM's round accounting */
+	bool weighted;                   /* weighted order (round-robin kind) */
+	uint64_t vnow;                   /* weighted: virtual time of the last
+	                                    slot consumed (W1) */
 	unsigned timeout_ms;             /* stall report; 0 = never */
 };
 
@@ -117,9 +153,10 @@ extern struct potm_seq potm_seq;
 
 /* ---- life cycle ---------------------------------------------------------- */
 
-/* rounds: maintain round_started (DeSTM).  Returns 0 or -1 (potm_error). */
+/* rounds: maintain round_started (DeSTM); weighted: the weighted order
+ * (kind SEQ_ROUND_ROBIN, not with rounds).  Returns 0 or -1 (potm_error). */
 int seq_init(enum seq_kind kind, unsigned max_threads, unsigned timeout_ms,
-             bool rounds);
+             bool rounds, bool weighted);
 void seq_shutdown(void);
 
 /* Registration: the thread becomes pending and joins at the next round
@@ -210,6 +247,31 @@ static inline void seq_pass(unsigned id, bool new_round)
 		return;
 	}
 	seq_pass_slow(id, new_round);
+}
+
+/* Weighted order: the owner begins a slot (a transaction, or an event
+ * with weight 1) and declares its weight; no-op if it already did (a
+ * retry keeps its slot) or in the other orders.  Call it before waiting
+ * for the turn or testing it. */
+void seq_declare_slow(unsigned id, uint32_t weight);
+
+static inline void seq_declare(unsigned id, uint32_t weight)
+{
+	if (likely(!potm_seq.weighted) ||
+	    __atomic_load_n(&potm_seq.slots[id].declared, __ATOMIC_RELAXED) != 0)
+		return;
+	seq_declare_slow(id, weight);
+}
+
+/* The weight of the owner's transactions from now on (weighted order). */
+static inline void seq_set_weight(unsigned id, uint32_t weight)
+{
+	__atomic_store_n(&potm_seq.slots[id].weight, weight, __ATOMIC_RELAXED);
+}
+
+static inline uint32_t seq_weight(unsigned id)
+{
+	return __atomic_load_n(&potm_seq.slots[id].weight, __ATOMIC_RELAXED);
 }
 
 /* Mark the owner as inside (1) or outside (0) the API, for the stall

@@ -431,6 +431,7 @@ int tm_tx_start_(tm_txd_t *d)
 		tx->sync_first_tx = false;
 	}
 	__atomic_store_n(tx->pt.busy, 1, __ATOMIC_RELAXED);
+	pot_order_declare(&tx->pt);
 	switch (pot_order.mode) {
 	case POT_FULL:
 	case POT_FAST: {

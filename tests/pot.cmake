@@ -25,3 +25,6 @@ potm_add_check_test(pot-barrier
 potm_add_check_test(pot-explicit
   SOURCES ${_pot_tests}/test_pot_explicit.c ${_pot_tests}/test_pot_util.c
   BACKENDS ${_pot_backends} TIMEOUT 120)
+potm_add_check_test(pot-weighted
+  SOURCES ${_pot_tests}/test_pot_weighted.c ${_pot_tests}/test_pot_util.c
+  BACKENDS pot tl2 TIMEOUT 180)

@@ -310,12 +310,16 @@ static __attribute__((noinline)) int64_t run_one(const pot_prog_t *prog,
 	return tm_was_cancelled() ? POT_CANCELLED : result;
 }
 
+unsigned (*pot_weight_of)(unsigned id, unsigned k);
+
 static void prog_thread(unsigned id, void *p)
 {
 	struct prog_arg *a = p;
 	pot_run_t *run = a->run;
 	for (unsigned k = 0; k < run->per_thread; k++) {
 		pot_rec_t *r = &run->recs[(size_t)id * run->per_thread + k];
+		if (pot_weight_of != NULL)
+			ck_assert_int_eq(tm_set_weight(pot_weight_of(id, k)), 0);
 		r->result = run_one(a->prog, id, k);
 		r->id = id;
 		r->k = k;

@@ -71,6 +71,10 @@ typedef struct pot_run {
 void pot_run_prog(const pot_prog_t *prog, unsigned nthreads, unsigned per_thread,
                   pot_run_t *run);
 
+/* If set, pot_run_prog calls tm_set_weight(pot_weight_of(id, k)) before
+ * transaction (id, k) (the weighted order's tests). */
+extern unsigned (*pot_weight_of)(unsigned id, unsigned k);
+
 /* Replay run's transactions sequentially in slot order on a fresh state;
  * fail the test unless every result and the final state match. */
 void pot_replay_check(const pot_prog_t *prog, const pot_run_t *run);

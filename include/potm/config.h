@@ -48,9 +48,11 @@ typedef struct tm_config {
 	                           promotion, without it (Pot*), ordered commits
 	                           only (Pot-), a preordered global lock, or
 	                           round-based DeSTM */
-	char sequencer[16];     /* POTM_SEQUENCER round-robin | explicit,
-	                           default "round-robin": the order comes from
-	                           the threads' logical ids, or from
+	char sequencer[16];     /* POTM_SEQUENCER round-robin | weighted |
+	                           explicit, default "round-robin": the order
+	                           comes from the threads' logical ids, from
+	                           their ids and transactions' weights
+	                           (tm_set_weight; pot backend), or from
 	                           tm_set_next_order() */
 	unsigned turn_timeout_ms; /* POTM_TURN_TIMEOUT_MS 0..3600000, default
 	                           60000: a thread that holds the turn outside

@@ -571,6 +571,23 @@ bool tm_is_deterministic(void);
  * supplied by another thread, called inside a transaction. */
 int tm_set_next_order(uint64_t seqno);
 
+/* Weighted order (POTM_SEQUENCER=weighted, backend pot): the calling
+ * thread's transactions from now on weigh weight (1..TM_WEIGHT_MAX; 1 by
+ * default), roughly how long one runs compared with the shortest.  The
+ * order stays deterministic: each thread has a virtual clock, the next
+ * slot goes to the thread whose next transaction ends first in virtual
+ * time (clock + weight; ties: lowest logical id), and its clock moves
+ * there.  With equal weights this is the round-robin order; with a long
+ * transaction declared heavy, the other threads commit about that many
+ * light ones while it runs, instead of waiting for it in every round.
+ * The weights must be a deterministic function of the program's input
+ * (the operation about to run, say), never of timing.  Other sequencers
+ * and backends keep the value and ignore it, so a program may always set
+ * weights.  Returns 0, or -1 with tm_last_error(): weight out of range,
+ * calling thread not registered, called inside a transaction. */
+#define TM_WEIGHT_MAX 1000000u
+int tm_set_weight(unsigned weight);
+
 #ifdef __cplusplus
 }
 #endif

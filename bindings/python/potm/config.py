@@ -99,8 +99,9 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
                 "lock), destm (round-based DeSTM)",
                 choices=("pot", "pot-fast", "pot-ordered", "pogl", "destm")),
     ConfigField("sequencer", "POTM_SEQUENCER", 0, 0, "round-robin",
-                "pot backend: order by logical thread id, or tm_set_next_order()",
-                choices=("round-robin", "explicit")),
+                "pot backend: order by logical thread id, by id and transaction "
+                "weights (tm_set_weight), or tm_set_next_order()",
+                choices=("round-robin", "weighted", "explicit")),
     ConfigField("turn_timeout_ms", "POTM_TURN_TIMEOUT_MS", 0, 3600000, 60000,
                 "pot backend: a turn held this long outside the TM API is a fatal "
                 "error (0 = wait forever)"),
