@@ -27,4 +27,4 @@ potm_add_check_test(pot-explicit
   BACKENDS ${_pot_backends} TIMEOUT 120)
 potm_add_check_test(pot-weighted
   SOURCES ${_pot_tests}/test_pot_weighted.c ${_pot_tests}/test_pot_util.c
-  BACKENDS pot tl2 TIMEOUT 180)
+  BACKENDS ${_pot_backends} tl2 TIMEOUT 180)

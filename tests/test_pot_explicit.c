@@ -205,7 +205,7 @@ START_TEST(test_settings_are_checked)
 	setenv("POTM_MODE", "pot", 1);
 	setenv("POTM_SEQUENCER", "random", 1);
 	ck_assert_int_eq(tm_init(NULL), -1);
-	ck_assert_msg(strstr(tm_last_error(), "round-robin, explicit") != NULL, "%s",
+	ck_assert_msg(strstr(tm_last_error(), "round-robin, weighted, explicit") != NULL, "%s",
 	              tm_last_error());
 	setenv("POTM_SEQUENCER", "explicit", 1);
 	setenv("POTM_MODE", "destm", 1);
