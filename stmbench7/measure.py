@@ -36,9 +36,14 @@ def run_matrix(args):
                 range(args.reps), args.structural_mods, args.workloads, configs):
             variant = backend
             env = dict(os.environ)
-            if variant in POT_MODES:
+            # MODE@SEQUENCER, e.g. pot@weighted: a pot mode under another
+            # sequencer (POTM_SEQUENCER).
+            mode, _, sequencer = variant.partition("@")
+            if mode in POT_MODES:
                 backend = "pot"
-                env["POTM_MODE"] = variant
+                env["POTM_MODE"] = mode
+                if sequencer:
+                    env["POTM_SEQUENCER"] = sequencer
             binary = os.path.join(args.build, "stmbench7", "stmbench7-" + backend)
             cmd = [binary, "-s", args.size, "-w", workload, "-n", threads, "-t", "true",
                    "-m", sm, "-d", str(args.duration_ms), "--seed", str(rep + 1)]

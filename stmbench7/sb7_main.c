@@ -417,6 +417,9 @@ static long sb7_execute(sb7_worker_t *w, const sb7_operation_t *op, unsigned *ab
 	const sb7_rng_t before = th->rng;
 	volatile unsigned attempts = 0;
 	volatile long result = SB7_FAILED;
+	/* The weighted order lets the other threads commit about this many
+	 * short operations while a long traversal runs (no effect elsewhere). */
+	tm_set_weight(op->weight);
 	TM_BEGIN();
 	attempts++;
 	th->rng = before;

@@ -50,6 +50,7 @@ typedef struct sb7_operation {
 	long (*run)(sb7_thread_t *th);
 	unsigned locks_read;           /* medium-grained locking */
 	unsigned locks_write;
+	unsigned weight;               /* tm_set_weight: run time in 2 us units */
 } sb7_operation_t;
 
 #define SB7_OPERATION_COUNT 45
