@@ -405,6 +405,10 @@ static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 
 /* ---- begin ------------------------------------------------------------------------ */
 
+/* Weighted order: the weight from which a transaction that lost a
+ * speculative attempt waits for its turn (about 128 us of work). */
+#define POT_HEAVY_WEIGHT 64
+
 static inline void pot_begin_spec(pot_tx_t *tx)
 {
 	pot_set_fast(tx, false);
@@ -436,6 +440,17 @@ int tm_tx_start_(tm_txd_t *d)
 	case POT_FULL:
 	case POT_FAST: {
 		uint64_t s = seq_load_state();
+		/* Weighted order: a heavy transaction that already lost a
+		 * speculative attempt would most likely lose the next one
+		 * too (the others commit about its weight in short ones
+		 * before its turn); it waits for the turn instead of
+		 * burning the caches the holder works in. */
+		if (unlikely(pot_order.weighted && tx->pt.th.attempt > 0 &&
+		             seq_weight(tx->pt.th.id) >= POT_HEAVY_WEIGHT &&
+		             (s & tx->pt.key.mask) != tx->pt.key.want)) {
+			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
+			s = seq_load_state();
+		}
 		if ((s & tx->pt.key.mask) == tx->pt.key.want) {
 			pot_enter_fast(tx, s >> SEQ_HOLDER_BITS);   /* fast mode */
 			/* P5: busy is stored above; the compiler must not move
