@@ -135,16 +135,26 @@ uint64_t tm_last_order(void)
 	return order->last_order(t);
 }
 
-int tm_set_next_order(uint64_t seqno)
+/* The caller of an order setting (fn): a registered thread outside any
+ * transaction, or NULL after potm_error. */
+static potm_thread_t *order_setting_caller(const char *fn)
 {
 	potm_thread_t *t = potm_self();
+	if (t == NULL)
+		potm_error("%s: the calling thread is not registered (tm_thread_enter)", fn);
+	else if (t->txd.depth != 0)
+		potm_error("%s inside a transaction: call it before TM_BEGIN()", fn);
+	else
+		return t;
+	return NULL;
+}
+
+int tm_set_next_order(uint64_t seqno)
+{
+	potm_thread_t *t = order_setting_caller("tm_set_next_order");
 	const potm_order_ops_t *order = potm_backend.order;
 	if (t == NULL)
-		return potm_error("tm_set_next_order: the calling thread is not "
-		                  "registered (tm_thread_enter)");
-	if (t->txd.depth != 0)
-		return potm_error("tm_set_next_order inside a transaction: call it "
-		                  "before TM_BEGIN()");
+		return -1;
 	if (order == NULL || order->set_next_order == NULL)
 		return potm_error("tm_set_next_order: the %s backend has no "
 		                  "deterministic order; use the pot backend with "
@@ -154,17 +164,13 @@ int tm_set_next_order(uint64_t seqno)
 
 int tm_set_weight(unsigned weight)
 {
-	potm_thread_t *t = potm_self();
 	const potm_order_ops_t *order = potm_backend.order;
 	if (weight < 1 || weight > TM_WEIGHT_MAX)
 		return potm_error("tm_set_weight(%u): a weight is 1..%u", weight,
 		                  TM_WEIGHT_MAX);
+	potm_thread_t *t = order_setting_caller("tm_set_weight");
 	if (t == NULL)
-		return potm_error("tm_set_weight: the calling thread is not "
-		                  "registered (tm_thread_enter)");
-	if (t->txd.depth != 0)
-		return potm_error("tm_set_weight inside a transaction: call it "
-		                  "before TM_BEGIN()");
+		return -1;
 	if (order == NULL || order->set_weight == NULL)
 		return 0;   /* no order to weigh: a hint without effect */
 	return order->set_weight(t, weight);

@@ -252,9 +252,5 @@ int main(void)
 		tcase_add_test(st, test_stall_message);
 		suite_add_tcase(s, st);
 	}
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pot_run_suite(s);
 }

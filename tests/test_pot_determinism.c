@@ -89,9 +89,5 @@ int main(void)
 	else
 		tcase_add_loop_test(tc, test_same_order_every_run, 0, POT_NMODES);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pot_run_suite(s);
 }

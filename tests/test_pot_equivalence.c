@@ -299,9 +299,5 @@ int main(void)
 	tcase_add_loop_test(tc, test_restart_gives_the_turn_up, 0, POT_NMODES);
 	tcase_add_loop_test(tc, test_cancel_is_an_ordered_noop, 0, POT_NMODES);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pot_run_suite(s);
 }

@@ -20,14 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The modes that take an explicit order (destm works in rounds). */
-static const char *const explicit_modes[] = { "pot", "pot-fast", "pot-ordered", "pogl" };
-#define NEXPLICIT 4
-
 static void use_explicit(const char *mode)
 {
-	pot_use_mode(mode);
-	setenv("POTM_SEQUENCER", "explicit", 1);
+	pot_use_sequencer(mode, "explicit");
 }
 
 /* ---- out of thread order ------------------------------------------------------ */
@@ -76,7 +71,7 @@ static void slots_thread(unsigned id, void *arg)
 
 START_TEST(test_supplied_order_is_commit_order)
 {
-	use_explicit(explicit_modes[_i]);
+	use_explicit(pot_sequenced_modes[_i]);
 	log_pos = shared_sum = 0;
 	for (unsigned s = 0; s < SLOTS; s++)
 		restarts_left[s] = 2;
@@ -89,7 +84,7 @@ START_TEST(test_supplied_order_is_commit_order)
 		if (s % 10 == 7)
 			continue;
 		ck_assert_msg(slot_log[n] == (long)s, "%s: position %ld holds slot %ld, "
-		              "expected %u", explicit_modes[_i], n, slot_log[n], s);
+		              "expected %u", pot_sequenced_modes[_i], n, slot_log[n], s);
 		n++;
 		expect_sum = expect_sum * 3 + s;
 	}
@@ -239,7 +234,7 @@ END_TEST
 /* Thread 0 supplies slots 0 and 2; nobody supplies 1. */
 START_TEST(test_gap_is_reported)
 {
-	use_explicit(explicit_modes[_i]);
+	use_explicit(pot_sequenced_modes[_i]);
 	setenv("POTM_TURN_TIMEOUT_MS", "200", 1);
 	pot_init_or_fail();
 	ck_assert_int_eq(tm_thread_enter(0), 0);
@@ -264,17 +259,13 @@ int main(void)
 	Suite *s = suite_create("pot-explicit");
 	TCase *tc = tcase_create("explicit");
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, test_supplied_order_is_commit_order, 0, NEXPLICIT);
+	tcase_add_loop_test(tc, test_supplied_order_is_commit_order, 0, POT_NSEQUENCED);
 	tcase_add_test(tc, test_supply_errors);
 	tcase_add_test(tc, test_supply_duplicate);
 	tcase_add_test(tc, test_round_robin_refuses_supply);
 	tcase_add_test(tc, test_settings_are_checked);
-	tcase_add_loop_test_raise_signal(tc, test_gap_is_reported, SIGABRT, 0, NEXPLICIT);
+	tcase_add_loop_test_raise_signal(tc, test_gap_is_reported, SIGABRT, 0, POT_NSEQUENCED);
 	tcase_add_test_raise_signal(tc, test_unsupplied_transaction_is_misuse, SIGABRT);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pot_run_suite(s);
 }

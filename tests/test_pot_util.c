@@ -19,6 +19,25 @@ void pot_use_mode(const char *mode)
 	unsetenv("POTM_SEQUENCER");
 }
 
+const char *const pot_sequenced_modes[POT_NSEQUENCED] = {
+	"pot", "pot-fast", "pot-ordered", "pogl",
+};
+
+void pot_use_sequencer(const char *mode, const char *sequencer)
+{
+	pot_use_mode(mode);
+	setenv("POTM_SEQUENCER", sequencer, 1);
+}
+
+int pot_run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 /* A backend this machine cannot run (pot-rtm without RTM when the tests
  * use the hardware: POTM_TEST_HTM_HARDWARE) skips the whole test binary
  * with the reason (exit 77), before Check forks its first test. */

@@ -26,6 +26,16 @@ extern const char *const pot_modes[];
 /* setenv POTM_MODE (and clear POTM_SEQUENCER) before tm_init. */
 void pot_use_mode(const char *mode);
 
+/* The modes that take a sequencer other than round-robin (destm works in
+ * rounds), and setting one: POTM_MODE=mode, POTM_SEQUENCER=sequencer. */
+extern const char *const pot_sequenced_modes[];
+#define POT_NSEQUENCED 4
+void pot_use_sequencer(const char *mode, const char *sequencer);
+
+/* Run every test of s (Check's normal output); the process's exit status. */
+struct Suite;
+int pot_run_suite(struct Suite *s);
+
 /* tm_init(NULL) or fail the test with tm_last_error(). */
 void pot_init_or_fail(void);
 

@@ -24,14 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The modes that take the weighted order (destm works in rounds). */
-static const char *const weighted_modes[] = { "pot", "pot-fast", "pot-ordered", "pogl" };
-#define NWEIGHTED 4
-
 static void use_weighted(const char *mode)
 {
-	pot_use_mode(mode);
-	setenv("POTM_SEQUENCER", "weighted", 1);
+	pot_use_sequencer(mode, "weighted");
 }
 
 /* Weights with long transactions among short ones, different per thread. */
@@ -113,7 +108,7 @@ static void check_model(unsigned n)
 
 START_TEST(test_order_is_the_model)
 {
-	const char *mode = weighted_modes[_i];
+	const char *mode = pot_sequenced_modes[_i];
 	static const unsigned counts[] = { 3, 8 };
 	for (unsigned c = 0; c < 2; c++) {
 		unsigned n = counts[c];
@@ -172,7 +167,7 @@ START_TEST(test_same_outcome_every_run)
 {
 	static const pot_prog_t *const progs[] = { &pot_prog_intset, &pot_prog_bank };
 	static const unsigned counts[] = { 2, 8 };
-	const char *mode = weighted_modes[_i];
+	const char *mode = pot_sequenced_modes[_i];
 	use_weighted(mode);
 	pot_weight_of = weight_of;
 	for (unsigned p = 0; p < 2; p++)
@@ -270,15 +265,11 @@ int main(void)
 	} else if (strcmp(tm_backend_name(), "pot") != 0) {
 		tcase_add_test(tc, test_htm_refuses_weighted);
 	} else {
-		tcase_add_loop_test(tc, test_order_is_the_model, 0, NWEIGHTED);
+		tcase_add_loop_test(tc, test_order_is_the_model, 0, POT_NSEQUENCED);
 		tcase_add_test(tc, test_equal_weights_round_robin);
-		tcase_add_loop_test(tc, test_same_outcome_every_run, 0, NWEIGHTED);
+		tcase_add_loop_test(tc, test_same_outcome_every_run, 0, POT_NSEQUENCED);
 		tcase_add_test(tc, test_misuse);
 	}
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pot_run_suite(s);
 }
