@@ -15,6 +15,8 @@ Example:
     Variant(name='pot-fast', backend='pot', config={'mode': 'pot-fast'}, params={}, note='')
     >>> variant("tl2").backend
     'tl2'
+    >>> dict(variant("pot-weighted").config)
+    {'mode': 'pot', 'sequencer': 'weighted'}
     >>> variant("rtm").name in ("rtm", "rtm-fallback")
     True
 """
@@ -29,6 +31,11 @@ from potm.config import ConfigValue
 
 #: The runtime modes of the pot backend (POTM_MODE), in report order.
 POT_MODES: tuple[str, ...] = ("pot", "pot-fast", "pot-ordered", "pogl", "destm")
+
+#: Pot under the weighted order (POTM_SEQUENCER=weighted): the workload's
+#: transactions declare weights (tm_set_weight; STMBench7 does), equal
+#: weights make it round-robin.
+WEIGHTED_VARIANTS: tuple[str, ...] = ("pot-weighted",)
 
 #: Backends that are a variant of their own name, with no settings.
 PLAIN_BACKENDS: tuple[str, ...] = ("seq", "gl", "tl2", "pot-rtm", "rot", "pot-rot")
@@ -78,7 +85,13 @@ def variant(name: str) -> Variant:
         return Variant(name, name)
     if name in POT_MODES:
         return Variant(name, "pot", {"mode": name})
+    if name in WEIGHTED_VARIANTS:
+        mode = name.removesuffix("-weighted")
+        return Variant(name, "pot", {"mode": mode, "sequencer": "weighted"},
+                       note=f"'{name}' is POTM_MODE={mode} under the weighted order "
+                            "(POTM_SEQUENCER=weighted): each transaction's weight "
+                            "comes from the workload (tm_set_weight)")
     if name == "rtm":
         return rtm_variant()
-    known = ", ".join([*PLAIN_BACKENDS, *POT_MODES, "rtm"])
+    known = ", ".join([*PLAIN_BACKENDS, *POT_MODES, *WEIGHTED_VARIANTS, "rtm"])
     raise ValueError(f"unknown variant {name!r}; known: {known} (or give a Variant)")
