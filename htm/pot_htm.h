@@ -241,6 +241,7 @@ int tm_tx_start_(tm_txd_t *d)
 	}
 	pot_order_check_supplied(&h->pt);
 	__atomic_store_n(h->pt.busy, 1, __ATOMIC_RELAXED);
+	pot_order_declare(&h->pt);
 	pot_htm_begin(h);
 	return 1;
 }

@@ -64,12 +64,6 @@ static inline int pot_order_init(const char *backend, const tm_config_t *cfg)
 		return potm_error("%s: POTM_MODE=destm runs in rounds of the "
 		                  "threads' turns and needs POTM_SEQUENCER=round-robin",
 		                  backend);
-	/* The weighted order needs every transaction to declare its weight
-	 * before it waits for or tests the turn (pot_order_declare); only
-	 * stm/pot.c does so far. */
-	if (pot_order.weighted && strcmp(backend, "pot") != 0)
-		return potm_error("%s: POTM_SEQUENCER=weighted is implemented by the pot "
-		                  "backend only; use round-robin or explicit", backend);
 	return seq_init(pot_order.explicit_order ? SEQ_EXPLICIT_ORDER : SEQ_ROUND_ROBIN,
 	                cfg->max_threads, cfg->turn_timeout_ms,
 	                pot_order.mode == POT_DESTM, pot_order.weighted);
@@ -77,7 +71,8 @@ static inline int pot_order_init(const char *backend, const tm_config_t *cfg)
 
 /* A top-level transaction begins (or restarts): in weighted order, declare
  * its weight before anything looks at the turn (a retry keeps the
- * declaration of its slot). */
+ * declaration of its slot; a wait for the turn declares one if a path
+ * forgot).  Every Pot backend calls it from tm_tx_start_. */
 static inline void pot_order_declare(const pot_thread_t *p)
 {
 	if (unlikely(pot_order.weighted))

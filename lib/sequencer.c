@@ -703,6 +703,10 @@ static void seq_wait(potm_thread_t *t, const struct seq_wait_arg *a)
 void seq_wait_turn_slow(potm_thread_t *t, const seq_turn_key_t *k)
 {
 	struct seq_wait_arg a = { SEQ_WAIT_TURN, k, t->id };
+	/* Weighted: whoever waits for its turn is beginning a slot; if a
+	 * path came here without declaring it (a retry after the slot was
+	 * given up), declare it now, or the order would wait for us. */
+	seq_declare(t->id, seq_weight(t->id));
 	seq_wait(t, &a);
 }
 

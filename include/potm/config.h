@@ -52,7 +52,7 @@ typedef struct tm_config {
 	                           explicit, default "round-robin": the order
 	                           comes from the threads' logical ids, from
 	                           their ids and transactions' weights
-	                           (tm_set_weight; pot backend), or from
+	                           (tm_set_weight), or from
 	                           tm_set_next_order() */
 	unsigned turn_timeout_ms; /* POTM_TURN_TIMEOUT_MS 0..3600000, default
 	                           60000: a thread that holds the turn outside

@@ -571,7 +571,7 @@ bool tm_is_deterministic(void);
  * supplied by another thread, called inside a transaction. */
 int tm_set_next_order(uint64_t seqno);
 
-/* Weighted order (POTM_SEQUENCER=weighted, backend pot): the calling
+/* Weighted order (POTM_SEQUENCER=weighted, Pot backends): the calling
  * thread's transactions from now on weigh weight (1..TM_WEIGHT_MAX; 1 by
  * default), roughly how long one runs compared with the shortest.  The
  * order stays deterministic: each thread has a virtual clock, the next
