@@ -49,7 +49,8 @@
  *      ordered write-back) or stripe words.  Speculative transactions
  *      write only their private write set.
  *  P2  (opacity against in-place writes) The holder marks a stripe
- *      ((wv<<1)|1, then a release fence) before its first store to it, and
+ *      ((wv<<1)|1, then a release fence) before its first store to it
+ *      (pot_mark; tm.h's inline writes: tm_undo_mark_, undo.mark), and
  *      unmarks it (wv<<1, after a release fence) only once all its stores
  *      are done, before passing the turn.  A speculative read accepts a
  *      value only if the stripe word was the same unmarked v<<1 just before
@@ -174,8 +175,13 @@ static void pot_unmark(const pot_tx_t *tx, uint64_t version)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	uintptr_t word = (uintptr_t)version << 1;
 	const potm_undo_t *u = &tx->pt.th.txd.undo;
-	for (const potm_undo_entry_t *e = u->e; e < u->next; e++)
-		__atomic_store_n(pot_stripe_of(potm_undo_addr(e)), word, __ATOMIC_RELAXED);
+	volatile uintptr_t *last = NULL;   /* fields of one object: one store */
+	for (const potm_undo_entry_t *e = u->e; e < u->next; e++) {
+		volatile uintptr_t *s = pot_stripe_of(potm_undo_addr(e));
+		if (s != last)
+			__atomic_store_n(s, word, __ATOMIC_RELAXED);
+		last = s;
+	}
 }
 
 static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t b)
@@ -198,25 +204,29 @@ static inline void pot_set_fast(pot_tx_t *tx, bool fast)
 	} else {
 		tx->pt.th.txd.flags &= ~TM_TXD_PLAIN_READS;
 		potm_undo_set_plain(&tx->pt.th.txd.undo, false);
+		tx->pt.th.txd.undo.mark = 0;
 	}
 }
 
-/* tx->mark; in fast mode without marks (P5) tm.h's writes are inline
- * (potm_undo_set_plain): a log entry and a plain store, as pot_fast_write
- * does without marks. */
+/* tx->mark; in fast mode tm.h's writes are inline (potm_undo_set_plain):
+ * the stripe's mark if marks are on (undo.mark, tm_undo_mark_), a log
+ * entry and a store, as pot_fast_write does.  Call it after fast_word is
+ * set. */
 static inline void pot_set_mark(pot_tx_t *tx, bool mark)
 {
+	tm_undo_t *u = &tx->pt.th.txd.undo;
 	tx->mark = mark;
-	potm_undo_set_plain(&tx->pt.th.txd.undo, tx->fast && !mark);
+	u->mark = tx->fast && mark ? tx->fast_word : 0;
+	potm_undo_set_plain(u, tx->fast);
 }
 
 /* Enter fast mode at the current slot (P3: clock is frozen while we hold
  * the turn, so our commit will be version clock + 1). */
 static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
 {
+	tx->fast_word = (uintptr_t)(clock + 1) << 1 | 1;
 	pot_set_fast(tx, true);
 	pot_set_mark(tx, pot.mark_stripes);
-	tx->fast_word = (uintptr_t)(clock + 1) << 1 | 1;
 	potm_undo_clear(&tx->pt.th.txd.undo);
 }
 
@@ -622,6 +632,10 @@ static int pot_thread_init(potm_thread_t *t)
 {
 	pot_tx_t *tx = (pot_tx_t *)t;
 	tx->sync_first_tx = pot.solo_unmarked;
+	/* tm.h's inline marked writes (tm_undo_mark_) find the stripes here. */
+	tx->pt.th.txd.undo.stripes = pot.stripes;
+	tx->pt.th.txd.undo.stripe_mask = pot.mask;
+	tx->pt.th.txd.undo.stripe_shift = pot.shift;
 	tl2_rs_init(&tx->rs);
 	tl2_ws_init(&tx->ws, NULL);
 	pot_order_thread_init(&tx->pt);

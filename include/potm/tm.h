@@ -123,10 +123,27 @@ typedef struct tm_undo_ {
 	tm_undo_entry_t *next;  /* the next free entry */
 	tm_undo_entry_t *end;   /* e + capacity */
 	tm_undo_entry_t *plain_end; /* end while tm.h's inline writes may
-	                               append (pot's fast mode alone, P5 in
-	                               stm/pot.c), else NULL: one compare
-	                               decides the inline path */
+	                               append (pot's fast mode), else NULL:
+	                               one compare decides the inline path */
+	/* pot's fast mode with speculative readers: an inline write first
+	 * marks its stripe with this word (0: no marks, P5 in stm/pot.c). */
+	uintptr_t mark;
+	volatile uintptr_t *stripes; /* pot's stripe words */
+	uintptr_t stripe_mask;
+	unsigned stripe_shift;
 } tm_undo_t;
+
+/* pot: mark a's stripe before the first in-place store to it, with a
+ * release fence so that the mark is seen before the store (stm/pot.c
+ * P2; pot_mark there is the library's copy of this). */
+static inline void tm_undo_mark_(tm_undo_t *u, const void *a)
+{
+	volatile uintptr_t *s = &u->stripes[((uintptr_t)a >> u->stripe_shift) & u->stripe_mask];
+	if (__atomic_load_n(s, __ATOMIC_RELAXED) != u->mark) {
+		__atomic_store_n(s, u->mark, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+	}
+}
 
 /* A read set: the stripe lock words a TL2-style transaction read, to be
  * revalidated at commit.  e[-1] is a NULL sentinel, so the library's test
@@ -350,6 +367,8 @@ void tm_undo_log_(void *a, unsigned size);
 		if (__builtin_expect(d != NULL &&                        \
 		                     (uintptr_t)d->undo.next <            \
 		                     (uintptr_t)d->undo.plain_end, 1)) {  \
+			if (d->undo.mark)                                \
+				tm_undo_mark_(&d->undo, a);              \
 			tm_undo_fill_(d->undo.next++, a, sizeof(T));     \
 			*a = v;                                          \
 			return;                                          \
