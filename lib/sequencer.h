@@ -71,9 +71,12 @@
  *  S3  pending (registered, waiting for a round boundary) is written only
  *      under seq.lock.
  * Weighted order, in addition:
- *  W1  vclock, vnow and the members bitmap are written only under seq.lock
- *      (the holder takes it to pass); declared only by its owner, from 0
- *      to a weight when it begins a slot, back to 0 when it passes.
+ *  W1  vclock and vnow are written only under seq.lock (the holder takes
+ *      it to pass); the members bitmap under seq.lock or, as in S2, by the
+ *      holder (parking, leaving: nobody decides while somebody holds the
+ *      turn); declared only by its owner, from 0 to a weight when it
+ *      begins a slot, back to 0 when it passes (not in seq_pass's solo
+ *      fast path, where nobody else needs it).
  *  W2  holder is SEQ_UNDECIDED only while the member whose next slot
  *      finishes first (on declared weights, 1 where none is declared yet)
  *      has declared none; seq_declare and the pass each store, fence, then
