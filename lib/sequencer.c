@@ -329,12 +329,14 @@ static void seq_hand_over(unsigned from, uint64_t turn, unsigned next, bool roun
 /* ---- weighted order (W1, W2) ------------------------------------------------ */
 
 /* Virtual finish time of member id's next slot: its declared weight, or
- * the least weight there is (1) while it has declared none. */
+ * the least weight there is (1) while it has declared none (then
+ * *declared, if asked, is false). */
 static inline uint64_t seq_finish_time(unsigned id, bool *declared)
 {
 	seq_slot_t *s = seq_slot(id);
 	uint32_t w = __atomic_load_n(&s->declared, __ATOMIC_ACQUIRE);
-	*declared = w != 0;
+	if (declared)
+		*declared = w != 0;
 	return __atomic_load_n(&s->vclock, __ATOMIC_RELAXED) + (w ? w : 1);
 }
 
@@ -408,8 +410,7 @@ void seq_declare_slow(unsigned id, uint32_t weight)
 static uint64_t seq_weighted_consume(unsigned id)
 {
 	seq_slot_t *me = seq_slot(id);
-	bool declared;
-	uint64_t t = seq_finish_time(id, &declared);
+	uint64_t t = seq_finish_time(id, NULL);
 	__atomic_store_n(&me->vclock, t, __ATOMIC_RELAXED);
 	__atomic_store_n(&me->declared, 0, __ATOMIC_RELAXED);
 	return t;
@@ -815,31 +816,26 @@ void seq_park(unsigned id)
 void seq_release_parked(unsigned id, const unsigned *ids, unsigned n)
 {
 	struct potm_seq *q = &potm_seq;
+	/* Weighted: the released threads start level with the releaser's
+	 * slot, whoever arrived when; their clocks are written under the
+	 * lock (W1). */
+	uint64_t now = 0;
 	if (q->weighted) {
-		/* The released threads start level with the releaser's
-		 * slot, whoever arrived when (W1). */
 		pthread_mutex_lock(&q->lock);
-		bool declared;
-		uint64_t now = seq_finish_time(id, &declared);
-		for (unsigned i = 0; i < n; i++) {
-			__atomic_store_n(&seq_slot(ids[i])->vclock, now, __ATOMIC_RELAXED);
-			bm_set(q->members, ids[i]);
-			seq_set_membership(ids[i], SEQ_MEMBER);
-		}
-		seq_members_changed();
-		pthread_mutex_unlock(&q->lock);
-		seq_set_busy(id, 0);
-		seq_pass(id, true);
-		return;
+		now = seq_finish_time(id, NULL);
 	}
 	/* The round that seq_pass is about to begin is the parked threads'
 	 * first one back (S2: we hold the turn). */
 	for (unsigned i = 0; i < n; i++) {
 		__atomic_store_n(&seq_slot(ids[i])->round_min, q->round + 1, __ATOMIC_RELAXED);
+		if (q->weighted)
+			__atomic_store_n(&seq_slot(ids[i])->vclock, now, __ATOMIC_RELAXED);
 		bm_set(q->members, ids[i]);
 		seq_set_membership(ids[i], SEQ_MEMBER);
 	}
 	seq_members_changed();
+	if (q->weighted)
+		pthread_mutex_unlock(&q->lock);   /* seq_pass takes it again */
 	seq_set_busy(id, 0);
 	seq_pass(id, true);
 }

@@ -159,11 +159,7 @@ static bool pot_validate(const pot_tx_t *tx)
  * to it.  The fence orders the mark before the store that follows (P2). */
 static inline void pot_mark(const pot_tx_t *tx, const void *addr)
 {
-	volatile uintptr_t *s = pot_stripe_of(addr);
-	if (__atomic_load_n(s, __ATOMIC_RELAXED) != tx->fast_word) {
-		__atomic_store_n(s, tx->fast_word, __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_RELEASE);
-	}
+	tm_stripe_mark_(pot_stripe_of(addr), tx->fast_word);
 }
 
 /* Unmark the stripes of every in-place write of this attempt with version

@@ -133,16 +133,21 @@ typedef struct tm_undo_ {
 	unsigned stripe_shift;
 } tm_undo_t;
 
-/* pot: mark a's stripe before the first in-place store to it, with a
- * release fence so that the mark is seen before the store (stm/pot.c
- * P2; pot_mark there is the library's copy of this). */
-static inline void tm_undo_mark_(tm_undo_t *u, const void *a)
+/* pot: mark stripe word s with word before the first in-place store under
+ * it, with a release fence so that the mark is seen before the store
+ * (stm/pot.c P2; its pot_mark and tm.h's inline writes both come here). */
+static inline void tm_stripe_mark_(volatile uintptr_t *s, uintptr_t word)
 {
-	volatile uintptr_t *s = &u->stripes[((uintptr_t)a >> u->stripe_shift) & u->stripe_mask];
-	if (__atomic_load_n(s, __ATOMIC_RELAXED) != u->mark) {
-		__atomic_store_n(s, u->mark, __ATOMIC_RELAXED);
+	if (__atomic_load_n(s, __ATOMIC_RELAXED) != word) {
+		__atomic_store_n(s, word, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 	}
+}
+
+static inline void tm_undo_mark_(tm_undo_t *u, const void *a)
+{
+	tm_stripe_mark_(&u->stripes[((uintptr_t)a >> u->stripe_shift) & u->stripe_mask],
+	                u->mark);
 }
 
 /* A read set: the stripe lock words a TL2-style transaction read, to be
