@@ -117,6 +117,9 @@ typedef struct potm_thread {
 	                          reclamation as one batch; the rest of the
 	                          running transaction */
 	size_t frees_committed;
+	struct potm_reclaim_inbox *inbox;  /* batches back from their grace
+	                                      period, for this thread to free
+	                                      (lib/reclaim.c) */
 	tm_stats_t stats;      /* written by this thread only */
 } potm_thread_t;
 
@@ -248,12 +251,15 @@ void potm_tx_cancelled(potm_thread_t *t) __attribute__((noreturn));
 /* Randomized exponential backoff after the t->attempt-th abort. */
 void potm_backoff(potm_thread_t *t);
 
-/* Reclamation of freed blocks after an RCU grace period. */
-void potm_reclaim_defer(void **ptrs, size_t n);
+/* Reclamation of freed blocks after an RCU grace period (lib/reclaim.c);
+ * t: the thread that frees them once the grace period is over, or NULL. */
+void potm_reclaim_defer(potm_thread_t *t, void **ptrs, size_t n);
 /* Committed frees travel to reclamation in batches of this many (or at
  * tm_thread_exit and tm_reclaim_barrier). */
 #define POTM_RECLAIM_BATCH 64
 void potm_reclaim_flush(potm_thread_t *t);
+void potm_reclaim_thread_init(potm_thread_t *t);
+void potm_reclaim_thread_exit(potm_thread_t *t);
 
 /* ---- CPU features ------------------------------------------------------ */
 

@@ -204,6 +204,7 @@ int tm_thread_enter(unsigned id)
 		rt_free_thread(t);
 		goto out;
 	}
+	potm_reclaim_thread_init(t);
 	urcu_memb_register_thread();
 	rt.threads[id] = t;
 	rt.live++;
@@ -232,7 +233,7 @@ void tm_thread_exit(void)
 		tm_misuse_("tm_thread_exit inside a transaction");
 	if (potm_backend.thread_fini)
 		potm_backend.thread_fini(t);
-	potm_reclaim_flush(t);
+	potm_reclaim_thread_exit(t);
 	urcu_memb_unregister_thread();
 	pthread_mutex_lock(&rt.lock);
 	stats_add(&rt.exited, &t->stats);

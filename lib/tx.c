@@ -1,6 +1,7 @@
 /*
  * lib/tx.c — the parts of a transaction's life that every backend shares:
- * commit/abort/cancel bookkeeping, backoff, tm_malloc/tm_free, tm_atomic.
+ * commit/abort/cancel bookkeeping, backoff, tm_malloc/tm_free, tm_atomic
+ * (reclamation of the freed blocks: lib/reclaim.c).
  */
 #include "potm_internal.h"
 
@@ -139,64 +140,6 @@ void tm_free(void *ptr)
 	if (t != NULL && t->txd.depth > 0)
 		potm_ptrvec_push(&t->frees, ptr);   /* at commit */
 	else
-		potm_reclaim_defer(&ptr, 1);
+		potm_reclaim_defer(t, &ptr, 1);
 }
 
-/* ---- reclamation --------------------------------------------------------
- * The frees of one committed transaction travel together as one batch
- * through call_rcu: a grace period of the memb flavour ends only after
- * every reader that was inside a transaction (rcu_read_lock is taken at
- * begin, dropped at commit) has left it, so no transaction can still hold a
- * pointer into the batch. */
-
-struct reclaim_batch {
-	struct rcu_head head;
-	size_t n;
-	void *ptrs[];
-};
-
-void potm_count_reclaimed(size_t n);
-
-static void reclaim_batch_free(struct rcu_head *h)
-{
-	struct reclaim_batch *b = caa_container_of(h, struct reclaim_batch, head);
-	for (size_t i = 0; i < b->n; i++)
-		free(b->ptrs[i]);
-	potm_count_reclaimed(b->n);
-	free(b);
-}
-
-void potm_reclaim_defer(void **ptrs, size_t n)
-{
-	struct reclaim_batch *b = potm_xmalloc(sizeof *b + n * sizeof(void *));
-	b->n = n;
-	memcpy(b->ptrs, ptrs, n * sizeof(void *));
-	urcu_memb_call_rcu(&b->head, reclaim_batch_free);
-}
-
-/* Hand the committed transactions' frees to reclamation.  A thread
- * gathers them over several transactions first (POTM_RECLAIM_BATCH):
- * one call_rcu and one batch per transaction cost more than the
- * transaction itself when it is a hash-set removal, and the call_rcu
- * thread's work (a third core's worth on 2 cores) grows with the number
- * of callbacks.  Handing a block over later than its commit is always
- * safe: the grace period only has to start after the unlink. */
-void potm_reclaim_flush(potm_thread_t *t)
-{
-	/* Called outside a transaction or right after its commit: every
-	 * entry is a committed one. */
-	if (t->frees_committed == 0)
-		return;
-	potm_reclaim_defer(t->frees.v, t->frees_committed);
-	t->frees.n = t->frees_committed = 0;
-}
-
-void tm_reclaim_barrier(void)
-{
-	if (tm_in_tx())
-		tm_misuse_("tm_reclaim_barrier inside a transaction");
-	potm_thread_t *t = potm_self();
-	if (t != NULL)
-		potm_reclaim_flush(t);
-	urcu_memb_barrier();
-}

@@ -90,6 +90,6 @@ long sb7_text_replace_char(sb7_text_t *t, char from, char to);
 /* Deterministic hash of the content (not of the chunking). */
 uint64_t sb7_text_hash(const sb7_text_t *t, uint64_t h);
 
-#define SB7_TEXT_CHUNK_BYTES 256
+#define SB7_TEXT_CHUNK_BYTES 4000
 
 #endif /* SB7_TEXT_H */
