@@ -59,6 +59,14 @@ void *potm_xmalloc(size_t size)
 	return p;
 }
 
+void *potm_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+	if (p == NULL && n != 0 && size != 0)
+		potm_fatal("out of memory (%zu x %zu bytes)", n, size);
+	return p;
+}
+
 void *potm_xrealloc(void *p, size_t size)
 {
 	p = realloc(p, size);
@@ -85,6 +93,8 @@ void potm_undo_grow(potm_undo_t *u)
 	size_t n = potm_undo_count(u), cap = (size_t)(u->end - u->e);
 	cap = cap ? 2 * cap : 64;
 	u->e = potm_xrealloc(u->e, cap * sizeof *u->e);
+	if (u->seen == NULL)
+		u->seen = potm_xcalloc((size_t)1 << TM_UNDO_SEEN_BITS, sizeof *u->seen);
 	u->next = u->e + n;
 	u->end = u->e + cap;
 	if (u->plain_end != NULL)
@@ -96,11 +106,14 @@ void potm_undo_rollback(potm_undo_t *u)
 	while (u->next > u->e) {
 		const potm_undo_entry_t *e = --u->next;
 		memcpy(potm_undo_addr(e), &e->old, potm_undo_size(e));
+		u->seen[tm_undo_seen_slot_(e->where)] = 0;
 	}
 }
 
 void potm_undo_free(potm_undo_t *u)
 {
 	free(u->e);
+	free(u->seen);
 	u->e = u->next = u->end = u->plain_end = NULL;
+	u->seen = NULL;
 }

@@ -73,8 +73,11 @@ static inline size_t potm_undo_count(const potm_undo_t *u)
 	return (size_t)(u->next - u->e);
 }
 
+/* Empty the log, and its seen slots (tm_undo_t.seen) with it. */
 static inline void potm_undo_clear(potm_undo_t *u)
 {
+	for (const potm_undo_entry_t *e = u->e; e < u->next; e++)
+		u->seen[tm_undo_seen_slot_(e->where)] = 0;
 	u->next = u->e;
 }
 
@@ -98,7 +101,7 @@ static inline void potm_undo_log(potm_undo_t *u, void *addr, uint32_t size)
 {
 	if (unlikely(u->next == u->end))
 		potm_undo_grow(u);
-	tm_undo_fill_(u->next++, addr, size);
+	tm_undo_append_(u, addr, size);
 }
 
 /* ---- per-thread descriptor ------------------------------------------- */
@@ -194,6 +197,7 @@ void potm_fatal(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn, cold));
 
 void *potm_xmalloc(size_t size);
+void *potm_xcalloc(size_t n, size_t size);
 void *potm_xrealloc(void *p, size_t size);
 
 /* ---- transaction life cycle shared by all backends -------------------- */

@@ -336,6 +336,67 @@ START_TEST(cancel_restores_many_writes)
 }
 END_TEST
 
+/* The undo log keeps one entry per (address, size) a transaction wrote
+ * (tm_undo_t.seen).  What one transaction logged must not count for the
+ * next: after a commit and after a cancel, a transaction that rewrites
+ * the same words (more of them than the seen table has slots, some in
+ * two widths) and cancels puts back exactly what was there before it. */
+#define SEEN_WORDS 6000
+static uint64_t seen_words[SEEN_WORDS];
+
+static void seen_rewrite(uint64_t base, unsigned rounds)
+{
+	for (unsigned r = 0; r < rounds; r++)
+		for (unsigned i = 0; i < SEEN_WORDS; i++) {
+			TM_STORE(&seen_words[i], base + r * SEEN_WORDS + i);
+			if (i % 3 == 0)
+				TM_STORE((uint32_t *)&seen_words[i] + 1, (uint32_t)(base + r));
+		}
+}
+
+static void seen_assert(uint64_t base, unsigned rounds, const char *when)
+{
+	for (unsigned i = 0; i < SEEN_WORDS; i++) {
+		uint64_t want = base + (rounds - 1) * SEEN_WORDS + i;
+		if (i % 3 == 0) {
+			uint32_t hi = (uint32_t)(base + rounds - 1);
+			memcpy((uint32_t *)&want + 1, &hi, sizeof hi);
+		}
+		ck_assert_msg(seen_words[i] == want, "%s: word %u is %#llx, want %#llx",
+		              when, i, (unsigned long long)seen_words[i],
+		              (unsigned long long)want);
+	}
+}
+
+START_TEST(undo_log_forgets_between_transactions)
+{
+	if (!CAN_ROLL_BACK)
+		return;
+	start();
+	for (int i = 0; i < 2; i++) {   /* pot: past the speculative start */
+		TM_BEGIN();
+		TM_END();
+	}
+	TM_BEGIN();
+	seen_rewrite(1000, 3);
+	TM_END();
+	seen_assert(1000, 3, "after the commit");
+	for (int c = 0; c < 2; c++) {   /* a cancel after a commit, then after a cancel */
+		TM_BEGIN();
+		seen_rewrite(50000 + c, 2);
+		tm_cancel();
+		TM_END();
+		ck_assert(tm_was_cancelled());
+		seen_assert(1000, 3, c == 0 ? "a cancel after a commit" : "a cancel after a cancel");
+	}
+	TM_BEGIN();
+	seen_rewrite(7000, 1);
+	TM_END();
+	seen_assert(7000, 1, "the last commit");
+	stop();
+}
+END_TEST
+
 /* A write set large enough for tl2's hash index (32 words and more),
  * read back in a scattered order: right after each word's own write (the
  * index's last-entry hint), after a sub-word write into it (partly
@@ -545,6 +606,7 @@ int main(void)
 	tcase_add_test(tx, restart_retries);
 	tcase_add_test(tx, cancel_rolls_back);
 	tcase_add_test(tx, cancel_restores_many_writes);
+	tcase_add_test(tx, undo_log_forgets_between_transactions);
 	tcase_add_test(tx, read_after_write_large_set);
 	tcase_add_test(tx, atomic_results);
 	if (IS("seq"))
