@@ -108,7 +108,18 @@ static inline void sb7_free(void *p)
 /* TM_LOAD returns void * for every pointer field; the cast gives back the
  * field's own type, so that loads nest (SB7_LOAD(&SB7_LOAD(&a->b)->c)). */
 #define SB7_LOAD(p) ((__typeof__(*(p)))TM_LOAD(p))
+
+/* seq keeps no log: tm_cancel is an error there, and a failed operation
+ * must not have stored anything (counted).  The others roll a failed
+ * operation back: nothing to count (the long update traversals store
+ * 700,000 times). */
+#ifdef POTM_BACKEND_SEQ
+#define SB7_CAN_ROLL_BACK 0
 #define SB7_STORE(p, v) ((void)(sb7_stores_by_this_thread++, TM_STORE((p), (v))))
+#else
+#define SB7_CAN_ROLL_BACK 1
+#define SB7_STORE(p, v) ((void)TM_STORE((p), (v)))
+#endif
 
 static inline void *sb7_alloc(size_t size)
 {
@@ -127,13 +138,6 @@ static inline void sb7_free(void *p)
 
 #define SB7_SOLO_BEGIN() TM_BEGIN()
 #define SB7_SOLO_END() TM_END()
-
-/* seq keeps no log: tm_cancel is an error there. */
-#ifdef POTM_BACKEND_SEQ
-#define SB7_CAN_ROLL_BACK 0
-#else
-#define SB7_CAN_ROLL_BACK 1
-#endif
 
 #endif
 
