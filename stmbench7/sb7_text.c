@@ -134,10 +134,19 @@ static long sb7_chunk_count_char(const sb7_text_chunk_t *chunk, unsigned char ch
 	size_t full = (size_t)len / 8, i = 0;
 	while (i < full) {
 		/* Per-byte hit counters (0 or 1 added per word) summed once
-		 * per 31 words: at most 8 * 31 = 248 in all, so the multiply
+		 * per 28 words: at most 8 * 28 = 224 in all, so the multiply
 		 * that adds the 8 counters cannot carry out of a byte. */
-		size_t end = full - i > 31 ? i + 31 : full;
+		size_t end = full - i > 28 ? i + 28 : full;
 		uint64_t lanes = 0;
+		/* Four words per iteration.  One word per iteration made a
+		 * loop of 40 bytes whose speed depended on where the linker
+		 * put it: T4 (98 % of it here) took 3.1 or 4.5 ms for the same
+		 * source, from one build to the next. */
+		for (; i + 4 <= end; i += 4)
+			lanes += (sb7_matching_bytes(words[i], ch, SB7_HIGHS) >> 7) +
+			         (sb7_matching_bytes(words[i + 1], ch, SB7_HIGHS) >> 7) +
+			         (sb7_matching_bytes(words[i + 2], ch, SB7_HIGHS) >> 7) +
+			         (sb7_matching_bytes(words[i + 3], ch, SB7_HIGHS) >> 7);
 		for (; i < end; i++)
 			lanes += sb7_matching_bytes(words[i], ch, SB7_HIGHS) >> 7;
 		found += (long)((lanes * SB7_ONES) >> 56);
