@@ -95,10 +95,10 @@ void potm_undo_grow(potm_undo_t *u)
 	u->e = potm_xrealloc(u->e, cap * sizeof *u->e);
 	if (u->seen == NULL)
 		u->seen = potm_xcalloc((size_t)1 << TM_UNDO_SEEN_BITS, sizeof *u->seen);
+	u->seen_from = u->e + TM_UNDO_SEEN_AFTER;
 	u->next = u->e + n;
 	u->end = u->e + cap;
-	if (u->plain_end != NULL)
-		u->plain_end = u->end;
+	potm_undo_set_plain(u, u->plain_end != NULL);
 }
 
 void potm_undo_rollback(potm_undo_t *u)
@@ -106,7 +106,8 @@ void potm_undo_rollback(potm_undo_t *u)
 	while (u->next > u->e) {
 		const potm_undo_entry_t *e = --u->next;
 		memcpy(potm_undo_addr(e), &e->old, potm_undo_size(e));
-		u->seen[tm_undo_seen_slot_(e->where)] = 0;
+		if (e >= u->seen_from)
+			u->seen[tm_undo_seen_slot_(e->where)] = 0;
 	}
 }
 
@@ -114,6 +115,7 @@ void potm_undo_free(potm_undo_t *u)
 {
 	free(u->e);
 	free(u->seen);
-	u->e = u->next = u->end = u->plain_end = NULL;
+	u->e = u->next = u->end = u->plain_end = u->quick_end = NULL;
 	u->seen = NULL;
+	u->seen_from = NULL;
 }

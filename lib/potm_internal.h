@@ -76,15 +76,18 @@ static inline size_t potm_undo_count(const potm_undo_t *u)
 /* Empty the log, and its seen slots (tm_undo_t.seen) with it. */
 static inline void potm_undo_clear(potm_undo_t *u)
 {
-	for (const potm_undo_entry_t *e = u->e; e < u->next; e++)
+	for (const potm_undo_entry_t *e = u->seen_from; e < u->next; e++)
 		u->seen[tm_undo_seen_slot_(e->where)] = 0;
 	u->next = u->e;
 }
 
-/* Let tm.h's inline writes append (plain) or not. */
+/* Let tm.h's inline writes append (plain) or not; call it again when
+ * u->mark changes (quick_end depends on it). */
 static inline void potm_undo_set_plain(potm_undo_t *u, bool plain)
 {
 	u->plain_end = plain ? u->end : NULL;
+	u->quick_end = plain && !u->mark ?
+	               (u->seen_from < u->end ? u->seen_from : u->end) : NULL;
 }
 
 static inline void *potm_undo_addr(const potm_undo_entry_t *e)

@@ -128,12 +128,21 @@ typedef struct tm_undo_ {
 	 * first, so the oldest bytes, logged earlier, win.  STMBench7's long
 	 * update traversals rewrite a few thousand words hundreds of times
 	 * (T2c: 350,000 writes to 2,000 words), and an entry per write made
-	 * their log megabytes.  Emptied with the log (potm_undo_clear,
-	 * potm_undo_rollback), entry by entry. */
+	 * their log megabytes.  Only entries from seen_from on are
+	 * looked up and remembered: a short transaction (most of them)
+	 * logs every write as it comes and has nothing to forget.
+	 * Emptied with the log (potm_undo_clear, potm_undo_rollback), entry
+	 * by entry. */
 	uintptr_t *seen;
+	tm_undo_entry_t *seen_from;  /* e + TM_UNDO_SEEN_AFTER */
+	/* The bound of tm.h's quickest inline write, which only appends
+	 * (no mark, no lookup): min(plain_end, seen_from) while marks are
+	 * off, else NULL (potm_undo_set_plain keeps it). */
+	tm_undo_entry_t *quick_end;
 } tm_undo_t;
 
-#define TM_UNDO_SEEN_BITS 12
+#define TM_UNDO_SEEN_BITS 12     /* 4,096 slots: 32 KB per thread */
+#define TM_UNDO_SEEN_AFTER 64    /* entries logged before the table is used */
 
 static inline uintptr_t tm_undo_where_(const void *a, unsigned size)
 {
@@ -146,22 +155,37 @@ static inline size_t tm_undo_seen_slot_(uintptr_t where)
 	                (64 - TM_UNDO_SEEN_BITS));
 }
 
+/* Log the size bytes at a before they are overwritten, no questions
+ * asked (below quick_end). */
+static inline __attribute__((always_inline)) void
+tm_undo_push_(tm_undo_t *u, const void *a, unsigned size)
+{
+	uint64_t old = 0;
+	__builtin_memcpy(&old, a, size);
+	u->next->where = tm_undo_where_(a, size);
+	u->next->old = old;
+	u->next++;
+}
+
 /* Log the size bytes at a before they are overwritten, unless this
- * (address, size) is logged already.  The caller has made room.  No
- * branch: the entry is written either way and kept only if new (whether
- * a write repeats one is unpredictable, and a mispredicted branch per
- * write cost more than the entries it saved). */
+ * (address, size) is logged already (tm_undo_t.seen).  The caller has
+ * made room.  No branch on the lookup: the entry is written either way
+ * and kept only if new (whether a write repeats one is unpredictable, and
+ * a mispredicted branch per write cost more than the entries it saved). */
 static inline __attribute__((always_inline)) void
 tm_undo_append_(tm_undo_t *u, const void *a, unsigned size)
 {
 	uintptr_t where = tm_undo_where_(a, size);
-	uintptr_t *slot = &u->seen[tm_undo_seen_slot_(where)];
-	uintptr_t fresh = *slot != where;
-	*slot = where;
 	uint64_t old = 0;
 	__builtin_memcpy(&old, a, size);
 	u->next->where = where;
 	u->next->old = old;
+	uintptr_t fresh = 1;
+	if (__builtin_expect(u->next >= u->seen_from, 0)) {
+		uintptr_t *slot = &u->seen[tm_undo_seen_slot_(where)];
+		fresh = *slot != where;
+		*slot = where;
+	}
 	u->next += fresh;
 }
 
@@ -401,15 +425,22 @@ void tm_undo_log_(void *a, unsigned size);
 	static inline void tm_write##sfx(T *a, T v)                      \
 	{                                                                \
 		tm_txd_t *d = tm_self_;                                  \
-		if (__builtin_expect(d != NULL &&                        \
-		                     (uintptr_t)d->undo.next <            \
-		                     (uintptr_t)d->undo.plain_end, 1)) {  \
+		if (__builtin_expect(d == NULL, 0))                      \
+			goto slow;                                       \
+		if (__builtin_expect((uintptr_t)d->undo.next <            \
+		                     (uintptr_t)d->undo.quick_end, 1)) {  \
+			tm_undo_push_(&d->undo, a, sizeof(T));           \
+			*a = v;                                          \
+			return;                                          \
+		}                                                        \
+		if ((uintptr_t)d->undo.next < (uintptr_t)d->undo.plain_end) { \
 			if (d->undo.mark)                                \
 				tm_undo_mark_(&d->undo, a);              \
 			tm_undo_append_(&d->undo, a, sizeof(T));         \
 			*a = v;                                          \
 			return;                                          \
 		}                                                        \
+	slow:                                                            \
 		tm_write##sfx##_slow_(a, v);                             \
 	}
 #elif defined(POTM_BACKEND_TL2) && !defined(POTM_BUILDING_LIBRARY)
