@@ -155,16 +155,24 @@ static inline size_t tm_undo_seen_slot_(uintptr_t where)
 	                (64 - TM_UNDO_SEEN_BITS));
 }
 
+/* Fill e with the size bytes at a (before they are overwritten); returns
+ * its `where'. */
+static inline __attribute__((always_inline)) uintptr_t
+tm_undo_fill_(tm_undo_entry_t *e, const void *a, unsigned size)
+{
+	uint64_t old = 0;
+	__builtin_memcpy(&old, a, size);
+	e->where = tm_undo_where_(a, size);
+	e->old = old;
+	return e->where;
+}
+
 /* Log the size bytes at a before they are overwritten, no questions
  * asked (below quick_end). */
 static inline __attribute__((always_inline)) void
 tm_undo_push_(tm_undo_t *u, const void *a, unsigned size)
 {
-	uint64_t old = 0;
-	__builtin_memcpy(&old, a, size);
-	u->next->where = tm_undo_where_(a, size);
-	u->next->old = old;
-	u->next++;
+	tm_undo_fill_(u->next++, a, size);
 }
 
 /* Log the size bytes at a before they are overwritten, unless this
@@ -175,11 +183,7 @@ tm_undo_push_(tm_undo_t *u, const void *a, unsigned size)
 static inline __attribute__((always_inline)) void
 tm_undo_append_(tm_undo_t *u, const void *a, unsigned size)
 {
-	uintptr_t where = tm_undo_where_(a, size);
-	uint64_t old = 0;
-	__builtin_memcpy(&old, a, size);
-	u->next->where = where;
-	u->next->old = old;
+	uintptr_t where = tm_undo_fill_(u->next, a, size);
 	uintptr_t fresh = 1;
 	if (__builtin_expect(u->next >= u->seen_from, 0)) {
 		uintptr_t *slot = &u->seen[tm_undo_seen_slot_(where)];
