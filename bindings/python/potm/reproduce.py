@@ -324,7 +324,8 @@ def _details(exp: Experiment, status: str) -> str:
                      f"({', '.join(c.name for c in g.cases)}) x [{names}] x threads "
                      f"{','.join(map(str, g.threads))}, {g.repeat} repeats")
     if exp.provisional:
-        lines.append("  grid:       provisional (written before its workload existed)")
+        lines.append("  grid:       provisional (from the published description, never run "
+                     "where it can be measured)")
     if exp.notes:
         lines.append(f"  notes:      {exp.notes}")
     return "\n".join(lines)

@@ -407,6 +407,30 @@ def test_fig_3_8_wait_share_renderer() -> None:
         with_columns(t, [Column("a", "wait_turn_ns", "nope")])
 
 
+def test_htm_figures_run_stamp() -> None:
+    """fig-3.13 and fig-3.14 are the thesis's STAMP figures on HTM: every
+    STAMP case, the hardware backends required; fig-3.13 shows persistent
+    aborts over hardware starts in percent, fig-3.14 times over rot's."""
+    stamp_cases = {c.name for c in experiment("fig-3.7").grid("full").cases}
+    for exp_id, needs in (("fig-3.13", ("rtm", "pot-rtm")), ("fig-3.14", ("rot", "pot-rot"))):
+        exp = experiment(exp_id)
+        assert exp.requires == needs and exp.provisional
+        for scale in ("quick", "full"):
+            assert {c.name for c in exp.grid(scale).cases} == stamp_cases
+    assert experiment("fig-3.13").needs_rtm_cpu
+    t = synthetic_table({"benchmark": ["labyrinth", "kmeans"], "variant": ["rtm", "pot-rtm"],
+                         "threads": [2]}, lambda p: 1.0)
+    t = with_columns(t, [Column("htm_starts", "elapsed", 1.0),
+                         Column("htm_persistent", "elapsed", 1.0)])
+    # rtm: 30 of 200 hardware starts persistent (15 %); pot-rtm: 5 of 200.
+    t.array["htm_starts"] = 200.0
+    t.array["htm_persistent"] = [30.0 if v == "rtm" else 5.0 for v in t.array["variant"]]
+    exp = experiment("fig-3.13")
+    out = exp.render(t, exp)
+    assert series_labels(out.figures[""]) == ["rtm", "pot-rtm"]
+    assert "rtm 15, pot-rtm 2.5" in out.key_numbers
+
+
 SUBMODULES = sorted(m.name for m in pkgutil.walk_packages(potm.experiments.__path__,
                                                          "potm.experiments."))
 

@@ -115,8 +115,10 @@ class Experiment:
     requires: backends without which it is skipped (the others in its grid
     are dropped when not built).  needs_rtm_cpu: skipped on CPUs without
     Intel RTM.  blocked: a reason it cannot run whatever is built.
-    provisional: its grid was written before its workload existed, from
-    the published description; check it when the workload lands.  notes:
+    provisional: its grid was written from the published description and
+    has never run where it can be measured (its workload did not exist yet,
+    or its hardware is not here); check it against the publication when it
+    first runs.  notes:
     how our setup differs from the published one.
     """
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Pot thesis Figure 3.13: Pot on Intel RTM against RTM with a lock fallback
-(needs a CPU with RTM and the pot-rtm backend).
+"""Pot thesis Figure 3.13: the persistent hardware aborts of the STAMP
+applications on Intel RTM, rtm next to pot-rtm (needs a CPU with RTM).
 
 Runs experiment 'fig-3.13' of the potm package (see 'potm experiments -v'):
 --quick (the default) makes short runs into results/quick/, --full the
 real sizes into plots/; --out DIR, --lib-dir DIR (default: $POTMPY_LIB_DIR,
 else build/), --resume.
 
-    python3 experiments/fig_3_13_pot_rtm.py --quick
+    python3 experiments/fig_3_13_htm_aborts.py --quick
 """
 
 from __future__ import annotations

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Pot thesis Figure 3.14: Pot on IBM POWER8 HTM against POWER8 HTM with a
-lock fallback (needs a POWER8 machine and the rot backends).
+"""Pot thesis Figure 3.14: Pot-HTM on the STAMP applications, execution time
+of pot-rot (and of tl2 and pot) relative to POWER8 HTM with a lock
+fallback (needs a POWER8 machine and the rot backends).
 
 Runs experiment 'fig-3.14' of the potm package (see 'potm experiments -v'):
 --quick (the default) makes short runs into results/quick/, --full the
 real sizes into plots/; --out DIR, --lib-dir DIR (default: $POTMPY_LIB_DIR,
 else build/), --resume.
 
-    python3 experiments/fig_3_14_pot_rot.py --quick
+    python3 experiments/fig_3_14_pot_htm_stamp.py --quick
 """
 
 from __future__ import annotations
