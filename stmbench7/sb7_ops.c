@@ -18,6 +18,29 @@ static long sb7_random_id(sb7_thread_t *th, long max)
 	return 1 + sb7_rand_below(&th->rng, max);
 }
 
+/* An object picked by a random id in its index's range, or NULL where
+ * the id is free (deleted, or not yet used): the operations that start
+ * from one fail then, as in the original. */
+static sb7_atomic_part_t *sb7_random_atomic(sb7_thread_t *th)
+{
+	return sb7_map_get(&th->db->atomic_by_id, sb7_random_id(th, th->db->params.max_atomic_parts));
+}
+
+static sb7_composite_part_t *sb7_random_composite(sb7_thread_t *th)
+{
+	return sb7_map_get(&th->db->composite_by_id, sb7_random_id(th, th->db->params.max_comp_parts));
+}
+
+static sb7_base_assembly_t *sb7_random_base(sb7_thread_t *th)
+{
+	return sb7_map_get(&th->db->base_by_id, sb7_random_id(th, th->db->params.max_base_assm));
+}
+
+static sb7_complex_assembly_t *sb7_random_complex(sb7_thread_t *th)
+{
+	return sb7_map_get(&th->db->complex_by_id, sb7_random_id(th, th->db->params.max_complex_assm));
+}
+
 static void sb7_swap_xy(sb7_atomic_part_t *ap)
 {
 	int x = SB7_LOAD(&ap->x), y = SB7_LOAD(&ap->y);
@@ -347,9 +370,7 @@ static long sb7_short_traversal_st10(sb7_thread_t *th) { return sb7_walk_then_pa
  * above the base assemblies that use it, each once. */
 static long sb7_walk_up_from_random_part(sb7_thread_t *th, bool update)
 {
-	sb7_db_t *db = th->db;
-	sb7_atomic_part_t *ap = sb7_map_get(&db->atomic_by_id,
-	                                    sb7_random_id(th, db->params.max_atomic_parts));
+	sb7_atomic_part_t *ap = sb7_random_atomic(th);
 	if (ap == NULL)
 		return SB7_FAILED;
 	sb7_composite_part_t *cp = SB7_LOAD(&ap->part_of);
@@ -418,8 +439,7 @@ static long sb7_random_atomic_lookups(sb7_thread_t *th, enum sb7_found_action ac
 	sb7_db_t *db = th->db;
 	long found = 0;
 	for (int i = 0; i < 10; i++) {
-		sb7_atomic_part_t *ap = sb7_map_get(&db->atomic_by_id,
-		                                    sb7_random_id(th, db->params.max_atomic_parts));
+		sb7_atomic_part_t *ap = sb7_random_atomic(th);
 		if (ap == NULL)
 			continue;
 		if (action == SB7_FOUND_READ)
@@ -512,9 +532,7 @@ static long sb7_touch_sub_assemblies(sb7_complex_assembly_t *parent, bool update
  * is the root). */
 static long sb7_complex_siblings(sb7_thread_t *th, bool update)
 {
-	sb7_db_t *db = th->db;
-	sb7_complex_assembly_t *ca = sb7_map_get(&db->complex_by_id,
-	                                         sb7_random_id(th, db->params.max_complex_assm));
+	sb7_complex_assembly_t *ca = sb7_random_complex(th);
 	if (ca == NULL)
 		return SB7_FAILED;
 	sb7_complex_assembly_t *parent = SB7_LOAD(&ca->a.super_assembly);
@@ -534,9 +552,7 @@ static long sb7_operation_op12(sb7_thread_t *th) { return sb7_complex_siblings(t
 /* OP7 / OP13: a random base assembly and its siblings. */
 static long sb7_base_siblings(sb7_thread_t *th, bool update)
 {
-	sb7_db_t *db = th->db;
-	sb7_base_assembly_t *ba = sb7_map_get(&db->base_by_id,
-	                                      sb7_random_id(th, db->params.max_base_assm));
+	sb7_base_assembly_t *ba = sb7_random_base(th);
 	if (ba == NULL)
 		return SB7_FAILED;
 	sb7_complex_assembly_t *parent = SB7_LOAD(&ba->a.super_assembly);
@@ -549,9 +565,7 @@ static long sb7_operation_op13(sb7_thread_t *th) { return sb7_base_siblings(th, 
 /* OP8 / OP14: the components of a random base assembly. */
 static long sb7_base_components(sb7_thread_t *th, bool update)
 {
-	sb7_db_t *db = th->db;
-	sb7_base_assembly_t *ba = sb7_map_get(&db->base_by_id,
-	                                      sb7_random_id(th, db->params.max_base_assm));
+	sb7_base_assembly_t *ba = sb7_random_base(th);
 	if (ba == NULL)
 		return SB7_FAILED;
 	long n = sb7_vec_count(&ba->components);
@@ -586,8 +600,7 @@ static long sb7_structural_sm1(sb7_thread_t *th)
 static long sb7_structural_sm2(sb7_thread_t *th)
 {
 	sb7_db_t *db = th->db;
-	sb7_composite_part_t *cp = sb7_map_get(&db->composite_by_id,
-	                                       sb7_random_id(th, db->params.max_comp_parts));
+	sb7_composite_part_t *cp = sb7_random_composite(th);
 	if (cp == NULL)
 		return SB7_FAILED;
 	sb7_delete_composite_part(db, cp);
@@ -596,13 +609,10 @@ static long sb7_structural_sm2(sb7_thread_t *th)
 
 static long sb7_structural_sm3(sb7_thread_t *th)
 {
-	sb7_db_t *db = th->db;
-	sb7_composite_part_t *cp = sb7_map_get(&db->composite_by_id,
-	                                       sb7_random_id(th, db->params.max_comp_parts));
+	sb7_composite_part_t *cp = sb7_random_composite(th);
 	if (cp == NULL)
 		return SB7_FAILED;
-	sb7_base_assembly_t *ba = sb7_map_get(&db->base_by_id,
-	                                      sb7_random_id(th, db->params.max_base_assm));
+	sb7_base_assembly_t *ba = sb7_random_base(th);
 	if (ba == NULL)
 		return SB7_FAILED;
 	sb7_link_component(ba, cp);
@@ -611,9 +621,7 @@ static long sb7_structural_sm3(sb7_thread_t *th)
 
 static long sb7_structural_sm4(sb7_thread_t *th)
 {
-	sb7_db_t *db = th->db;
-	sb7_base_assembly_t *ba = sb7_map_get(&db->base_by_id,
-	                                      sb7_random_id(th, db->params.max_base_assm));
+	sb7_base_assembly_t *ba = sb7_random_base(th);
 	if (ba == NULL)
 		return SB7_FAILED;
 	long n = sb7_vec_count(&ba->components);
@@ -629,8 +637,7 @@ static long sb7_structural_sm4(sb7_thread_t *th)
 static long sb7_structural_sm5(sb7_thread_t *th)
 {
 	sb7_db_t *db = th->db;
-	sb7_base_assembly_t *ba = sb7_map_get(&db->base_by_id,
-	                                      sb7_random_id(th, db->params.max_base_assm));
+	sb7_base_assembly_t *ba = sb7_random_base(th);
 	if (ba == NULL || sb7_idpool_available(&db->base_ids) < 1)
 		return SB7_FAILED;
 	sb7_create_base_assembly(db, th, SB7_LOAD(&ba->a.super_assembly), false);
@@ -640,8 +647,7 @@ static long sb7_structural_sm5(sb7_thread_t *th)
 static long sb7_structural_sm6(sb7_thread_t *th)
 {
 	sb7_db_t *db = th->db;
-	sb7_base_assembly_t *ba = sb7_map_get(&db->base_by_id,
-	                                      sb7_random_id(th, db->params.max_base_assm));
+	sb7_base_assembly_t *ba = sb7_random_base(th);
 	if (ba == NULL)
 		return SB7_FAILED;
 	sb7_complex_assembly_t *parent = SB7_LOAD(&ba->a.super_assembly);
@@ -655,8 +661,7 @@ static long sb7_structural_sm6(sb7_thread_t *th)
 static long sb7_structural_sm7(sb7_thread_t *th)
 {
 	sb7_db_t *db = th->db;
-	sb7_complex_assembly_t *ca = sb7_map_get(&db->complex_by_id,
-	                                         sb7_random_id(th, db->params.max_complex_assm));
+	sb7_complex_assembly_t *ca = sb7_random_complex(th);
 	if (ca == NULL)
 		return SB7_FAILED;
 	long level = SB7_LOAD(&ca->level);
@@ -678,8 +683,7 @@ static long sb7_structural_sm7(sb7_thread_t *th)
 static long sb7_structural_sm8(sb7_thread_t *th)
 {
 	sb7_db_t *db = th->db;
-	sb7_complex_assembly_t *ca = sb7_map_get(&db->complex_by_id,
-	                                         sb7_random_id(th, db->params.max_complex_assm));
+	sb7_complex_assembly_t *ca = sb7_random_complex(th);
 	if (ca == NULL)
 		return SB7_FAILED;
 	sb7_complex_assembly_t *parent = SB7_LOAD(&ca->a.super_assembly);

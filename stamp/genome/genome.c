@@ -58,10 +58,7 @@ static void parseArgs(int argc, char **argv, params_t *p)
 			usage(argv[0]);
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-		usage(argv[0]);
-	}
+	args_no_operands(argc, argv, usage);
 	if (p->segmentLength > p->geneLength) {
 		fprintf(stderr, "%s: segments (-s %ld) longer than the gene (-g %ld)\n", argv[0],
 		        p->segmentLength, p->geneLength);

@@ -72,10 +72,7 @@ static void parseArgs(int argc, char **argv, params_t *p)
 			usage(argv[0]);
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-		usage(argv[0]);
-	}
+	args_no_operands(argc, argv, usage);
 	if (p->fileName == NULL) {
 		fprintf(stderr, "%s: an input file is required (-i)\n", argv[0]);
 		usage(argv[0]);

@@ -41,3 +41,11 @@ void args_bad_option(const char *prog)
 {
 	fprintf(stderr, "%s: unknown option or missing value: -%c\n", prog, optopt);
 }
+
+void args_no_operands(int argc, char **argv, void (*usage)(const char *prog))
+{
+	if (optind != argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
+		usage(argv[0]);
+	}
+}

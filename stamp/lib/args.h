@@ -19,4 +19,8 @@ double args_double(const char *prog, int opt, const char *arg, double min, doubl
 /* Report an unknown option or a missing value (getopt's optopt). */
 void args_bad_option(const char *prog);
 
+/* After getopt: the applications take options only, so an operand left
+ * (argv[optind]) is reported and usage() called (which exits). */
+void args_no_operands(int argc, char **argv, void (*usage)(const char *prog));
+
 #endif /* ARGS_H */

@@ -68,10 +68,7 @@ static void parseArgs(int argc, char **argv, ssca2_params_t *p)
 			usage(argv[0]);
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-		usage(argv[0]);
-	}
+	args_no_operands(argc, argv, usage);
 	p->totVertices = 1L << p->scale;
 	p->maxCliqueSize = 1L << (p->scale / 3);
 	p->maxIntWeight = 1L << p->scale;

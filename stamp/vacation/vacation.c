@@ -82,10 +82,7 @@ static void parseArgs(int argc, char **argv, params_t *p)
 			usage(argv[0]);
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-		usage(argv[0]);
-	}
+	args_no_operands(argc, argv, usage);
 }
 
 /* Fill every table with ids 1..numRelation in a shuffled order, each with
