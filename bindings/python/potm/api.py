@@ -253,11 +253,20 @@ def _axis(name: str, values: object) -> list[Any]:
     return axis
 
 
+def _reusable(donors: Sequence[SweepCache], key: Mapping[str, Any]) -> Optional[RunResult]:
+    """The first successful run recorded under key in donors, or None."""
+    for donor in donors:
+        found = donor.get(key)
+        if found is not None and found.ok:
+            return found
+    return None
+
+
 def sweep(workload: str, *, backends: Sequence[str], threads: Union[int, Sequence[int]] = 1,
           repeat: int = 3, cache: Optional[PathLike] = None, progress: bool = True,
           timeout: Optional[float] = None, retry_failed: bool = True,
           config: Optional[Mapping[str, ConfigValue]] = None, lib_dir: Optional[PathLike] = None,
-          **grid: Any) -> SweepTable:
+          reuse: Sequence[PathLike] = (), **grid: Any) -> SweepTable:
     """Run the cartesian product backends x threads x grid, repeat times.
 
     Each keyword in grid is a parameter of the workload with one value or a
@@ -269,7 +278,10 @@ def sweep(workload: str, *, backends: Sequence[str], threads: Union[int, Sequenc
 
     cache: a JSON-lines file of finished runs; runs found there are not
     run again (failed ones are, unless retry_failed=False), so an
-    interrupted sweep resumes.  progress: a progress line on stderr.
+    interrupted sweep resumes.  reuse: other such files (of other sweeps
+    made with the same libraries): a successful run of the same point and
+    repeat found there is taken, and copied into cache, instead of run
+    again.  progress: a progress line on stderr.
 
     Returns a SweepTable with one row per run, point by point with the
     repeats of a point together (.median() for one row per point).
@@ -298,6 +310,7 @@ def sweep(workload: str, *, backends: Sequence[str], threads: Union[int, Sequenc
         _check_backend(libs, backend, need_bench=True, program=points[0].spec.library)
 
     store = SweepCache(cache) if cache is not None else None
+    donors = [SweepCache(path) for path in reuse if Path(path).exists()]
     done: dict[tuple[int, int], RunResult] = {}
     todo: list[tuple[int, int, dict[str, Any]]] = []
     for r in range(repeat):
@@ -305,6 +318,10 @@ def sweep(workload: str, *, backends: Sequence[str], threads: Union[int, Sequenc
             key = point_key(point.spec.name, point.backend, point.threads, point.params,
                             point.config, repeat=r)
             cached = store.get(key) if store is not None else None
+            if cached is None:
+                cached = _reusable(donors, key)
+                if cached is not None and store is not None:
+                    store.put(key, cached)
             if cached is not None and (cached.ok or not retry_failed):
                 done[(r, i)] = cached
             else:

@@ -16,7 +16,10 @@ The runs of an experiment go repeat by repeat across all its sweeps (all
 cases and variants once, then again...), so a burst of noise on the shared
 machine spreads over the points instead of hitting one.  A failure inside
 one experiment (a crashed run, a bad parameter) makes that experiment
-"failed" and the others go on.
+"failed" and the others go on.  A point that an experiment shares with one
+run before it in the same call (same workload, backend, threads,
+parameters, settings and repeat: fig-3.8's are fig-3.7's) is not run
+again: its result is taken from that experiment's cache.
 
 Example:
     >>> reports = reproduce(["overhead"], scale="quick", out="results/quick")  # doctest: +SKIP
@@ -125,9 +128,16 @@ def find_libs(lib_dir: Optional[PathLike], *, verbose: bool = False
         return None, NO_LIBRARIES
 
 
+def runs_cache(out: Path, exp_id: str) -> Path:
+    """The sweep cache of experiment exp_id in the output directory out."""
+    return out / f"{exp_id}.runs.jsonl"
+
+
 def run_sweeps(exp: Experiment, sweeps: Sequence[Sweep], repeat: int, libs: LibraryDir,
-               cache: Path, progress: bool) -> SweepTable:
-    """Run the sweeps repeat by repeat; the merged, labelled table."""
+               cache: Path, progress: bool, reuse: Sequence[Path] = ()) -> SweepTable:
+    """Run the sweeps repeat by repeat; the merged, labelled table.  Runs
+    recorded in the caches reuse (of experiments run before, with the same
+    libraries) are taken from there (api.sweep's reuse)."""
     bar = Progress(total=len(sweeps) * repeat, enabled=progress)
     tables: list[SweepTable] = []
     try:
@@ -138,7 +148,7 @@ def run_sweeps(exp: Experiment, sweeps: Sequence[Sweep], repeat: int, libs: Libr
                 t = api.sweep(s.case.workload, backends=[s.variant.backend],
                               threads=list(s.threads), repeat=r, cache=cache,
                               progress=False, retry_failed=False, config=s.variant.config,
-                              lib_dir=libs.path, **s.params)
+                              lib_dir=libs.path, reuse=reuse, **s.params)
                 tables.append(labelled(t, benchmark=s.case.name, variant=s.variant.name))
                 bar.finish(ok=bool(t.filter(repeat=r - 1)["ok"].all()))
     finally:
@@ -168,9 +178,13 @@ def _write_text(exp: Experiment, scale: str, path: Path, summary: str, key: str,
 
 def run_experiment(exp: Experiment, scale: str, out: Path, libs: Optional[LibraryDir],
                    libs_problem: str = "", *, resume: bool = False,
-                   progress: bool = True, stream: Optional[TextIO] = None) -> Report:
+                   progress: bool = True, stream: Optional[TextIO] = None,
+                   reuse: Sequence[Path] = ()) -> Report:
     """Run one experiment (or skip it) and write its files into out; its
-    summary table goes to stream (default: sys.stdout)."""
+    summary table goes to stream (default: sys.stdout).  reuse: run caches
+    of experiments run just before with the same libraries, whose runs of
+    the same points are taken rather than run again (fig-3.8's are
+    fig-3.7's)."""
     stream = stream if stream is not None else sys.stdout
     started = time.monotonic()
     reason = unavailable(exp, libs, libs_problem or NO_LIBRARIES)
@@ -178,7 +192,7 @@ def run_experiment(exp: Experiment, scale: str, out: Path, libs: Optional[Librar
         return Report(exp.id, "skipped", reason or libs_problem)
     sweeps, notes = plan(exp, scale, libs)
     report = Report(exp.id, "failed", notes=notes)
-    cache = out / f"{exp.id}.runs.jsonl"
+    cache = runs_cache(out, exp.id)
     try:
         if not sweeps:
             raise ValueError("no sweep of its grid can run here")
@@ -186,7 +200,8 @@ def run_experiment(exp: Experiment, scale: str, out: Path, libs: Optional[Librar
         out.mkdir(parents=True, exist_ok=True)
         if cache.exists() and not resume:
             cache.unlink()
-        table = run_sweeps(exp, sweeps, exp.grid(scale).repeat, libs, cache, progress)
+        table = run_sweeps(exp, sweeps, exp.grid(scale).repeat, libs, cache, progress,
+                           [p for p in reuse if p != cache])
         csv = out / f"{exp.id}.csv"
         table.to_csv(csv)
         report.files += [csv, cache]
@@ -230,8 +245,11 @@ def reproduce(experiments: Optional[Sequence[str]] = None, *, scale: str = "quic
     chosen = select(experiments)
     out_dir = Path(out) if out is not None else DEFAULT_OUT[scale]
     libs, problem = find_libs(lib_dir, verbose=True)
-    reports = [run_experiment(e, scale, out_dir, libs, problem, resume=resume,
-                              progress=progress, stream=stream) for e in chosen]
+    reports: list[Report] = []
+    for e in chosen:   # each experiment reuses the runs of those before it
+        reports.append(run_experiment(e, scale, out_dir, libs, problem, resume=resume,
+                                      progress=progress, stream=stream,
+                                      reuse=[runs_cache(out_dir, r.id) for r in reports]))
     write_summary(out_dir, reports)
     return reports
 

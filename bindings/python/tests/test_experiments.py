@@ -11,6 +11,7 @@ import csv
 import doctest
 import importlib
 import io
+import json
 import os
 import pkgutil
 import re
@@ -24,6 +25,7 @@ import pytest
 
 import potm
 import potm.experiments
+import potm.reproduce
 from conftest import SEED_CRASH, SOURCE_DIR, build_dir, compile_fake
 from potm._lib import LibraryDir
 from potm.cli import main
@@ -219,6 +221,58 @@ def test_reproduce_an_experiment_of_two_workloads(fake_backends: Path, tmp_path:
     assert "intset-rb: gl 1.99x, tl2 1.99x; bank: gl 2.00x, tl2 2.00x" in report.key_numbers
     svg = (tmp_path / "t-scal.svg").read_text()
     assert ">gl<" in svg and ">tl2<" in svg and "benchmark = bank" in svg
+
+
+def test_an_experiment_reuses_the_runs_of_one_before(fake_backends: Path,
+                                                      tmp_path: Path) -> None:
+    """fig-3.8's points are fig-3.7's: a run of the same point and repeat
+    recorded by an earlier experiment is taken from its cache (and copied
+    into the new one), a failed one is run again."""
+    bank = (Case("bank", "bank", {"accounts": 64}),)
+    wide = Grid(cases=bank, variants=("gl", "tl2"), threads=(2,), repeat=2,
+                params={"duration": 20})
+    narrow = Grid(cases=bank, variants=("tl2",), threads=(2,), repeat=2,
+                  params={"duration": 20})
+    first = Experiment("t-wide", "t", "t", wide, wide, NormalizedBars("tl2"))
+    second = Experiment("t-narrow", "t", "t", narrow, narrow, NormalizedBars("tl2"))
+    libs = LibraryDir(fake_backends)
+    assert run_experiment(first, "quick", tmp_path, libs, progress=False).status == "ok"
+    # Mark the donor's tl2 runs: repeat 0 with a throughput no run gives,
+    # repeat 1 as failed.
+    donor = tmp_path / "t-wide.runs.jsonl"
+    lines = [json.loads(line) for line in donor.read_text().splitlines()]
+    for entry in lines:
+        if entry["key"]["backend"] == "tl2":
+            if entry["key"]["repeat"] == 0:
+                entry["result"]["throughput"] = 4242.0
+            else:
+                entry["result"]["ok"] = False
+    donor.write_text("".join(json.dumps(e) + "\n" for e in lines))
+    report = run_experiment(second, "quick", tmp_path, libs, progress=False, reuse=[donor])
+    assert report.status == "ok", report.reason
+    rows = _csv_rows(tmp_path / "t-narrow.csv")
+    assert sorted(float(r["throughput"]) for r in rows) == [2000.0, 4242.0]
+    assert len((tmp_path / "t-narrow.runs.jsonl").read_text().splitlines()) == 2
+    # Without reuse, everything runs.
+    report = run_experiment(second, "quick", tmp_path, libs, progress=False)
+    assert [float(r["throughput"]) for r in _csv_rows(tmp_path / "t-narrow.csv")] == [2000.0] * 2
+
+
+def test_reproduce_passes_earlier_caches_on(fake_backends: Path, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """reproduce gives each experiment the caches of those run before it."""
+    seen: dict[str, list[Path]] = {}
+
+    def record(exp: Experiment, *args: Any, reuse: Any = (), **kwargs: Any) -> Any:
+        seen[exp.id] = list(reuse)
+        return potm.reproduce.Report(exp.id, "ok")
+
+    monkeypatch.setattr(potm.reproduce, "run_experiment", record)
+    reproduce(["fig-3.7", "fig-3.8", "fig-3.10"], out=tmp_path, lib_dir=fake_backends,
+              progress=False)
+    assert seen == {"fig-3.7": [], "fig-3.8": [tmp_path / "fig-3.7.runs.jsonl"],
+                    "fig-3.10": [tmp_path / "fig-3.7.runs.jsonl",
+                                 tmp_path / "fig-3.8.runs.jsonl"]}
 
 
 def test_a_failing_experiment_fails_alone(fake_backends: Path, tmp_path: Path) -> None:

@@ -135,7 +135,8 @@ FIG_3_8 = Experiment(
     notes="Waiting: time in the sequencer (the turn; in destm also rounds and round-mates), "
           "summed over the threads, over threads x execution time.  2 threads on 2 cores: "
           "a descheduled turn holder makes the others wait longer than on a dedicated "
-          "machine.",
+          "machine.  Reproduced with fig-3.7 (which the registry runs first), it takes "
+          "fig-3.7's runs of its points: one set of runs for both figures.",
 )
 
 
