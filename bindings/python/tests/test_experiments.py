@@ -483,6 +483,7 @@ def test_htm_figures_run_stamp() -> None:
     out = exp.render(t, exp)
     assert series_labels(out.figures[""]) == ["rtm", "pot-rtm"]
     assert "rtm 15, pot-rtm 2.5" in out.key_numbers
+    assert "% of HTM starts aborted persistently" in out.key_numbers
 
 
 SUBMODULES = sorted(m.name for m in pkgutil.walk_packages(potm.experiments.__path__,

@@ -191,10 +191,10 @@ FIG_3_13 = Experiment(
                "unsupported instructions) and that must run in software: with Pot, in the "
                "fast mode at their turn",
     quick=Grid(cases=stamp("quick"), variants=("rtm", "pot-rtm"), threads=(2,), repeat=3),
-    full=Grid(cases=stamp("real"), variants=("rtm", "pot-rtm"), threads=(1, 2), repeat=3),
+    full=Grid(cases=stamp("real"), variants=("rtm", "pot-rtm"), threads=(2,), repeat=3),
     render=Derived(PERSISTENT_PERCENT,
                    Bars(value="persistent_percent",
-                        ylabel="% of hardware transactions aborted persistently")),
+                        ylabel="% of HTM starts aborted persistently")),
     requires=("rtm", "pot-rtm"),
     needs_rtm_cpu=True,
     provisional=True,

@@ -95,14 +95,32 @@ def grouped_bars(table: SweepTable, value: str, *, group: str, series: str = "ba
     return maybe_save(fig, save)
 
 
+#: Width of one character of a tick label, inches (10-point sans serif).
+TICK_CHAR_WIDTH = 0.1
+
+
+def _crowded(ticks: list[str], panel_width: float) -> bool:
+    """Whether horizontal tick labels would run into each other (then they
+    are slanted): the longest wider than its group's share of the panel.
+
+    >>> _crowded(["bayes", "kmeans-low", "vacation-high"] * 4, 12.0)
+    True
+    >>> _crowded(["r", "rw", "w"], 8.0)
+    False
+    """
+    if not ticks:
+        return False
+    return max(map(len, ticks)) * TICK_CHAR_WIDTH > 0.9 * panel_width / len(ticks)
+
+
 def _bars(cells: dict[tuple[Any, Any], PointStats], *, title: str, xlabel: str, ylabel: str,
           legend_title: str, labels: bool, reference: Optional[float]) -> Figure:
     """Draw (group, series) -> statistics as grouped bars; a dashed line at
     reference unless it is None."""
     groups = list(dict.fromkeys(g for g, _ in cells))
     names = list(dict.fromkeys(s for _, s in cells))
-    width = max(PANEL_SIZE[0], BAR_WIDTH * len(groups) * len(names) + 1.0)
-    fig, [ax] = new_figure(1, title=title, panel_width=width)
+    panel_width = max(PANEL_SIZE[0], BAR_WIDTH * len(groups) * len(names) + 1.0)
+    fig, [ax] = new_figure(1, title=title, panel_width=panel_width)
     width = 0.8 / len(names)
     x = np.arange(len(groups), dtype=float)
     for i, name in enumerate(names):
@@ -122,7 +140,11 @@ def _bars(cells: dict[tuple[Any, Any], PointStats], *, title: str, xlabel: str, 
                                "alpha": 0.8})
     if reference is not None:
         ax.axhline(reference, color="black", linestyle="--", linewidth=0.8)
-    ax.set_xticks(x, [str(g) for g in groups])
+    ticks = [str(g) for g in groups]
+    if _crowded(ticks, panel_width):
+        ax.set_xticks(x, ticks, rotation=30, ha="right", rotation_mode="anchor")
+    else:
+        ax.set_xticks(x, ticks)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=0)
