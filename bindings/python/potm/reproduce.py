@@ -95,8 +95,25 @@ class Report:
     def line(self) -> list[str]:
         """The summary row: id, status, key numbers or reason, PNG figures."""
         detail = self.key_numbers if self.status == "ok" else self.reason
-        pngs = " ".join(str(p) for p in self.figures if p.suffix == ".png")
+        pngs = " ".join(str(_shown(p)) for p in self.figures if p.suffix == ".png")
         return [self.id, self.status, detail, pngs]
+
+
+def _shown(path: Path) -> Path:
+    """path relative to the current directory if it lies below it (the
+    scripts of experiments/ pass absolute output directories), else as is.
+
+    >>> _shown(Path.cwd() / "plots" / "a.png")
+    PosixPath('plots/a.png')
+    >>> _shown(Path("/elsewhere/a.png"))
+    PosixPath('/elsewhere/a.png')
+    """
+    if path.is_absolute():
+        try:
+            return path.relative_to(Path.cwd())
+        except ValueError:
+            return path
+    return path
 
 
 def summary_text(reports: Sequence[Report]) -> str:
