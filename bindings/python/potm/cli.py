@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from typing import Any, NoReturn, Optional, Sequence
 
 from potm import api
 from potm._lib import LIB_DIR_ENV, LibraryDir
 from potm.config import CONFIG_FIELDS, ConfigValue
+from potm.experiments.variants import cpu_has_rtm
 from potm.result import RunResult
 from potm.workloads import THREADS, WORKLOADS, Param, Value
 
@@ -246,7 +248,41 @@ def _cmd_backends(args: argparse.Namespace) -> int:
             line += f"   reports itself as {info.name!r}; abort causes: " + \
                 ", ".join(info.abort_causes)
         print(line)
+    for note in hardware_notes(libs.backends()):
+        print(note)
     return EXIT_OK
+
+
+def hardware_notes(built: Sequence[str], *, rtm: Optional[bool] = None,
+                   qemu: Optional[str] = None) -> list[str]:
+    """What the HTM backends can do here: whether this CPU has Intel RTM
+    (rtm defaults to /proc/cpuinfo's flag), and where the POWER8 backends
+    run (qemu defaults to the qemu-ppc64le on PATH).
+
+    >>> hardware_notes(["tl2", "rtm"], rtm=False, qemu=None)[0]
+    'hardware: this CPU has no Intel RTM: rtm and pot-rtm run only with htm_fallback_only=1 (every transaction on the fallback; the experiments call it rtm-fallback)'
+    >>> "under qemu-ppc64le" in hardware_notes(["tl2"], rtm=True, qemu="/usr/bin/qemu-ppc64le")[1]
+    True
+    """
+    has_rtm = cpu_has_rtm() if rtm is None else rtm
+    qemu = shutil.which("qemu-ppc64le") if qemu is None else qemu
+    notes = []
+    if has_rtm:
+        notes.append("hardware: this CPU has Intel RTM: rtm and pot-rtm run hardware "
+                     "transactions")
+    else:
+        notes.append("hardware: this CPU has no Intel RTM: rtm and pot-rtm run only with "
+                     "htm_fallback_only=1 (every transaction on the fallback; the "
+                     "experiments call it rtm-fallback)")
+    if any(b in built for b in ("rot", "pot-rot")):
+        notes.append("          rot and pot-rot: built for this POWER machine")
+    else:
+        where = (f"tested under qemu-ppc64le ({qemu}), where tbegin. always fails: "
+                 "correct, not timed" if qemu else "qemu-ppc64le is not installed "
+                 "(scripts/deps.sh installs it)")
+        notes.append("          rot and pot-rot (POWER8): not in this directory; 'make "
+                     f"test' cross-builds them into build-ppc64le/, {where}")
+    return notes
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

@@ -29,6 +29,9 @@ def test_backends(fake_lib_dir: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert status == 0
     assert "fake" in out and "bench: yes" in out
     assert "abort causes: read_locked, validate" in out
+    # What the HTM backends can do on this machine, said either way.
+    assert "hardware: this CPU has" in out and "Intel RTM" in out
+    assert "rot and pot-rot" in out
 
 
 def test_run(fake_lib_dir: Path, fake_log: Path,
