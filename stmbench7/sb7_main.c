@@ -438,8 +438,9 @@ static long sb7_execute(sb7_worker_t *w, const sb7_operation_t *op, unsigned *ab
 	result = r;
 	TM_END();
 	/* Hardware aborts (rtm) resume inside the library and are not seen
-	 * here; tm_stats counts them. */
-	*aborts = attempts - 1;
+	 * here (they roll back attempts++ too; a cancelled hardware attempt
+	 * leaves attempts at 0): tm_stats counts them, the JSON's "stats". */
+	*aborts = attempts > 0 ? attempts - 1 : 0;
 	return result;
 }
 #endif
