@@ -66,39 +66,38 @@ FIG_3_6 = Experiment(
           "takes even access counts only.",
 )
 
-#: The STAMP cases of Figures 3.7 and 3.8: case name, application, the
-#: quick input set and the full one (stamp/README.md: "small" is STAMP's
-#: simulator input, "paper" the published evaluation's; kmeans and
-#: vacation come in a low- and a high-contention flavour).
-STAMP_CASES: tuple[tuple[str, str, str, str], ...] = (
-    ("bayes", "bayes", "small", "paper"),
-    ("genome", "genome", "small", "paper"),
-    ("intruder", "intruder", "small", "paper"),
-    ("kmeans-low", "kmeans", "small", "paper"),
-    ("kmeans-high", "kmeans", "small-high", "paper-high"),
-    ("labyrinth", "labyrinth", "small", "paper"),
-    ("ssca2", "ssca2", "small", "paper"),
-    ("vacation-low", "vacation", "small", "paper"),
-    ("vacation-high", "vacation", "small-high", "paper-high"),
-    ("yada", "yada", "small", "paper"),
+#: The STAMP cases of Figures 3.7 and 3.8: case name, application and
+#: flavour, the suffix of its input sets (stamp/README.md: kmeans and
+#: vacation come in a low- and a high-contention flavour, "-high").
+STAMP_CASES: tuple[tuple[str, str, str], ...] = (
+    ("bayes", "bayes", ""),
+    ("genome", "genome", ""),
+    ("intruder", "intruder", ""),
+    ("kmeans-low", "kmeans", ""),
+    ("kmeans-high", "kmeans", "-high"),
+    ("labyrinth", "labyrinth", ""),
+    ("ssca2", "ssca2", ""),
+    ("vacation-low", "vacation", ""),
+    ("vacation-high", "vacation", "-high"),
+    ("yada", "yada", ""),
 )
+
+#: The input set of each scale: quick, STAMP's simulator inputs ("small");
+#: full, the published evaluation's ("paper"); real, STAMP's README inputs
+#: for real machines.
+STAMP_SETS: dict[str, str] = {"quick": "small", "full": "paper", "real": "real"}
 
 
 def stamp(scale: str) -> tuple[Case, ...]:
-    """Every STAMP case at its quick or full input set, or (scale "real")
-    at STAMP's README inputs for real machines (stamp/README.md).
+    """Every STAMP case at the input set of scale (STAMP_SETS).
 
     >>> [c.params for c in stamp("full") if c.name == "kmeans-high"]
     [{'size': 'paper-high'}]
     >>> [c.params for c in stamp("real") if c.name == "vacation-high"]
     [{'size': 'real-high'}]
     """
-    def size(quick: str, full: str) -> str:
-        if scale == "real":
-            return full.replace("paper", "real")
-        return quick if scale == "quick" else full
-    return tuple(Case(name, app, {"size": size(quick, full)})
-                 for name, app, quick, full in STAMP_CASES)
+    return tuple(Case(name, app, {"size": STAMP_SETS[scale] + flavour})
+                 for name, app, flavour in STAMP_CASES)
 
 
 FIG_3_7 = Experiment(
