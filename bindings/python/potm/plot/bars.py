@@ -113,6 +113,19 @@ def _crowded(ticks: list[str], panel_width: float) -> bool:
     return max(map(len, ticks)) * TICK_CHAR_WIDTH > 0.9 * panel_width / len(ticks)
 
 
+def bar_text(height: float) -> str:
+    """A bar's label: three significant digits, at most two decimals, so
+    that it fits its bar (an extra digit made neighbours overlap).
+
+    >>> [bar_text(h) for h in (0.794, 1.1, 41.05, 150.4, 12345.0, float("nan"))]
+    ['0.79', '1.10', '41.0', '150', '12345', '']
+    """
+    if np.isnan(height):
+        return ""
+    magnitude = int(np.floor(np.log10(abs(height)))) if height else 0
+    return f"{height:.{min(2, max(0, 2 - magnitude))}f}"
+
+
 def _bars(cells: dict[tuple[Any, Any], PointStats], *, title: str, xlabel: str, ylabel: str,
           legend_title: str, labels: bool, reference: Optional[float]) -> Figure:
     """Draw (group, series) -> statistics as grouped bars; a dashed line at
@@ -134,7 +147,7 @@ def _bars(cells: dict[tuple[Any, Any], PointStats], *, title: str, xlabel: str, 
                       yerr=np.vstack([below, above]) if has_spread else None,
                       capsize=3 if has_spread else 0, edgecolor="white", linewidth=0.5)
         if labels:
-            ax.bar_label(bars, labels=["" if np.isnan(h) else f"{h:.2f}" for h in heights],
+            ax.bar_label(bars, labels=[bar_text(h) for h in heights],
                          label_type="center", fontsize=7,
                          bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
                                "alpha": 0.8})
