@@ -263,6 +263,18 @@ int tm_stats(tm_stats_t *out)
 	return 0;
 }
 
+int tm_thread_stats(tm_stats_t *out)
+{
+	memset(out, 0, sizeof *out);
+	potm_thread_t *t = potm_self();
+	if (t == NULL)
+		return potm_error("tm_thread_stats: this thread is not registered (tm_thread_enter)");
+	if (t->txd.depth != 0)
+		return potm_error("tm_thread_stats: inside a transaction, whose counts are not final");
+	stats_add(out, &t->stats);
+	return 0;
+}
+
 void tm_stats_reset(void)
 {
 	pthread_mutex_lock(&rt.lock);

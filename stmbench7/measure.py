@@ -77,8 +77,9 @@ def summarise(path):
         runs = groups[key]
         tp = [r["throughput"] for r in runs]
         failed = statistics.median(100.0 * r["failed_ops"] / max(r["ops"], 1) for r in runs)
-        # The library's count where there is one: it sees the hardware
-        # aborts (rtm) that the operations' retries do not.
+        # The library's count where there is one: runs made before the
+        # operations took theirs from it (tm_thread_stats) missed the
+        # hardware aborts (rtm).
         aborts = statistics.median(r.get("stats", {}).get("aborts", r["aborts"]) /
                                    max(r["ops"], 1) for r in runs)
         length = statistics.median(r["elapsed_s"] for r in runs)

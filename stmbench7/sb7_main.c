@@ -399,7 +399,7 @@ static __attribute__((unused)) void sb7_fail_after_stores(const sb7_operation_t 
 }
 
 #ifdef SB7_LOCKS
-static long sb7_execute(sb7_worker_t *w, const sb7_operation_t *op, unsigned *aborts)
+static long sb7_execute(sb7_worker_t *w, const sb7_operation_t *op, uint64_t *aborts)
 {
 	sb7_locks_acquire(&w->run->locks, op);
 	unsigned long stores_before = sb7_stores_by_this_thread;
@@ -411,17 +411,29 @@ static long sb7_execute(sb7_worker_t *w, const sb7_operation_t *op, unsigned *ab
 	return r;
 }
 #else
-static long sb7_execute(sb7_worker_t *w, const sb7_operation_t *op, unsigned *aborts)
+/* The operation's aborts are the library's count for this thread, taken
+ * around it: a count kept here inside the transaction would be rolled
+ * back with every hardware attempt (rtm), and a cancelled one too. */
+static uint64_t sb7_thread_aborts(void)
+{
+	tm_stats_t s;
+	if (tm_thread_stats(&s) != 0) {
+		fprintf(stderr, "stmbench7: %s\n", tm_last_error());
+		exit(SB7_EXIT_VIOLATION);
+	}
+	return s.aborts;
+}
+
+static long sb7_execute(sb7_worker_t *w, const sb7_operation_t *op, uint64_t *aborts)
 {
 	sb7_thread_t *const th = &w->th;
 	const sb7_rng_t before = th->rng;
-	volatile unsigned attempts = 0;
 	volatile long result = SB7_FAILED;
+	const uint64_t aborts_before = sb7_thread_aborts();
 	/* The weighted order lets the other threads commit about this many
 	 * short operations while a long traversal runs (no effect elsewhere). */
 	tm_set_weight(op->weight);
 	TM_BEGIN();
-	attempts++;
 	th->rng = before;
 	unsigned long stores_before = sb7_stores_by_this_thread;
 	long r = op->run(th);
@@ -437,10 +449,7 @@ static long sb7_execute(sb7_worker_t *w, const sb7_operation_t *op, unsigned *ab
 	}
 	result = r;
 	TM_END();
-	/* Hardware aborts (rtm) resume inside the library and are not seen
-	 * here (they roll back attempts++ too; a cancelled hardware attempt
-	 * leaves attempts at 0): tm_stats counts them, the JSON's "stats". */
-	*aborts = attempts > 0 ? attempts - 1 : 0;
+	*aborts = sb7_thread_aborts() - aborts_before;
 	return result;
 }
 #endif
@@ -480,7 +489,7 @@ static void *sb7_worker_main(void *arg)
 			break;
 		int i = sb7_pick_operation(w);
 		const sb7_operation_t *op = &sb7_operations[i];
-		unsigned aborts;
+		uint64_t aborts;
 		uint64_t t0 = sb7_now_ns();
 		long r = sb7_execute(w, op, &aborts);
 		uint64_t dt = sb7_now_ns() - t0;
@@ -767,6 +776,13 @@ int main(int argc, char **argv)
 
 #ifndef SB7_LOCKS
 	tm_stats(&rep.tm);
+	/* Only the operations ran transactions since the reset: their aborts,
+	 * each taken from the library around it, add up to its total. */
+	if (rep.aborts != rep.tm.aborts) {
+		fprintf(stderr, "stmbench7: the operations' aborts (%" PRIu64 ") differ from "
+		        "the library's count (%" PRIu64 ")\n", rep.aborts, rep.tm.aborts);
+		return SB7_EXIT_VIOLATION;
+	}
 	tm_barrier_destroy(&run.start);
 	if (tm_thread_enter(0) != 0) {
 		fprintf(stderr, "stmbench7: %s\n", tm_last_error());

@@ -60,6 +60,16 @@ typedef struct tm_stats {
  * Returns 0, or -1 if the library is not initialized. */
 int tm_stats(tm_stats_t *out);
 
+/* The calling thread's own counters, since it entered (tm_thread_enter)
+ * or since the last tm_stats_reset: e.g. the aborts of one operation, as
+ * the difference around it.  Unlike a counter kept by the program inside
+ * a transaction, these survive a hardware abort (which rolls back every
+ * store the attempt made).  Not inside a transaction (its counts are not
+ * final).  Returns 0, or -1 (tm_last_error) if the thread is not
+ * registered or is inside a transaction.  reclaimed stays 0: no thread
+ * owns the reclamation. */
+int tm_thread_stats(tm_stats_t *out);
+
 /* Zero every counter (live threads and the exited-thread totals).  Call it
  * while no transaction runs, e.g. between a warm-up and a measurement. */
 void tm_stats_reset(void);

@@ -283,6 +283,71 @@ START_TEST(restart_retries)
 }
 END_TEST
 
+/* tm_thread_stats: this thread's own counters, which survive a hardware
+ * abort; refused outside a registered thread and inside a transaction. */
+static void *commit_three(void *arg)
+{
+	static long z;
+	(void)arg;
+	if (tm_thread_enter(1) != 0)
+		return (void *)1;
+	for (int i = 0; i < 3; i++) {
+		TM_BEGIN();
+		TM_STORE(&z, TM_LOAD(&z) + 1);
+		TM_END();
+	}
+	tm_stats_t mine;
+	void *bad = (void *)(uintptr_t)(tm_thread_stats(&mine) != 0 || mine.commits != 3);
+	tm_thread_exit();
+	return bad;
+}
+
+START_TEST(thread_stats_are_the_thread_own)
+{
+	static long x;
+	tm_stats_t s, all;
+	ck_assert_int_eq(tm_thread_stats(&s), -1);
+	ck_assert_ptr_nonnull(strstr(tm_last_error(), "not registered"));
+	start();
+	tm_stats_reset();
+	volatile int attempts = 0, inside = 0;
+	TM_BEGIN();
+	inside = tm_thread_stats(&s);
+	TM_STORE(&x, TM_LOAD(&x) + 1);
+	if (CAN_ROLL_BACK && ++attempts == 1)
+		tm_restart();
+	TM_END();
+	ck_assert_int_eq(inside, -1);
+	ck_assert_int_eq(tm_thread_stats(&s), 0);
+	ck_assert_uint_eq(s.commits, 1);
+	/* Under HTM attempts++ is forgotten by each hardware attempt, so the
+	 * program's count says less than the library's. */
+	ck_assert_uint_ge(s.aborts, CAN_ROLL_BACK ? 1 : 0);
+	if (!IS_HTM)
+		ck_assert_uint_eq(s.aborts, CAN_ROLL_BACK ? 1 : 0);
+	ck_assert_int_eq(tm_stats(&all), 0);
+	ck_assert_uint_eq(s.aborts, all.aborts);
+	if (!IS("seq")) {
+		/* Another thread's commits are its own; this thread leaves
+		 * while it runs (a registered thread blocked in pthread_join
+		 * would hold up the deterministic order) and comes back with
+		 * fresh counters, while tm_stats keeps every commit. */
+		tm_thread_exit();
+		pthread_t th;
+		void *bad;
+		pthread_create(&th, NULL, commit_three, NULL);
+		pthread_join(th, &bad);
+		ck_assert_ptr_null(bad);
+		ck_assert_int_eq(tm_thread_enter(0), 0);
+		ck_assert_int_eq(tm_thread_stats(&s), 0);
+		ck_assert_uint_eq(s.commits, 0);
+		ck_assert_int_eq(tm_stats(&all), 0);
+		ck_assert_uint_eq(all.commits, 4);
+	}
+	stop();
+}
+END_TEST
+
 START_TEST(cancel_rolls_back)
 {
 	static union { uint64_t w; uint8_t b[8]; } u = { .w = 0x1111111111111111ull };
@@ -618,6 +683,7 @@ int main(void)
 	tcase_add_test(tx, subword_writes_keep_neighbours);
 	tcase_add_test(tx, nesting_is_flattened);
 	tcase_add_test(tx, restart_retries);
+	tcase_add_test(tx, thread_stats_are_the_thread_own);
 	tcase_add_test(tx, cancel_rolls_back);
 	tcase_add_test(tx, cancel_restores_many_writes);
 	tcase_add_test(tx, undo_log_forgets_between_transactions);
