@@ -42,7 +42,7 @@ from potm.reproduce import exit_status, reproduce, run_experiment
 #: Every experiment the registry must list.
 EXPECTED_IDS = {
     "overhead", "fig-3.11", "determinism-cost",
-    "fig-3.6", "fig-3.7", "fig-3.8", "fig-3.10", "fig-3.13", "fig-3.14",
+    "fig-3.6", "fig-3.7", "fig-3.8", "fig-3.10", "fig-3.12", "fig-3.13", "fig-3.14",
     "fig-7-1", "fig-7-2", "fig-7-3", "fig-7-4", "fig-7-6", "table-7.3", "rubis",
 }
 #: The Doppel experiments and the series each draws.
@@ -401,6 +401,56 @@ def test_doppel_quick_specifics(doppel_quick: tuple[Path, dict[str, Any]]) -> No
     assert all(float(r["count_read_p99_ns"]) > 0 and float(r["count_write_p99_ns"]) > 0
                for r in latency)
     assert "read p99 (us)" in (out / "table-7.3.svg").read_text()
+
+
+#: The Pot thesis's experiments and the microbenchmark views (overhead has
+#: its own test above), run --quick on the real backends as the README's
+#: main job runs them; the HTM figures come with their own checks.
+POT_QUICK = ("fig-3.11", "determinism-cost", "fig-3.6", "fig-3.7", "fig-3.8", "fig-3.10",
+             "fig-3.12")
+
+
+@pytest.fixture(scope="module")
+def pot_quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """POT_QUICK run once, in one reproduce call (so fig-3.8 and fig-3.12
+    take the runs they share with fig-3.7 and fig-3.10): the output
+    directory and the reports by id.  Skipped where pot, tl2 or the STAMP
+    and STMBench7 programs are not built."""
+    libs_path = build_dir()
+    if not libs_path.is_dir():
+        pytest.skip(f"no C build directory {libs_path} (set POTMPY_BUILD_DIR)")
+    libs = LibraryDir(libs_path)
+    for backend in ("tl2", "pot"):
+        problem = (None if libs.has_bench(backend) else f"no {backend} benchmark library") \
+            or missing_backend(libs, backend, ["fasttx", "intset", "bank"])
+        if problem is not None:
+            pytest.skip(problem)
+    out = tmp_path_factory.mktemp("pot-quick")
+    reports = reproduce(list(POT_QUICK), scale="quick", out=out, lib_dir=libs_path,
+                        progress=False, stream=io.StringIO())
+    return out, {r.id: r for r in reports}
+
+
+@pytest.mark.parametrize("exp_id", POT_QUICK)
+def test_pot_experiments_quick(pot_quick: tuple[Path, dict[str, Any]], exp_id: str) -> None:
+    out, reports = pot_quick
+    report = reports[exp_id]
+    assert report.status == "ok", report.reason
+    rows = _csv_rows(out / f"{exp_id}.csv")
+    assert rows and all(r["ok"] == "True" for r in rows)
+    assert all(float(r.get("throughput") or 0) > 0 or float(r.get("elapsed") or 0) > 0
+               for r in rows)
+    exp = experiment(exp_id)
+    grid = exp.grid("quick")
+    built = set(LibraryDir(build_dir()).backends())
+    series = {variant(v).name for v in grid.variants if variant(v).backend in built}
+    assert {r["variant"] for r in rows} == series
+    assert {r["benchmark"] for r in rows} == {c.name for c in grid.cases}
+    assert {int(r["threads"]) for r in rows} == set(grid.threads)
+    svg = (out / f"{exp_id}.svg").read_text()
+    assert all(f">{name}<" in svg for name in series)
+    assert (out / f"{exp_id}.png").stat().st_size > 1000
+    assert report.key_numbers
 
 
 def test_timeline_renderer_and_key_numbers() -> None:

@@ -9,7 +9,7 @@ the backends it requires and the renderer that draws it.  Run them with
 Today's workloads support ``overhead``, ``fig-3.11`` and
 ``determinism-cost`` (intset, bank: potm.experiments.micro), ``fig-3.6``
 (fasttx), ``fig-3.7``/``fig-3.8`` (the STAMP applications), ``fig-3.10``
-(stmbench7) and the Doppel thesis's figures (doppel, rubis:
+and ``fig-3.12`` (stmbench7) and the Doppel thesis's figures (doppel, rubis:
 potm.experiments.doppel); the Pot-on-HTM figures (fig-3.13, fig-3.14) are
 registered and skipped, with the reason, where the hardware is missing.
 
@@ -29,7 +29,7 @@ Example:
     >>> experiment("fig-3.11").requires
     ('tl2',)
     >>> [e.id for e in select(["fig-3.1*"])]
-    ['fig-3.11', 'fig-3.10', 'fig-3.13', 'fig-3.14']
+    ['fig-3.11', 'fig-3.10', 'fig-3.12', 'fig-3.13', 'fig-3.14']
 """
 
 from __future__ import annotations
