@@ -350,21 +350,32 @@ def test_reproduce_quick_on_the_real_backends(tmp_path: Path) -> None:
         (missing_backend(libs, "tl2", ["intset", "nope"]) or "")
 
 
+def _reproduce_quick(tmp_path_factory: pytest.TempPathFactory, ids: list[str],
+                     needs: dict[str, list[str]]) -> tuple[Path, dict[str, Any]]:
+    """Run ids --quick in one reproduce call on the real backends: the
+    output directory and the reports by id.  Skipped unless every backend
+    of needs has a benchmark library with the workloads it lists."""
+    libs_path = build_dir()
+    if not libs_path.is_dir():
+        pytest.skip(f"no C build directory {libs_path} (set POTMPY_BUILD_DIR)")
+    libs = LibraryDir(libs_path)
+    for backend, workloads in needs.items():
+        if not libs.has_bench(backend):
+            pytest.skip(f"no {backend} benchmark library in {libs_path}")
+        problem = missing_backend(libs, backend, workloads)
+        if problem is not None:
+            pytest.skip(problem)
+    out = tmp_path_factory.mktemp("quick")
+    reports = reproduce(ids, scale="quick", out=out, lib_dir=libs_path, progress=False,
+                        stream=io.StringIO())
+    return out, {r.id: r for r in reports}
+
+
 @pytest.fixture(scope="module")
 def doppel_quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """Every Doppel experiment run once, --quick, on the real backends: the
-    output directory and the reports by id (skipped without the doppel
-    benchmark in libpotm-bench-tl2.so)."""
-    libs_path = build_dir()
-    if not libs_path.is_dir() or not LibraryDir(libs_path).has_bench("tl2"):
-        pytest.skip(f"no tl2 benchmark library in {libs_path} (set POTMPY_BUILD_DIR)")
-    problem = missing_backend(LibraryDir(libs_path), "tl2", ["doppel"])
-    if problem is not None:
-        pytest.skip(problem)
-    out = tmp_path_factory.mktemp("doppel-quick")
-    reports = reproduce(sorted(DOPPEL_SERIES), scale="quick", out=out, lib_dir=libs_path,
-                        progress=False, stream=io.StringIO())
-    return out, {r.id: r for r in reports}
+    """Every Doppel experiment run once, --quick (skipped without the
+    doppel benchmark in libpotm-bench-tl2.so)."""
+    return _reproduce_quick(tmp_path_factory, sorted(DOPPEL_SERIES), {"tl2": ["doppel"]})
 
 
 @pytest.mark.parametrize("exp_id", sorted(DOPPEL_SERIES))
@@ -412,23 +423,11 @@ POT_QUICK = ("fig-3.11", "determinism-cost", "fig-3.6", "fig-3.7", "fig-3.8", "f
 
 @pytest.fixture(scope="module")
 def pot_quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """POT_QUICK run once, in one reproduce call (so fig-3.8 and fig-3.12
-    take the runs they share with fig-3.7 and fig-3.10): the output
-    directory and the reports by id.  Skipped where pot, tl2 or the STAMP
-    and STMBench7 programs are not built."""
-    libs_path = build_dir()
-    if not libs_path.is_dir():
-        pytest.skip(f"no C build directory {libs_path} (set POTMPY_BUILD_DIR)")
-    libs = LibraryDir(libs_path)
-    for backend in ("tl2", "pot"):
-        problem = (None if libs.has_bench(backend) else f"no {backend} benchmark library") \
-            or missing_backend(libs, backend, ["fasttx", "intset", "bank"])
-        if problem is not None:
-            pytest.skip(problem)
-    out = tmp_path_factory.mktemp("pot-quick")
-    reports = reproduce(list(POT_QUICK), scale="quick", out=out, lib_dir=libs_path,
-                        progress=False, stream=io.StringIO())
-    return out, {r.id: r for r in reports}
+    """POT_QUICK run once, in one call (so fig-3.8 and fig-3.12 take the
+    runs they share with fig-3.7 and fig-3.10); skipped where pot or tl2
+    is not built."""
+    micro = ["fasttx", "intset", "bank"]
+    return _reproduce_quick(tmp_path_factory, list(POT_QUICK), {"tl2": micro, "pot": micro})
 
 
 @pytest.mark.parametrize("exp_id", POT_QUICK)

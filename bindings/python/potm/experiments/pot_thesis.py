@@ -156,18 +156,30 @@ def stmbench7(mix: str) -> Case:
                                             "traversals": "true", "structural": "false"})
 
 
+#: The three operation mixes of Figures 3.10 and 3.12.
+STMBENCH7_MIXES: tuple[Case, ...] = (stmbench7("r"), stmbench7("rw"), stmbench7("w"))
+
+
+def stmbench7_grid(variants: tuple[str, ...], threads: tuple[int, ...], full: bool) -> Grid:
+    """The mixes, 3 repeats: full, runs of 10 s (stmbench7/README.md's);
+    quick, 0.3 s (a few hundred operations).
+
+    >>> stmbench7_grid(("tl2",), (2,), full=False).params
+    {'duration': 300}
+    """
+    return Grid(cases=STMBENCH7_MIXES, variants=variants, threads=threads, repeat=3,
+                params={"duration": 10000 if full else 300})
+
+
 FIG_3_10 = Experiment(
     id="fig-3.10",
     title="STMBench7: throughput of the Pot modes relative to TL2",
     reproduces="Pot thesis Figure 3.10: STMBench7 throughput of Pot and its variants "
                "normalized to TL2 on the read-dominated, read-write and write-dominated "
                "mixes",
-    quick=Grid(cases=(stmbench7("r"), stmbench7("rw"), stmbench7("w")),
-               variants=("tl2", "pot", "pot-fast", "pot-ordered", "pot-weighted"),
-               threads=(2,), repeat=3, params={"duration": 300}),
-    full=Grid(cases=(stmbench7("r"), stmbench7("rw"), stmbench7("w")),
-              variants=("tl2", *POT_MODES, "pot-weighted"), threads=(2,), repeat=3,
-              params={"duration": 10000}),
+    quick=stmbench7_grid(("tl2", "pot", "pot-fast", "pot-ordered", "pot-weighted"), (2,),
+                         full=False),
+    full=stmbench7_grid(("tl2", *POT_MODES, "pot-weighted"), (2,), full=True),
     render=NormalizedBars(baseline="tl2"),
     requires=("tl2", "pot"),
     provisional=False,
@@ -184,12 +196,8 @@ FIG_3_12 = Experiment(
     reproduces="Pot thesis Figure 3.12: STMBench7 scalability, the throughput of TL2 and "
                "Pot as threads grow over single-threaded TL2's, on the read-dominated, "
                "read-write and write-dominated mixes",
-    quick=Grid(cases=(stmbench7("r"), stmbench7("rw"), stmbench7("w")),
-               variants=("tl2", "pot", "pot-weighted"), threads=(1, 2), repeat=3,
-               params={"duration": 300}),
-    full=Grid(cases=(stmbench7("r"), stmbench7("rw"), stmbench7("w")),
-              variants=("gl", "tl2", "pot", "pot-weighted"), threads=(1, 2, 4), repeat=3,
-              params={"duration": 10000}),
+    quick=stmbench7_grid(("tl2", "pot", "pot-weighted"), (1, 2), full=False),
+    full=stmbench7_grid(("gl", "tl2", "pot", "pot-weighted"), (1, 2, 4), full=True),
     render=Speedup(baseline="tl2"),
     requires=("tl2", "pot"),
     provisional=False,
