@@ -128,4 +128,7 @@ static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 	memcpy(a, &b, size);
 }
 
+/* tm.h reads inline inside a transaction; the library's reads are its
+ * slow path, under the _spec_ names. */
+#define POTM_GEN_READ_SPEC 1
 #include "access_gen.h"

@@ -409,6 +409,22 @@ void tm_undo_log_(void *a, unsigned size);
 	{ POTM_CHECK_IN_TX_(); return *a; }                              \
 	static inline void tm_write##sfx(T *a, T v)                      \
 	{ POTM_CHECK_IN_TX_(); POTM_LOG_WRITE_(a, sizeof(T)); *a = v; }
+#elif defined(POTM_BACKEND_GL) && !defined(POTM_BUILDING_LIBRARY)
+/* gl: inside a transaction this thread holds the lock, so a read is a
+ * plain load, inline.  The one test (registered, inside a transaction,
+ * aligned) sends anything else to the library's read, which reports the
+ * misuse.  Writes go to the library: they are undo-logged there. */
+#define POTM_ACCESS_(T, sfx)                                             \
+	T tm_read##sfx##_spec_(const T *a);                              \
+	void tm_write##sfx(T *a, T v);                                   \
+	static inline T tm_read##sfx(const T *a)                         \
+	{                                                                \
+		tm_txd_t *d = tm_self_;                                  \
+		if (__builtin_expect(d != NULL && d->depth > 0 &&        \
+		                     ((uintptr_t)a & (sizeof(T) - 1)) == 0, 1)) \
+			return *a;                                       \
+		return tm_read##sfx##_spec_(a);                          \
+	}
 #elif defined(POTM_BACKEND_POT) && !defined(POTM_BUILDING_LIBRARY)
 /* pot: the transaction whose turn it is runs in fast mode, where nobody
  * can commit before it and a read is a plain load; one flag test inline
