@@ -203,8 +203,8 @@ FIG_3_12 = Experiment(
     provisional=False,
     notes="Successful operations per second over 1-thread tl2's.  2 cores: 4 threads "
           "(full grid) oversubscribe the machine.  gl, one global lock around each "
-          "operation (no parallelism, each access still a call into the library), is "
-          "the line an STM must beat; the wider "
+          "operation (no parallelism, plain loads inline), is the line an STM must "
+          "beat; the wider "
           "matrix with the coarse and medium lock builds is stmbench7/measure.py's.  "
           "Reproduced with fig-3.10 (which the registry runs first), the 2-thread points "
           "the two share are fig-3.10's runs.",
