@@ -379,6 +379,21 @@ void tm_reclaim_barrier(void);
 #define POTM_PLAIN_ACCESS 1
 #endif
 
+/* An inline read whose slow path is the library's read (under the _spec_
+ * name): FAST(d, a, out) loads *a into *out and returns 1 when the common
+ * case holds, else 0.  Writes stay calls into the library. */
+#define POTM_INLINE_READ_(T, sfx, FAST)                                  \
+	T tm_read##sfx##_spec_(const T *a);                              \
+	void tm_write##sfx(T *a, T v);                                   \
+	static inline T tm_read##sfx(const T *a)                         \
+	{                                                                \
+		tm_txd_t *d = tm_self_;                                  \
+		T v;                                                     \
+		if (__builtin_expect(d != NULL && FAST(d, a, &v), 1))    \
+			return v;                                        \
+		return tm_read##sfx##_spec_(a);                          \
+	}
+
 #ifdef POTM_PLAIN_ACCESS
 /* Instrumentation compiles away; in debug builds an access outside a
  * transaction is still reported. */
@@ -411,20 +426,19 @@ void tm_undo_log_(void *a, unsigned size);
 	{ POTM_CHECK_IN_TX_(); POTM_LOG_WRITE_(a, sizeof(T)); *a = v; }
 #elif defined(POTM_BACKEND_GL) && !defined(POTM_BUILDING_LIBRARY)
 /* gl: inside a transaction this thread holds the lock, so a read is a
- * plain load, inline.  The one test (registered, inside a transaction,
- * aligned) sends anything else to the library's read, which reports the
- * misuse.  Writes go to the library: they are undo-logged there. */
-#define POTM_ACCESS_(T, sfx)                                             \
-	T tm_read##sfx##_spec_(const T *a);                              \
-	void tm_write##sfx(T *a, T v);                                   \
-	static inline T tm_read##sfx(const T *a)                         \
-	{                                                                \
-		tm_txd_t *d = tm_self_;                                  \
-		if (__builtin_expect(d != NULL && d->depth > 0 &&        \
-		                     ((uintptr_t)a & (sizeof(T) - 1)) == 0, 1)) \
-			return *a;                                       \
-		return tm_read##sfx##_spec_(a);                          \
-	}
+ * plain load, inline.  Anything else (outside a transaction, unaligned)
+ * goes to the library's read, which reports the misuse.  Writes go to the
+ * library: they are undo-logged there. */
+static inline __attribute__((always_inline)) int
+tm_gl_load_(const tm_txd_t *d, const void *a, unsigned size, void *out)
+{
+	if (__builtin_expect(d->depth == 0 || ((uintptr_t)a & (size - 1)), 0))
+		return 0;
+	__builtin_memcpy(out, a, size);
+	return 1;
+}
+#define POTM_GL_FAST_(d, a, out) tm_gl_load_((d), (a), sizeof *(a), (out))
+#define POTM_ACCESS_(T, sfx) POTM_INLINE_READ_(T, sfx, POTM_GL_FAST_)
 #elif defined(POTM_BACKEND_POT) && !defined(POTM_BUILDING_LIBRARY)
 /* pot: the transaction whose turn it is runs in fast mode, where nobody
  * can commit before it and a read is a plain load; one flag test inline
@@ -492,18 +506,8 @@ tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 	*s->rs.next++ = lock;
 	return 1;
 }
-#define POTM_ACCESS_(T, sfx)                                             \
-	T tm_read##sfx##_spec_(const T *a);                              \
-	void tm_write##sfx(T *a, T v);                                   \
-	static inline T tm_read##sfx(const T *a)                         \
-	{                                                                \
-		tm_txd_t *d = tm_self_;                                  \
-		T v;                                                     \
-		if (__builtin_expect(d != NULL &&                        \
-		                     tm_snap_load_(&d->snap, a, sizeof(T), &v), 1)) \
-			return v;                                        \
-		return tm_read##sfx##_spec_(a);                          \
-	}
+#define POTM_TL2_FAST_(d, a, out) tm_snap_load_(&(d)->snap, (a), sizeof *(a), (out))
+#define POTM_ACCESS_(T, sfx) POTM_INLINE_READ_(T, sfx, POTM_TL2_FAST_)
 #else
 #define POTM_ACCESS_(T, sfx)                                             \
 	T tm_read##sfx(const T *a);                                      \
