@@ -10,7 +10,10 @@ config is variant:threads, where a variant is a backend (tl2, seq, coarse,
 ...) or a mode of the pot backend (pot-fast, pot-ordered, pogl, destm: the
 pot binary with POTM_MODE set).  Besides the table of medians, the summary
 gives the Pot thesis's two views: each variant normalized to tl2 at the same
-thread count (Figure 3.10) and speedup over 1-thread tl2 (Figure 3.12).  The
+thread count (Figure 3.10) and speedup over 1-thread tl2 (Figure 3.12), and
+where starvation appears: each multi-thread variant's long traversals,
+their aborts per execution and their worst latency against one thread's
+mean (the same variant's, or seq's when it was not run alone).  The
 repetitions are the outer loop: on a shared, noisy machine a disturbance
 then spreads over all configurations instead of spoiling one of them.
 """
@@ -91,6 +94,62 @@ def summarise(path):
 
 
     pot_thesis_views(groups)
+    starvation_view(groups)
+
+
+#: The long traversals, whose attempts are the ones worth protecting.
+LONG_TRAVERSALS = ("T1", "T2a", "T2b", "T2c", "T3a", "T3b", "T3c", "T4", "T5", "T6")
+
+
+def operation_totals(runs, op):
+    """(executions, aborts, worst latency in us, mean latency in us) of op
+    over runs; executions count successful and failed ones alike."""
+    per = [r["per_operation"][op] for r in runs if op in r.get("per_operation", {})]
+    count = sum(p["count"] for p in per)
+    time_us = sum(p["total_time_s"] for p in per) * 1e6
+    return (count, sum(p["aborts"] for p in per),
+            max((p["max_latency_us"] for p in per), default=0.0),
+            time_us / count if count else 0.0)
+
+
+def starvation_view(groups):
+    """Per multi-thread variant and workload: aborts per operation, the long
+    traversals' aborts per execution, and T3c's (the longest: 175,000
+    build-date moves) aborts per execution and worst latency against its
+    mean at one thread (the same variant alone, else seq).  A transaction
+    that starves shows as many aborts and a worst case far above its cost
+    alone; a lock shows no aborts, and its worst case is the time spent
+    waiting for the other thread's traversal."""
+    for sm in sorted({k[0] for k in groups}):
+        rows = sorted((k for k in groups if k[0] == sm and k[3] > 1),
+                      key=lambda k: (["r", "rw", "w"].index(k[1]), order_of(k[2]), k[3]))
+        if not rows:
+            continue
+        print("\nStructural modifications %s; where starvation appears (aborts per "
+              "execution; T3c's worst latency against its mean at one thread):\n"
+              % ("on" if sm else "off"))
+        print("| workload | variant | threads | aborts/op | long traversals: aborts/exec "
+              "| most aborted traversal | T3c aborts/exec | T3c worst ms | x 1-thread mean |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for key in rows:
+            runs = groups[key]
+            alone = groups.get((sm, key[1], key[2], 1)) or groups.get((sm, key[1], "seq", 1))
+            totals = {op: operation_totals(runs, op) for op in LONG_TRAVERSALS}
+            execs = sum(t[0] for t in totals.values())
+            aborts = sum(t[1] for t in totals.values())
+            most = max((op for op in LONG_TRAVERSALS if totals[op][1]),
+                       key=lambda op: totals[op][1] / totals[op][0], default="")
+            n3, a3, worst3, _ = totals["T3c"]
+            base3 = operation_totals(alone, "T3c")[3] if alone else 0.0
+            ops = sum(r["ops"] for r in runs)
+            total_aborts = sum(r.get("stats", {}).get("aborts", r["aborts"]) for r in runs)
+            print("| %s | %s | %d | %.3f | %.2f | %s | %s | %s | %s |" % (
+                key[1], key[2], key[3], total_aborts / max(ops, 1),
+                aborts / execs if execs else 0.0,
+                "%s %.2f" % (most, totals[most][1] / totals[most][0]) if most else "",
+                "%.2f" % (a3 / n3) if n3 else "",
+                "%.1f" % (worst3 / 1000) if n3 else "",
+                "%.1f" % (worst3 / base3) if n3 and base3 else ""))
 
 
 def pot_thesis_views(groups):

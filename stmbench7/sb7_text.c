@@ -126,31 +126,64 @@ long sb7_text_length(const sb7_text_t *t)
 	return total;
 }
 
-/* How many bytes of the chunk equal ch: plain loads, a word at a time. */
+/* 16 bytes compared at once: GCC's generic vectors, SSE2 on x86-64 and
+ * VSX on ppc64le, without intrinsics of either. */
+typedef unsigned char sb7_bytes16_t __attribute__((vector_size(16)));
+typedef uint64_t sb7_words2_t __attribute__((vector_size(16)));
+
+/* 64 bytes per iteration: four 16-byte compares, whose all-ones lanes
+ * (-1) are subtracted from per-byte counters, at most 4 per iteration, so
+ * SB7_VEC_BLOCKS iterations cannot overflow a byte (4 * 63 = 252). */
+#define SB7_VEC_BLOCKS 63
+
+static inline sb7_bytes16_t sb7_load16(const uint64_t *p)
+{
+	sb7_bytes16_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* The sum of the 16 byte counters (each at most 252). */
+static long sb7_sum_byte_lanes(sb7_bytes16_t counts)
+{
+	sb7_words2_t w = (sb7_words2_t)counts;
+	long sum = 0;
+	for (int i = 0; i < 2; i++) {
+		/* Bytes to 16-bit lanes (at most 504), then the 4 lanes by one
+		 * multiply (at most 2,016: no carry out of the top lane). */
+		uint64_t pairs = (w[i] & 0x00ff00ff00ff00ffull) + ((w[i] >> 8) & 0x00ff00ff00ff00ffull);
+		sum += (long)((pairs * 0x0001000100010001ull) >> 48);
+	}
+	return sum;
+}
+
+/* How many bytes of the chunk equal ch: plain loads, 64 bytes at a time,
+ * then a word at a time.  T4 (a 20 KB document per composite part of
+ * every base assembly: 44 MB scanned on the small structure) is about
+ * half of every backend's `-w r` time, and a compiler vectorizes the
+ * original's std::count the same way. */
 static long sb7_chunk_count_char(const sb7_text_chunk_t *chunk, unsigned char ch)
 {
 	long len = chunk->length, found = 0;
 	const uint64_t *words = chunk->words;
 	size_t full = (size_t)len / 8, i = 0;
-	while (i < full) {
-		/* Per-byte hit counters (0 or 1 added per word) summed once
-		 * per 28 words: at most 8 * 28 = 224 in all, so the multiply
-		 * that adds the 8 counters cannot carry out of a byte. */
-		size_t end = full - i > 28 ? i + 28 : full;
-		uint64_t lanes = 0;
-		/* Four words per iteration.  One word per iteration made a
-		 * loop of 40 bytes whose speed depended on where the linker
-		 * put it: T4 (98 % of it here) took 3.1 or 4.5 ms for the same
-		 * source, from one build to the next. */
-		for (; i + 4 <= end; i += 4)
-			lanes += (sb7_matching_bytes(words[i], ch, SB7_HIGHS) >> 7) +
-			         (sb7_matching_bytes(words[i + 1], ch, SB7_HIGHS) >> 7) +
-			         (sb7_matching_bytes(words[i + 2], ch, SB7_HIGHS) >> 7) +
-			         (sb7_matching_bytes(words[i + 3], ch, SB7_HIGHS) >> 7);
-		for (; i < end; i++)
-			lanes += sb7_matching_bytes(words[i], ch, SB7_HIGHS) >> 7;
-		found += (long)((lanes * SB7_ONES) >> 56);
+	sb7_bytes16_t want = (sb7_bytes16_t){0} + ch;
+	while (full - i >= 8) {
+		size_t blocks = (full - i) / 8;
+		if (blocks > SB7_VEC_BLOCKS)
+			blocks = SB7_VEC_BLOCKS;
+		sb7_bytes16_t counts = {0};
+		for (size_t b = 0; b < blocks; b++, i += 8)
+			counts -= (sb7_bytes16_t)(sb7_load16(words + i) == want) +
+			          (sb7_bytes16_t)(sb7_load16(words + i + 2) == want) +
+			          (sb7_bytes16_t)(sb7_load16(words + i + 4) == want) +
+			          (sb7_bytes16_t)(sb7_load16(words + i + 6) == want);
+		found += sb7_sum_byte_lanes(counts);
 	}
+	uint64_t lanes = 0;   /* at most 7 words left: at most 7 per byte */
+	for (; i < full; i++)
+		lanes += sb7_matching_bytes(words[i], ch, SB7_HIGHS) >> 7;
+	found += (long)((lanes * SB7_ONES) >> 56);
 	if (len % 8)
 		found += sb7_count_high_bits(
 			sb7_matching_bytes(words[full], ch, sb7_word_valid(len, full)));

@@ -1,0 +1,142 @@
+/*
+ * STMBench7's chunked text (stmbench7/sb7_text.c): the character count
+ * that T4, T8 and ST2 run, 64 bytes at a time with vector compares, then a
+ * word at a time, then the last partial word.  Checked against a byte-by-
+ * byte count on chunks of every length around those boundaries, with the
+ * character at the edges, everywhere and nowhere, and bytes that differ
+ * from it by one bit or have the high bit set (a SWAR or signed-compare
+ * slip shows there).
+ */
+#include <potm/tm.h>
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../stmbench7/sb7_text.h"
+
+__thread unsigned long sb7_stores_by_this_thread;
+
+static void start(void)
+{
+	ck_assert_msg(tm_init(NULL) == 0, "tm_init: %s", tm_last_error());
+	ck_assert_int_eq(tm_thread_enter(0), 0);
+}
+
+static void stop(void)
+{
+	tm_thread_exit();
+	tm_shutdown();
+}
+
+/* A one-chunk text holding bytes[0..len). */
+static sb7_text_chunk_t *chunk_of(const unsigned char *bytes, long len)
+{
+	long cap = (len + 7) / 8 * 8;
+	sb7_text_chunk_t *c = calloc(1, sizeof *c + (size_t)cap + 8);
+	ck_assert_ptr_nonnull(c);
+	c->length = len;
+	c->capacity = cap;
+	memcpy(c->words, bytes, (size_t)len);
+	/* Bytes past the length are not text: fill the last word's tail with
+	 * the character so that counting them shows. */
+	memset((unsigned char *)c->words + len, bytes[len], (size_t)(cap - len));
+	return c;
+}
+
+static long count_bytes(const unsigned char *bytes, long len, unsigned char ch)
+{
+	long n = 0;
+	for (long i = 0; i < len; i++)
+		n += bytes[i] == ch;
+	return n;
+}
+
+static long count_in_tx(sb7_text_t *t, char ch)
+{
+	volatile long n = 0;
+	TM_BEGIN();
+		n = sb7_text_count_char(t, ch);
+	TM_END();
+	return n;
+}
+
+/* Lengths up to two vector batches (63 blocks of 64 bytes) and a bit. */
+#define MAX_LEN (2 * 63 * 64 + 100)
+
+START_TEST(count_char_matches_bytewise_count)
+{
+	start();
+	static unsigned char bytes[MAX_LEN + 1];
+	const unsigned char chars[] = { 'I', 'i', 0x80, 0xff, 0 };
+	unsigned seed = 12345;
+	for (long len = 0; len <= MAX_LEN; len += len < 300 ? 1 : 37) {
+		for (size_t k = 0; k < sizeof chars; k++) {
+			unsigned char ch = chars[k];
+			for (int pattern = 0; pattern < 4; pattern++) {
+				for (long i = 0; i <= len; i++) {
+					seed = seed * 1103515245u + 12345u;
+					unsigned char r = (unsigned char)(seed >> 16);
+					switch (pattern) {
+					case 0: bytes[i] = ch; break;              /* all */
+					case 1: bytes[i] = ch ^ 1; break;          /* none, one bit off */
+					case 2: bytes[i] = r & 1 ? ch : r | 0x80; break;
+					default: bytes[i] = (i == 0 || i == len - 1 || i % 64 == 63) ? ch : ch ^ 0x80;
+					}
+				}
+				bytes[len] = ch;   /* past the end: must not count */
+				sb7_text_chunk_t *c = chunk_of(bytes, len);
+				sb7_text_t t = { .nchunks = 1, .chunks = &c };
+				ck_assert_msg(count_in_tx(&t, (char)ch) == count_bytes(bytes, len, ch),
+				              "length %ld, char 0x%02x, pattern %d: %ld, expected %ld",
+				              len, ch, pattern, count_in_tx(&t, (char)ch),
+				              count_bytes(bytes, len, ch));
+				free(c);
+			}
+		}
+	}
+	stop();
+}
+END_TEST
+
+/* A text built as the benchmark builds its documents and manual: chunks of
+ * whole lines, the count the sum over chunks. */
+START_TEST(count_char_over_chunks)
+{
+	start();
+	const char *line = "I am the documentation for composite part #42.\n";
+	long per_line = count_bytes((const unsigned char *)line, (long)strlen(line), 'o');
+	sb7_text_t t;
+	TM_BEGIN();
+		sb7_text_init_fresh(&t, line, 20000);
+	TM_END();
+	ck_assert_int_gt(t.nchunks, 2);
+	volatile long length = 0;
+	TM_BEGIN();
+		length = sb7_text_length(&t);
+	TM_END();
+	ck_assert_int_eq(length % (long)strlen(line), 0);
+	ck_assert_int_eq(count_in_tx(&t, 'o'), length / (long)strlen(line) * per_line);
+	ck_assert_int_eq(count_in_tx(&t, 'I'), length / (long)strlen(line));
+	ck_assert_int_eq(count_in_tx(&t, 'Z'), 0);
+	TM_BEGIN();
+		sb7_text_release(&t);
+	TM_END();
+	stop();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sb7-text");
+	TCase *tc = tcase_create("count");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, count_char_matches_bytewise_count);
+	tcase_add_test(tc, count_char_over_chunks);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
