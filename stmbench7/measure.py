@@ -174,8 +174,12 @@ def pot_thesis_views(groups):
 
 
 def order_of(variant):
+    """Rows in a fixed order: seq, tl2, the pot modes (pot@weighted right
+    after pot), the locks, then anything else (rtm, ...)."""
     names = ("seq", "tl2") + POT_MODES + ("gl", "coarse", "medium")
-    return names.index(variant) if variant in names else len(names)
+    base, _, setting = variant.partition("@")
+    rank = names.index(base) if base in names else len(names)
+    return (rank, setting)
 
 
 def main():
