@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "check_run.h"
+
 const char *const pot_modes[POT_NMODES] = {
 	"pot", "pot-fast", "pot-ordered", "pogl", "destm",
 };
@@ -31,11 +33,7 @@ void pot_use_sequencer(const char *mode, const char *sequencer)
 
 int pot_run_suite(Suite *s)
 {
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return potm_check_run(s);
 }
 
 /* A backend this machine cannot run (pot-rtm without RTM when the tests

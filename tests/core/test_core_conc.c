@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../check_run.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #define SCALE 4     /* ASan is ~4x slower: fewer operations, same checks */
 #else
@@ -403,9 +405,5 @@ int main(void)
 	tcase_add_test(tc, long_progress_2);
 	tcase_add_test(tc, long_progress_8);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return potm_check_run(s);
 }

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../check_run.h"
+
 #define IS(b) (strcmp(POTM_BACKEND_NAME, b) == 0)
 /* seq keeps no log: it cannot roll back. */
 #define CAN_ROLL_BACK (!IS("seq"))
@@ -694,9 +696,5 @@ int main(void)
 	tcase_add_test(tx, malloc_undone_on_abort_free_deferred);
 	tcase_add_test(tx, frees_batched_across_transactions);
 	suite_add_tcase(s, tx);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return potm_check_run(s);
 }

@@ -23,6 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../check_run.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #define SCALE 4
 #else
@@ -868,9 +870,5 @@ int main(void)
 	} else {
 		printf("seq: the multi-thread cases are skipped (one thread only)\n");
 	}
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return potm_check_run(s);
 }

@@ -8,6 +8,8 @@
 #include "rot_decide.h"
 #include "rtm_decide.h"
 
+#include "../check_run.h"
+
 /* ---- Intel RTM: _xbegin status ---------------------------------------- */
 
 START_TEST(rtm_conflict_with_retry_bit_is_transient)
@@ -175,9 +177,5 @@ int main(void)
 	tcase_add_test(rot, rot_tabort_codes);
 	tcase_add_test(rot, rot_turn_code_is_an_ordering_abort);
 	suite_add_tcase(s, rot);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return potm_check_run(s);
 }

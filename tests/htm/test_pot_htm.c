@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../check_run.h"
+
 #define NTHREADS 4
 #define PER_THREAD 60
 
@@ -200,9 +202,5 @@ int main(void)
 	tcase_add_loop_test(tc, test_wait_policies_are_deterministic, 0, 2);
 	tcase_add_test(tc, test_without_hardware_init_says_why);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return potm_check_run(s);
 }

@@ -15,6 +15,8 @@
 
 #include "../../stmbench7/sb7_text.h"
 
+#include "../check_run.h"
+
 __thread unsigned long sb7_stores_by_this_thread;
 
 static void start(void)
@@ -134,9 +136,5 @@ int main(void)
 	tcase_add_test(tc, count_char_matches_bytewise_count);
 	tcase_add_test(tc, count_char_over_chunks);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return potm_check_run(s);
 }
