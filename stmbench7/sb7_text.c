@@ -158,10 +158,10 @@ static long sb7_sum_byte_lanes(sb7_bytes16_t counts)
 }
 
 /* How many bytes of the chunk equal ch: plain loads, 64 bytes at a time,
- * then a word at a time.  T4 (a 20 KB document per composite part of
- * every base assembly: 44 MB scanned on the small structure) is about
- * half of every backend's `-w r` time, and a compiler vectorizes the
- * original's std::count the same way. */
+ * then a word at a time.  T4 scans a 20 KB document per composite part of
+ * every base assembly, 44 MB on the small structure: a word at a time it
+ * was half of every backend's `-w r` time, which hid the TM's own cost.
+ * A compiler vectorizes the original's std::count the same way. */
 static long sb7_chunk_count_char(const sb7_text_chunk_t *chunk, unsigned char ch)
 {
 	long len = chunk->length, found = 0;
