@@ -709,9 +709,10 @@ static long sb7_structural_sm8(sb7_thread_t *th)
  * (POTM_SEQUENCER=weighted): its mean time on seq at the small size, one
  * thread, in units of 2 us (about what a turn hand-off costs), at least 1
  * (measured 2026-11-24: T3c 13.4 ms, T1 0.94 ms, OP11 0.51 ms, most short
- * operations under 2 us; T4 0.72 ms, T8 14 us and ST2 0.6 us since the
- * vectorized character count, 3.9 ms, 104 us and 4 us before).  A constant table keeps the order
- * deterministic; it only has to be roughly proportional to run time. */
+ * operations under 2 us; since the vectorized character count T4 0.72 ms,
+ * T8 14 us, ST2 0.6 us, where they were 3.9 ms, 104 us and 4 us).  A
+ * constant table keeps the order deterministic; it only has to be roughly
+ * proportional to run time. */
 const sb7_operation_t sb7_operations[SB7_OPERATION_COUNT] = {
 	/* long traversals, read-only */
 	{ "T1", SB7_CAT_TRAVERSAL_RO, sb7_traversal_t1, R_ASSM | R_CP | R_AP, 0, 468 },
