@@ -432,7 +432,7 @@ static long sb7_execute(sb7_worker_t *w, const sb7_operation_t *op, uint64_t *ab
 	const uint64_t aborts_before = sb7_thread_aborts();
 	/* The weighted order lets the other threads commit about this many
 	 * short operations while a long traversal runs (no effect elsewhere). */
-	tm_set_weight(op->weight);
+	tm_set_weight(sb7_operation_weight(th, op));
 	TM_BEGIN();
 	th->rng = before;
 	unsigned long stores_before = sb7_stores_by_this_thread;

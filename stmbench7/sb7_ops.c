@@ -178,6 +178,7 @@ static long sb7_traverse_assemblies(sb7_thread_t *th, sb7_assembly_t *a,
 	} else {
 		sb7_base_assembly_t *ba = (sb7_base_assembly_t *)a;
 		long n = sb7_vec_count(&ba->components);
+		th->links_walked += n;
 		for (long i = 0; i < n; i++) {
 			long r = visit(th, sb7_vec_get(&ba->components, i), arg);
 			if (r == SB7_FAILED)
@@ -191,6 +192,17 @@ static long sb7_traverse_assemblies(sb7_thread_t *th, sb7_assembly_t *a,
 static sb7_assembly_t *sb7_design_root(sb7_thread_t *th)
 {
 	return (sb7_assembly_t *)SB7_LOAD(&th->db->module->design_root);
+}
+
+/* Visit every component of every base assembly, from the design root;
+ * a walk that completes records how many links it met (links_seen). */
+static long sb7_walk_design(sb7_thread_t *th, sb7_component_visit_fn visit, int arg)
+{
+	th->links_walked = 0;
+	long r = sb7_traverse_assemblies(th, sb7_design_root(th), visit, arg);
+	if (r != SB7_FAILED)
+		th->links_seen = th->links_walked;
+	return r;
 }
 
 static long sb7_visit_part_graph(sb7_thread_t *th, sb7_composite_part_t *cp, int action)
@@ -220,7 +232,7 @@ static long sb7_visit_root_part(sb7_thread_t *th, sb7_composite_part_t *cp, int 
 
 static long sb7_long_traversal(sb7_thread_t *th, enum sb7_part_action action)
 {
-	return sb7_traverse_assemblies(th, sb7_design_root(th), sb7_visit_part_graph, action);
+	return sb7_walk_design(th, sb7_visit_part_graph, action);
 }
 
 static long sb7_traversal_t1(sb7_thread_t *th) { return sb7_long_traversal(th, SB7_PART_READ); }
@@ -233,17 +245,17 @@ static long sb7_traversal_t3c(sb7_thread_t *th) { return sb7_long_traversal(th, 
 
 static long sb7_traversal_t4(sb7_thread_t *th)
 {
-	return sb7_traverse_assemblies(th, sb7_design_root(th), sb7_visit_count_document_i, 0);
+	return sb7_walk_design(th, sb7_visit_count_document_i, 0);
 }
 
 static long sb7_traversal_t5(sb7_thread_t *th)
 {
-	return sb7_traverse_assemblies(th, sb7_design_root(th), sb7_visit_toggle_document, 0);
+	return sb7_walk_design(th, sb7_visit_toggle_document, 0);
 }
 
 static long sb7_traversal_t6(sb7_thread_t *th)
 {
-	return sb7_traverse_assemblies(th, sb7_design_root(th), sb7_visit_root_part, 0);
+	return sb7_walk_design(th, sb7_visit_root_part, 0);
 }
 
 /* The Q5 test: does a component carry a later build date than the base
@@ -704,6 +716,7 @@ static long sb7_structural_sm8(sb7_thread_t *th)
 #define R_DOC SB7_LOCK_DOCUMENT
 #define R_MAN SB7_LOCK_MANUAL
 #define ALL SB7_LOCK_EVERYTHING
+#define WALK true
 
 /* The last column is each operation's weight in the weighted order
  * (POTM_SEQUENCER=weighted): its mean time on seq at the small size, one
@@ -715,58 +728,67 @@ static long sb7_structural_sm8(sb7_thread_t *th)
  * proportional to run time. */
 const sb7_operation_t sb7_operations[SB7_OPERATION_COUNT] = {
 	/* long traversals, read-only */
-	{ "T1", SB7_CAT_TRAVERSAL_RO, sb7_traversal_t1, R_ASSM | R_CP | R_AP, 0, 468 },
-	{ "T4", SB7_CAT_TRAVERSAL_RO, sb7_traversal_t4, R_ASSM | R_CP | R_DOC, 0, 361 },
-	{ "T6", SB7_CAT_TRAVERSAL_RO, sb7_traversal_t6, R_ASSM | R_CP | R_AP, 0, 4 },
-	{ "Q6", SB7_CAT_TRAVERSAL_RO, sb7_query_q6, R_ASSM | R_CP, 0, 5 },
-	{ "Q7", SB7_CAT_TRAVERSAL_RO, sb7_query_q7, R_AP, 0, 9 },
+	{ "T1", SB7_CAT_TRAVERSAL_RO, sb7_traversal_t1, R_ASSM | R_CP | R_AP, 0, 468, WALK },
+	{ "T4", SB7_CAT_TRAVERSAL_RO, sb7_traversal_t4, R_ASSM | R_CP | R_DOC, 0, 361, WALK },
+	{ "T6", SB7_CAT_TRAVERSAL_RO, sb7_traversal_t6, R_ASSM | R_CP | R_AP, 0, 4, WALK },
+	{ "Q6", SB7_CAT_TRAVERSAL_RO, sb7_query_q6, R_ASSM | R_CP, 0, 5, 0 },
+	{ "Q7", SB7_CAT_TRAVERSAL_RO, sb7_query_q7, R_AP, 0, 9, 0 },
 	/* long traversals, update */
-	{ "T2a", SB7_CAT_TRAVERSAL, sb7_traversal_t2a, R_ASSM | R_CP, R_AP, 475 },
-	{ "T2b", SB7_CAT_TRAVERSAL, sb7_traversal_t2b, R_ASSM | R_CP, R_AP, 475 },
-	{ "T2c", SB7_CAT_TRAVERSAL, sb7_traversal_t2c, R_ASSM | R_CP, R_AP, 472 },
-	{ "T3a", SB7_CAT_TRAVERSAL, sb7_traversal_t3a, R_ASSM | R_CP, R_AP, 534 },
-	{ "T3b", SB7_CAT_TRAVERSAL, sb7_traversal_t3b, R_ASSM | R_CP, R_AP, 2644 },
-	{ "T3c", SB7_CAT_TRAVERSAL, sb7_traversal_t3c, R_ASSM | R_CP, R_AP, 6698 },
-	{ "T5", SB7_CAT_TRAVERSAL, sb7_traversal_t5, R_ASSM | R_CP, R_DOC, 72 },
+	{ "T2a", SB7_CAT_TRAVERSAL, sb7_traversal_t2a, R_ASSM | R_CP, R_AP, 475, WALK },
+	{ "T2b", SB7_CAT_TRAVERSAL, sb7_traversal_t2b, R_ASSM | R_CP, R_AP, 475, WALK },
+	{ "T2c", SB7_CAT_TRAVERSAL, sb7_traversal_t2c, R_ASSM | R_CP, R_AP, 472, WALK },
+	{ "T3a", SB7_CAT_TRAVERSAL, sb7_traversal_t3a, R_ASSM | R_CP, R_AP, 534, WALK },
+	{ "T3b", SB7_CAT_TRAVERSAL, sb7_traversal_t3b, R_ASSM | R_CP, R_AP, 2644, WALK },
+	{ "T3c", SB7_CAT_TRAVERSAL, sb7_traversal_t3c, R_ASSM | R_CP, R_AP, 6698, WALK },
+	{ "T5", SB7_CAT_TRAVERSAL, sb7_traversal_t5, R_ASSM | R_CP, R_DOC, 72, WALK },
 	/* short traversals, read-only */
-	{ "ST1", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_st1, R_ASSM | R_CP | R_AP, 0, 1 },
-	{ "ST2", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_st2, R_ASSM | R_CP | R_DOC, 0, 1 },
-	{ "T7", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_t7, R_ASSM | R_CP | R_AP, 0, 1 },
-	{ "Q4", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_query_q4, R_BASE | R_CP | R_DOC, 0, 9 },
-	{ "Q5", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_query_q5, R_BASE | R_CP, 0, 4 },
-	{ "ST9", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_st9, R_ASSM | R_CP | R_AP, 0, 1 },
+	{ "ST1", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_st1, R_ASSM | R_CP | R_AP, 0, 1, 0 },
+	{ "ST2", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_st2, R_ASSM | R_CP | R_DOC, 0, 1, 0 },
+	{ "T7", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_t7, R_ASSM | R_CP | R_AP, 0, 1, 0 },
+	{ "Q4", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_query_q4, R_BASE | R_CP | R_DOC, 0, 9, 0 },
+	{ "Q5", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_query_q5, R_BASE | R_CP, 0, 4, 0 },
+	{ "ST9", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_st9, R_ASSM | R_CP | R_AP, 0, 1, 0 },
 	/* short traversals, update */
-	{ "ST6", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st6, R_ASSM | R_CP, R_AP, 1 },
-	{ "ST7", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st7, R_ASSM | R_CP, R_DOC, 1 },
-	{ "ST8", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st8, R_CP | R_AP, R_ASSM, 1 },
-	{ "ST10", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st10, R_ASSM | R_CP, R_AP, 1 },
+	{ "ST6", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st6, R_ASSM | R_CP, R_AP, 1, 0 },
+	{ "ST7", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st7, R_ASSM | R_CP, R_DOC, 1, 0 },
+	{ "ST8", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st8, R_CP | R_AP, R_ASSM, 1, 0 },
+	{ "ST10", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st10, R_ASSM | R_CP, R_AP, 1, 0 },
 	/* short operations, read-only */
-	{ "Q1", SB7_CAT_OPERATION_RO, sb7_query_q1, R_AP, 0, 1 },
-	{ "Q2", SB7_CAT_OPERATION_RO, sb7_query_q2, R_AP, 0, 1 },
-	{ "Q3", SB7_CAT_OPERATION_RO, sb7_query_q3, R_AP, 0, 1 },
-	{ "T8", SB7_CAT_OPERATION_RO, sb7_traversal_t8, R_MAN, 0, 7 },
-	{ "T9", SB7_CAT_OPERATION_RO, sb7_traversal_t9, R_MAN, 0, 1 },
-	{ "OP6", SB7_CAT_OPERATION_RO, sb7_operation_op6, R_COMPLEX, 0, 1 },
-	{ "OP7", SB7_CAT_OPERATION_RO, sb7_operation_op7, R_BASE | R_COMPLEX, 0, 1 },
-	{ "OP8", SB7_CAT_OPERATION_RO, sb7_operation_op8, R_BASE | R_CP, 0, 1 },
+	{ "Q1", SB7_CAT_OPERATION_RO, sb7_query_q1, R_AP, 0, 1, 0 },
+	{ "Q2", SB7_CAT_OPERATION_RO, sb7_query_q2, R_AP, 0, 1, 0 },
+	{ "Q3", SB7_CAT_OPERATION_RO, sb7_query_q3, R_AP, 0, 1, 0 },
+	{ "T8", SB7_CAT_OPERATION_RO, sb7_traversal_t8, R_MAN, 0, 7, 0 },
+	{ "T9", SB7_CAT_OPERATION_RO, sb7_traversal_t9, R_MAN, 0, 1, 0 },
+	{ "OP6", SB7_CAT_OPERATION_RO, sb7_operation_op6, R_COMPLEX, 0, 1, 0 },
+	{ "OP7", SB7_CAT_OPERATION_RO, sb7_operation_op7, R_BASE | R_COMPLEX, 0, 1, 0 },
+	{ "OP8", SB7_CAT_OPERATION_RO, sb7_operation_op8, R_BASE | R_CP, 0, 1, 0 },
 	/* short operations, update */
-	{ "OP9", SB7_CAT_OPERATION, sb7_operation_op9, 0, R_AP, 1 },
-	{ "OP10", SB7_CAT_OPERATION, sb7_operation_op10, 0, R_AP, 1 },
-	{ "OP11", SB7_CAT_OPERATION, sb7_operation_op11, 0, R_MAN, 253 },
-	{ "OP12", SB7_CAT_OPERATION, sb7_operation_op12, 0, R_COMPLEX, 1 },
-	{ "OP13", SB7_CAT_OPERATION, sb7_operation_op13, R_COMPLEX, R_BASE, 1 },
-	{ "OP14", SB7_CAT_OPERATION, sb7_operation_op14, R_BASE, R_CP, 1 },
-	{ "OP15", SB7_CAT_OPERATION, sb7_operation_op15, 0, R_AP, 2 },
+	{ "OP9", SB7_CAT_OPERATION, sb7_operation_op9, 0, R_AP, 1, 0 },
+	{ "OP10", SB7_CAT_OPERATION, sb7_operation_op10, 0, R_AP, 1, 0 },
+	{ "OP11", SB7_CAT_OPERATION, sb7_operation_op11, 0, R_MAN, 253, 0 },
+	{ "OP12", SB7_CAT_OPERATION, sb7_operation_op12, 0, R_COMPLEX, 1, 0 },
+	{ "OP13", SB7_CAT_OPERATION, sb7_operation_op13, R_COMPLEX, R_BASE, 1, 0 },
+	{ "OP14", SB7_CAT_OPERATION, sb7_operation_op14, R_BASE, R_CP, 1, 0 },
+	{ "OP15", SB7_CAT_OPERATION, sb7_operation_op15, 0, R_AP, 2, 0 },
 	/* structural modifications */
-	{ "SM1", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm1, 0, ALL, 27 },
-	{ "SM2", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm2, 0, ALL, 9 },
-	{ "SM3", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm3, 0, ALL, 1 },
-	{ "SM4", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm4, 0, ALL, 1 },
-	{ "SM5", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm5, 0, ALL, 1 },
-	{ "SM6", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm6, 0, ALL, 1 },
-	{ "SM7", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm7, 0, ALL, 3 },
-	{ "SM8", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm8, 0, ALL, 1 },
+	{ "SM1", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm1, 0, ALL, 27, 0 },
+	{ "SM2", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm2, 0, ALL, 9, 0 },
+	{ "SM3", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm3, 0, ALL, 1, 0 },
+	{ "SM4", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm4, 0, ALL, 1, 0 },
+	{ "SM5", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm5, 0, ALL, 1, 0 },
+	{ "SM6", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm6, 0, ALL, 1, 0 },
+	{ "SM7", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm7, 0, ALL, 3, 0 },
+	{ "SM8", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm8, 0, ALL, 1, 0 },
 };
+
+unsigned sb7_operation_weight(const sb7_thread_t *th, const sb7_operation_t *op)
+{
+	if (!op->walks_design)
+		return op->weight;
+	uint64_t w = (uint64_t)op->weight * (uint64_t)th->links_seen /
+	             (uint64_t)th->db->params.initial_links;
+	return w < 1 ? 1 : w > UINT_MAX ? UINT_MAX : (unsigned)w;
+}
 
 const char *sb7_category_name(sb7_category_t c)
 {

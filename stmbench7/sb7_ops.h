@@ -50,11 +50,20 @@ typedef struct sb7_operation {
 	long (*run)(sb7_thread_t *th);
 	unsigned locks_read;           /* medium-grained locking */
 	unsigned locks_write;
-	unsigned weight;               /* tm_set_weight: run time in 2 us units */
+	unsigned weight;               /* tm_set_weight: run time in 2 us units
+	                                  on the initial structure */
+	bool walks_design;             /* walks the whole assembly tree: its
+	                                  run time, and so its weight, scale
+	                                  with the component links left */
 } sb7_operation_t;
 
 #define SB7_OPERATION_COUNT 45
 extern const sb7_operation_t sb7_operations[SB7_OPERATION_COUNT];
+
+/* The operation's weight in the weighted order (tm_set_weight) when th
+ * runs it next: the table's, scaled for a design walk by the links th's
+ * last walk met (sb7_thread_t.links_seen). */
+unsigned sb7_operation_weight(const sb7_thread_t *th, const sb7_operation_t *op);
 
 const char *sb7_category_name(sb7_category_t c);
 bool sb7_category_read_only(sb7_category_t c);

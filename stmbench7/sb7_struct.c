@@ -20,6 +20,7 @@ static void sb7_params_derive(sb7_params_t *p)
 	p->initial_comp_parts = p->num_comp_per_module;   /* one module */
 	p->initial_base_assm = base;
 	p->initial_complex_assm = complex;
+	p->initial_links = base * p->num_comp_per_assm;
 	/* The specification's 5 % of head room, rounded down. */
 	p->max_comp_parts = p->initial_comp_parts * 105 / 100;
 	p->max_atomic_parts = p->max_comp_parts * p->num_atomic_per_comp;
@@ -111,6 +112,7 @@ void sb7_thread_init(sb7_thread_t *th, sb7_db_t *db, unsigned id, uint64_t seed)
 	sb7_visited_init(&th->atomic_seen, db->params.max_atomic_parts);
 	sb7_visited_init(&th->base_seen, db->params.max_base_assm);
 	sb7_visited_init(&th->complex_seen, db->params.max_complex_assm);
+	th->links_seen = db->params.initial_links;
 	th->stack_cap = (long)db->params.num_atomic_per_comp * (db->params.num_conn_per_atomic + 1) + 2;
 	th->stack = malloc((size_t)th->stack_cap * sizeof *th->stack);
 	if (th->stack == NULL) {

@@ -46,6 +46,7 @@ typedef struct sb7_params {
 	int num_types;                                   /* 10 */
 	/* Derived: initial counts and id-pool capacities (initial x 1.05). */
 	long initial_comp_parts, initial_base_assm, initial_complex_assm;
+	long initial_links;      /* base assembly -> composite part links */
 	long max_comp_parts, max_atomic_parts, max_base_assm, max_complex_assm;
 } sb7_params_t;
 
@@ -193,6 +194,15 @@ typedef struct sb7_thread {
 	sb7_visited_t atomic_seen, base_seen, complex_seen;
 	sb7_atomic_part_t **stack;      /* depth-first search */
 	long stack_cap;
+	/* Component links (base assembly -> composite part) met by the
+	 * design walk under way, and by this thread's last complete one.
+	 * With structural modifications on, the structure loses most of its
+	 * links within seconds and a long traversal then takes 1 % of its
+	 * time on the initial structure; links_seen scales the traversals'
+	 * weights in the weighted order (sb7_operation_weight).  It is the
+	 * result of a committed transaction, so under pot it is the same in
+	 * every run and the order stays deterministic. */
+	long links_walked, links_seen;
 } sb7_thread_t;
 
 void sb7_thread_init(sb7_thread_t *th, sb7_db_t *db, unsigned id, uint64_t seed);

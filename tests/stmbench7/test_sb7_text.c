@@ -5,7 +5,8 @@
  * byte count on chunks of every length around those boundaries, with the
  * character at the edges, everywhere and nowhere, and bytes that differ
  * from it by one bit or have the high bit set (a SWAR or signed-compare
- * slip shows there).
+ * slip shows there).  The same for OP11's replacement of one character by
+ * another.
  */
 #include <potm/tm.h>
 
@@ -101,6 +102,72 @@ START_TEST(count_char_matches_bytewise_count)
 }
 END_TEST
 
+static long replace_in_tx(sb7_text_t *t, char from, char to)
+{
+	volatile long n = 0;
+	TM_BEGIN();
+		n = sb7_text_replace_char(t, from, to);
+	TM_END();
+	return n;
+}
+
+/* OP11's replacement, 64 bytes at a time, then a word at a time: the new
+ * chunk must hold the bytewise result, the count must match, the bytes
+ * past the length (here equal to the character) must stay, and a chunk
+ * without the character must stay shared. */
+START_TEST(replace_char_matches_bytewise_replace)
+{
+	start();
+	static unsigned char bytes[MAX_LEN + 1], want[MAX_LEN + 1];
+	const unsigned char chars[] = { 'I', 'i', 0x80, 0xff, 0 };
+	unsigned seed = 54321;
+	for (long len = 0; len <= MAX_LEN; len += len < 300 ? 1 : 37) {
+		for (size_t k = 0; k < sizeof chars; k++) {
+			unsigned char ch = chars[k], to = ch ^ 0x21;
+			for (int pattern = 0; pattern < 4; pattern++) {
+				long expected = 0;
+				for (long i = 0; i <= len; i++) {
+					seed = seed * 1103515245u + 12345u;
+					unsigned char r = (unsigned char)(seed >> 16);
+					switch (pattern) {
+					case 0: bytes[i] = ch; break;
+					case 1: bytes[i] = ch ^ 1; break;
+					case 2: bytes[i] = r & 1 ? ch : r | 0x80; break;
+					default: bytes[i] = (i == 0 || i == len - 1 || i % 64 == 63) ? ch : ch ^ 0x80;
+					}
+					want[i] = bytes[i] == ch ? to : bytes[i];
+					expected += i < len && bytes[i] == ch;
+				}
+				bytes[len] = ch;   /* past the end: must stay */
+				sb7_text_chunk_t *before = chunk_of(bytes, len), *c = before;
+				sb7_text_t t = { .nchunks = 1, .chunks = &c };
+				long n = replace_in_tx(&t, (char)ch, (char)to);
+				ck_assert_msg(n == expected, "length %ld, char 0x%02x, pattern %d: "
+				              "%ld replaced, expected %ld", len, ch, pattern, n, expected);
+				if (expected == 0) {
+					ck_assert_ptr_eq(c, before);
+					free(before);
+					continue;
+				}
+				ck_assert_ptr_ne(c, before);
+				ck_assert_int_eq(c->length, len);
+				/* One assertion per chunk: Check records each one. */
+				const unsigned char *got = (const unsigned char *)c->words;
+				long bad = 0;
+				while (bad < c->capacity && got[bad] == (bad < len ? want[bad] : ch))
+					bad++;
+				ck_assert_msg(bad == c->capacity,
+				              "length %ld, char 0x%02x, pattern %d: byte %ld is 0x%02x",
+				              len, ch, pattern, bad, got[bad]);
+				tm_free(c);   /* before went the same way, inside the replacement */
+			}
+		}
+	}
+	tm_reclaim_barrier();
+	stop();
+}
+END_TEST
+
 /* A text built as the benchmark builds its documents and manual: chunks of
  * whole lines, the count the sum over chunks. */
 START_TEST(count_char_over_chunks)
@@ -131,10 +198,11 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("sb7-text");
-	TCase *tc = tcase_create("count");
+	TCase *tc = tcase_create("count-and-replace");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, count_char_matches_bytewise_count);
 	tcase_add_test(tc, count_char_over_chunks);
+	tcase_add_test(tc, replace_char_matches_bytewise_replace);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
 }
