@@ -7,6 +7,7 @@
 #define POTM_RTM_PRIMS_H
 
 #include "rtm_decide.h"
+#include "rtm_probe.h"
 
 #include <immintrin.h>
 
@@ -25,11 +26,13 @@ static __thread unsigned rtm_status;
 #define htm_decision    rtm_decision
 #define htm_decide      rtm_decide
 
-/* CPUID says RTM; a probe checks that transactions can commit at all
- * (microcode updates disable TSX by making every transaction abort). */
+/* CPUID says RTM and a transaction commits (rtm_probe.h). */
 static bool htm_hw_available(const tm_config_t *cfg, const char **why)
 {
-	if (!potm_cpu_has_rtm()) {
+	switch (rtm_probe()) {
+	case RTM_PROBE_COMMITS:
+		return true;
+	case RTM_PROBE_NO_FLAG:
 		*why = cfg->htm_force
 		       ? "POTM_HTM_FORCE=1 cannot help: without RTM, _xbegin is an "
 		         "illegal instruction; use POTM_HTM_FALLBACK_ONLY=1 to test "
@@ -38,12 +41,9 @@ static bool htm_hw_available(const tm_config_t *cfg, const char **why)
 		         "is 0); use tl2, or POTM_HTM_FALLBACK_ONLY=1 to test the "
 		         "fallback path";
 		return false;
+	case RTM_PROBE_NO_COMMIT:
+		break;
 	}
-	for (int i = 0; i < 64; i++)
-		if (_xbegin() == _XBEGIN_STARTED) {
-			_xend();
-			return true;
-		}
 	*why = "the CPU reports RTM but no hardware transaction commits (TSX "
 	       "disabled by microcode?)";
 	return false;

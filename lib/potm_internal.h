@@ -268,9 +268,8 @@ void potm_reclaim_flush(potm_thread_t *t);
 void potm_reclaim_thread_init(potm_thread_t *t);
 void potm_reclaim_thread_exit(potm_thread_t *t);
 
-/* ---- CPU features ------------------------------------------------------ */
+/* ---- CPU features (Intel RTM: htm/rtm_probe.h) ------------------------ */
 
-bool potm_cpu_has_rtm(void);   /* CPUID.7.EBX[11]; no probe */
 bool potm_cpu_has_ppc_htm(void);
 
 /* ---- accesses: alignment check shared by the instrumented backends ----- */
