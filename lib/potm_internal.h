@@ -265,6 +265,8 @@ void potm_reclaim_defer(potm_thread_t *t, void **ptrs, size_t n);
  * tm_thread_exit and tm_reclaim_barrier). */
 #define POTM_RECLAIM_BATCH 64
 void potm_reclaim_flush(potm_thread_t *t);
+/* The same, freeing them now: only where one thread runs at a time. */
+void potm_reclaim_now(potm_thread_t *t);
 void potm_reclaim_thread_init(potm_thread_t *t);
 void potm_reclaim_thread_exit(potm_thread_t *t);
 

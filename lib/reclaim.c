@@ -143,6 +143,22 @@ void potm_reclaim_flush(potm_thread_t *t)
 	t->frees.n = t->frees_committed = 0;
 }
 
+/* Free the committed transactions' frees at once: for a backend that runs
+ * one thread at a time (seq), no transaction can still hold a pointer to
+ * them, so they go back to the allocator at commit, as a sequential
+ * program's free() would.  Deferred, they came back after a grace period
+ * into a heap that had meanwhile grown: STMBench7's OP11, which replaces
+ * its 252 text chunks, took 298 us on seq against 71 us on the lock
+ * builds, whose frees are immediate. */
+void potm_reclaim_now(potm_thread_t *t)
+{
+	reclaim_drain(t);
+	for (size_t i = 0; i < t->frees_committed; i++)
+		free(t->frees.v[i]);
+	potm_count_reclaimed(t->frees_committed);
+	t->frees.n = t->frees_committed = 0;
+}
+
 void potm_reclaim_thread_init(potm_thread_t *t)
 {
 	struct potm_reclaim_inbox *in;

@@ -35,7 +35,10 @@ void potm_tx_committed(potm_thread_t *t, bool read_only)
 	if (t->frees.n > t->frees_committed) {
 		POTM_STAT_ADD(t, frees, t->frees.n - t->frees_committed);
 		t->frees_committed = t->frees.n;
-		if (t->frees_committed >= POTM_RECLAIM_BATCH)
+		/* One thread at a time (seq): nobody else can hold them. */
+		if (potm_backend.max_threads == 1)
+			potm_reclaim_now(t);
+		else if (t->frees_committed >= POTM_RECLAIM_BATCH)
 			potm_reclaim_flush(t);
 	}
 	POTM_STAT_INC(t, commits);

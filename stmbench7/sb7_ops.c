@@ -716,7 +716,8 @@ static long sb7_structural_sm8(sb7_thread_t *th)
 #define R_DOC SB7_LOCK_DOCUMENT
 #define R_MAN SB7_LOCK_MANUAL
 #define ALL SB7_LOCK_EVERYTHING
-#define WALK true
+#define WALK true    /* the weight scales with the links left */
+#define FIXED false
 
 /* The column before last is each operation's weight in the weighted order
  * (POTM_SEQUENCER=weighted): its mean time on seq at the small size, one
@@ -735,8 +736,8 @@ const sb7_operation_t sb7_operations[SB7_OPERATION_COUNT] = {
 	{ "T1", SB7_CAT_TRAVERSAL_RO, sb7_traversal_t1, R_ASSM | R_CP | R_AP, 0, 468, WALK },
 	{ "T4", SB7_CAT_TRAVERSAL_RO, sb7_traversal_t4, R_ASSM | R_CP | R_DOC, 0, 361, WALK },
 	{ "T6", SB7_CAT_TRAVERSAL_RO, sb7_traversal_t6, R_ASSM | R_CP | R_AP, 0, 4, WALK },
-	{ "Q6", SB7_CAT_TRAVERSAL_RO, sb7_query_q6, R_ASSM | R_CP, 0, 5, 0 },
-	{ "Q7", SB7_CAT_TRAVERSAL_RO, sb7_query_q7, R_AP, 0, 9, 0 },
+	{ "Q6", SB7_CAT_TRAVERSAL_RO, sb7_query_q6, R_ASSM | R_CP, 0, 5, FIXED },
+	{ "Q7", SB7_CAT_TRAVERSAL_RO, sb7_query_q7, R_AP, 0, 9, FIXED },
 	/* long traversals, update */
 	{ "T2a", SB7_CAT_TRAVERSAL, sb7_traversal_t2a, R_ASSM | R_CP, R_AP, 475, WALK },
 	{ "T2b", SB7_CAT_TRAVERSAL, sb7_traversal_t2b, R_ASSM | R_CP, R_AP, 475, WALK },
@@ -746,43 +747,43 @@ const sb7_operation_t sb7_operations[SB7_OPERATION_COUNT] = {
 	{ "T3c", SB7_CAT_TRAVERSAL, sb7_traversal_t3c, R_ASSM | R_CP, R_AP, 6698, WALK },
 	{ "T5", SB7_CAT_TRAVERSAL, sb7_traversal_t5, R_ASSM | R_CP, R_DOC, 72, WALK },
 	/* short traversals, read-only */
-	{ "ST1", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_st1, R_ASSM | R_CP | R_AP, 0, 1, 0 },
-	{ "ST2", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_st2, R_ASSM | R_CP | R_DOC, 0, 1, 0 },
-	{ "T7", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_t7, R_ASSM | R_CP | R_AP, 0, 1, 0 },
-	{ "Q4", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_query_q4, R_BASE | R_CP | R_DOC, 0, 9, 0 },
-	{ "Q5", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_query_q5, R_BASE | R_CP, 0, 4, 0 },
-	{ "ST9", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_st9, R_ASSM | R_CP | R_AP, 0, 1, 0 },
+	{ "ST1", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_st1, R_ASSM | R_CP | R_AP, 0, 1, FIXED },
+	{ "ST2", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_st2, R_ASSM | R_CP | R_DOC, 0, 1, FIXED },
+	{ "T7", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_t7, R_ASSM | R_CP | R_AP, 0, 1, FIXED },
+	{ "Q4", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_query_q4, R_BASE | R_CP | R_DOC, 0, 9, FIXED },
+	{ "Q5", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_query_q5, R_BASE | R_CP, 0, 4, FIXED },
+	{ "ST9", SB7_CAT_SHORT_TRAVERSAL_RO, sb7_short_traversal_st9, R_ASSM | R_CP | R_AP, 0, 1, FIXED },
 	/* short traversals, update */
-	{ "ST6", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st6, R_ASSM | R_CP, R_AP, 1, 0 },
-	{ "ST7", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st7, R_ASSM | R_CP, R_DOC, 1, 0 },
-	{ "ST8", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st8, R_CP | R_AP, R_ASSM, 1, 0 },
-	{ "ST10", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st10, R_ASSM | R_CP, R_AP, 1, 0 },
+	{ "ST6", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st6, R_ASSM | R_CP, R_AP, 1, FIXED },
+	{ "ST7", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st7, R_ASSM | R_CP, R_DOC, 1, FIXED },
+	{ "ST8", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st8, R_CP | R_AP, R_ASSM, 1, FIXED },
+	{ "ST10", SB7_CAT_SHORT_TRAVERSAL, sb7_short_traversal_st10, R_ASSM | R_CP, R_AP, 1, FIXED },
 	/* short operations, read-only */
-	{ "Q1", SB7_CAT_OPERATION_RO, sb7_query_q1, R_AP, 0, 1, 0 },
-	{ "Q2", SB7_CAT_OPERATION_RO, sb7_query_q2, R_AP, 0, 1, 0 },
-	{ "Q3", SB7_CAT_OPERATION_RO, sb7_query_q3, R_AP, 0, 1, 0 },
-	{ "T8", SB7_CAT_OPERATION_RO, sb7_traversal_t8, R_MAN, 0, 7, 0 },
-	{ "T9", SB7_CAT_OPERATION_RO, sb7_traversal_t9, R_MAN, 0, 1, 0 },
-	{ "OP6", SB7_CAT_OPERATION_RO, sb7_operation_op6, R_COMPLEX, 0, 1, 0 },
-	{ "OP7", SB7_CAT_OPERATION_RO, sb7_operation_op7, R_BASE | R_COMPLEX, 0, 1, 0 },
-	{ "OP8", SB7_CAT_OPERATION_RO, sb7_operation_op8, R_BASE | R_CP, 0, 1, 0 },
+	{ "Q1", SB7_CAT_OPERATION_RO, sb7_query_q1, R_AP, 0, 1, FIXED },
+	{ "Q2", SB7_CAT_OPERATION_RO, sb7_query_q2, R_AP, 0, 1, FIXED },
+	{ "Q3", SB7_CAT_OPERATION_RO, sb7_query_q3, R_AP, 0, 1, FIXED },
+	{ "T8", SB7_CAT_OPERATION_RO, sb7_traversal_t8, R_MAN, 0, 7, FIXED },
+	{ "T9", SB7_CAT_OPERATION_RO, sb7_traversal_t9, R_MAN, 0, 1, FIXED },
+	{ "OP6", SB7_CAT_OPERATION_RO, sb7_operation_op6, R_COMPLEX, 0, 1, FIXED },
+	{ "OP7", SB7_CAT_OPERATION_RO, sb7_operation_op7, R_BASE | R_COMPLEX, 0, 1, FIXED },
+	{ "OP8", SB7_CAT_OPERATION_RO, sb7_operation_op8, R_BASE | R_CP, 0, 1, FIXED },
 	/* short operations, update */
-	{ "OP9", SB7_CAT_OPERATION, sb7_operation_op9, 0, R_AP, 1, 0 },
-	{ "OP10", SB7_CAT_OPERATION, sb7_operation_op10, 0, R_AP, 1, 0 },
-	{ "OP11", SB7_CAT_OPERATION, sb7_operation_op11, 0, R_MAN, 68, 0 },
-	{ "OP12", SB7_CAT_OPERATION, sb7_operation_op12, 0, R_COMPLEX, 1, 0 },
-	{ "OP13", SB7_CAT_OPERATION, sb7_operation_op13, R_COMPLEX, R_BASE, 1, 0 },
-	{ "OP14", SB7_CAT_OPERATION, sb7_operation_op14, R_BASE, R_CP, 1, 0 },
-	{ "OP15", SB7_CAT_OPERATION, sb7_operation_op15, 0, R_AP, 2, 0 },
+	{ "OP9", SB7_CAT_OPERATION, sb7_operation_op9, 0, R_AP, 1, FIXED },
+	{ "OP10", SB7_CAT_OPERATION, sb7_operation_op10, 0, R_AP, 1, FIXED },
+	{ "OP11", SB7_CAT_OPERATION, sb7_operation_op11, 0, R_MAN, 68, FIXED },
+	{ "OP12", SB7_CAT_OPERATION, sb7_operation_op12, 0, R_COMPLEX, 1, FIXED },
+	{ "OP13", SB7_CAT_OPERATION, sb7_operation_op13, R_COMPLEX, R_BASE, 1, FIXED },
+	{ "OP14", SB7_CAT_OPERATION, sb7_operation_op14, R_BASE, R_CP, 1, FIXED },
+	{ "OP15", SB7_CAT_OPERATION, sb7_operation_op15, 0, R_AP, 2, FIXED },
 	/* structural modifications */
-	{ "SM1", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm1, 0, ALL, 27, 0 },
-	{ "SM2", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm2, 0, ALL, 9, 0 },
-	{ "SM3", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm3, 0, ALL, 1, 0 },
-	{ "SM4", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm4, 0, ALL, 1, 0 },
-	{ "SM5", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm5, 0, ALL, 1, 0 },
-	{ "SM6", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm6, 0, ALL, 1, 0 },
-	{ "SM7", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm7, 0, ALL, 3, 0 },
-	{ "SM8", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm8, 0, ALL, 1, 0 },
+	{ "SM1", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm1, 0, ALL, 27, FIXED },
+	{ "SM2", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm2, 0, ALL, 9, FIXED },
+	{ "SM3", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm3, 0, ALL, 1, FIXED },
+	{ "SM4", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm4, 0, ALL, 1, FIXED },
+	{ "SM5", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm5, 0, ALL, 1, FIXED },
+	{ "SM6", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm6, 0, ALL, 1, FIXED },
+	{ "SM7", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm7, 0, ALL, 3, FIXED },
+	{ "SM8", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm8, 0, ALL, 1, FIXED },
 };
 
 unsigned sb7_operation_weight(const sb7_thread_t *th, const sb7_operation_t *op)

@@ -575,6 +575,8 @@ END_TEST
 
 /* ---- memory ------------------------------------------------------------ */
 
+#define POTM_TEST_SEQ_FREES 80   /* more than a reclamation batch (64) */
+
 START_TEST(malloc_undone_on_abort_free_deferred)
 {
 	static long *slot;
@@ -665,6 +667,33 @@ START_TEST(frees_batched_across_transactions)
 }
 END_TEST
 
+/* seq runs one thread at a time: a committed free goes back to the
+ * allocator at commit, with no batch and no grace period to wait for
+ * (tm_reclaim_barrier not called).  Once the batch would have filled on
+ * the other backends, still nothing waits. */
+START_TEST(seq_frees_at_commit)
+{
+	static long *blocks[POTM_TEST_SEQ_FREES];
+	start();
+	tm_stats_reset();
+	for (unsigned i = 0; i < POTM_TEST_SEQ_FREES; i++) {
+		TM_BEGIN();
+		blocks[i] = tm_malloc(sizeof(long));
+		TM_END();
+	}
+	tm_stats_t s;
+	for (unsigned i = 0; i < POTM_TEST_SEQ_FREES; i++) {
+		TM_BEGIN();
+		tm_free(blocks[i]);
+		TM_END();
+		tm_stats(&s);
+		ck_assert_uint_eq(s.frees, i + 1);
+		ck_assert_uint_eq(s.reclaimed, i + 1);
+	}
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("core_tx_" POTM_BACKEND_NAME);
@@ -695,6 +724,8 @@ int main(void)
 		tcase_add_test_raise_signal(tx, seq_cancel_is_fatal, SIGABRT);
 	tcase_add_test(tx, malloc_undone_on_abort_free_deferred);
 	tcase_add_test(tx, frees_batched_across_transactions);
+	if (IS("seq"))
+		tcase_add_test(tx, seq_frees_at_commit);
 	suite_add_tcase(s, tx);
 	return potm_check_run(s);
 }
