@@ -114,7 +114,7 @@ static inline void pot_wait_outside_rcu(pot_thread_t *p, enum pot_wait_for what)
 {
 	bool rcu = p->th.in_rcu;
 	if (rcu)
-		potm_rcu_read_unlock();
+		potm_rcu_read_unlock(&p->th);
 	switch (what) {
 	case POT_WAIT_ROUND:
 		seq_round_begin(&p->th);
@@ -128,7 +128,7 @@ static inline void pot_wait_outside_rcu(pot_thread_t *p, enum pot_wait_for what)
 		break;
 	}
 	if (rcu)
-		potm_rcu_read_lock();
+		potm_rcu_read_lock(&p->th);
 }
 
 /* ---- thread life cycle ------------------------------------------------------ */

@@ -126,6 +126,11 @@ typedef struct potm_thread {
 	struct potm_reclaim_inbox *inbox;  /* batches back from their grace
 	                                      period, for this thread to free
 	                                      (lib/reclaim.c) */
+	uint64_t *reader;      /* this thread's reader word: odd inside an
+	                          RCU read-side section (lib/reclaim.c, Q1) */
+	struct potm_polled *polled;        /* big batches waiting for their
+	                                      polled grace period, oldest
+	                                      first (lib/reclaim.c) */
 	tm_stats_t stats;      /* written by this thread only */
 } potm_thread_t;
 
@@ -207,8 +212,10 @@ void *potm_xrealloc(void *p, size_t size);
 
 enum potm_enter { POTM_ENTER_NESTED, POTM_ENTER_SKIP, POTM_ENTER_NEW };
 
-void potm_rcu_read_lock(void);
-void potm_rcu_read_unlock(void);
+/* The read-side section of reclamation (lib/reclaim.c): urcu's, and the
+ * thread's reader word for polled grace periods (odd inside, Q1). */
+void potm_rcu_read_lock(potm_thread_t *t);
+void potm_rcu_read_unlock(potm_thread_t *t);
 
 /* First half of every tm_tx_start_: flattening and cancel handling.  On
  * POTM_ENTER_NEW the caller starts a fresh attempt (depth is already 1). */
@@ -226,7 +233,7 @@ static inline enum potm_enter potm_tx_enter(potm_thread_t *t)
 	if (!t->in_rcu) {
 		/* Held across retries: nothing this transaction has seen may be
 		 * reclaimed until it has committed or cancelled. */
-		potm_rcu_read_lock();
+		potm_rcu_read_lock(t);
 		t->in_rcu = true;
 	}
 	return POTM_ENTER_NEW;
@@ -264,9 +271,17 @@ void potm_reclaim_defer(potm_thread_t *t, void **ptrs, size_t n);
 /* Committed frees travel to reclamation in batches of this many (or at
  * tm_thread_exit and tm_reclaim_barrier). */
 #define POTM_RECLAIM_BATCH 64
+/* A batch of at least this many takes a polled grace period of its own
+ * (lib/reclaim.c, Q2): a membarrier costs about what 200 frees do. */
+#define POTM_RECLAIM_POLLED 192
 void potm_reclaim_flush(potm_thread_t *t);
 /* The same, freeing them now: only where one thread runs at a time. */
 void potm_reclaim_now(potm_thread_t *t);
+/* Free the big batches whose polled grace period has ended (cheap when
+ * there are none). */
+void potm_reclaim_poll(potm_thread_t *t);
+void potm_reclaim_init(unsigned max_threads);
+void potm_reclaim_shutdown(void);
 void potm_reclaim_thread_init(potm_thread_t *t);
 void potm_reclaim_thread_exit(potm_thread_t *t);
 

@@ -91,9 +91,11 @@ int tm_init(const tm_config_t *cfg)
 	memset(&rt.exited, 0, sizeof rt.exited);
 	__atomic_store_n(&rt_reclaimed, 0, __ATOMIC_RELAXED);
 	rt.live = 0;
+	potm_reclaim_init(c.max_threads);
 	rt_collect_cpus();
 	int brc = potm_backend.init ? potm_backend.init(&potm_cfg) : 0;
 	if (brc != 0) {
+		potm_reclaim_shutdown();
 		free(rt.threads);
 		free(rt.cpus);
 		rt.threads = NULL;
@@ -122,6 +124,7 @@ void tm_shutdown(void)
 	pthread_mutex_lock(&rt.lock);
 	if (potm_backend.shutdown)
 		potm_backend.shutdown();
+	potm_reclaim_shutdown();
 	free(rt.threads);
 	free(rt.cpus);
 	rt.threads = NULL;

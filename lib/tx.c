@@ -8,13 +8,22 @@
 #include <stdlib.h>
 #include <urcu/urcu-memb.h>
 
-void potm_rcu_read_lock(void)
+void potm_rcu_read_lock(potm_thread_t *t)
 {
 	urcu_memb_read_lock();
+	/* Q1: odd from here on.  The compiler must not move the section's
+	 * loads above the store; the CPU may, which is what the polling
+	 * reclaimer's membarrier is for (Q2). */
+	__atomic_store_n(t->reader, __atomic_load_n(t->reader, __ATOMIC_RELAXED) + 1,
+	                 __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-void potm_rcu_read_unlock(void)
+void potm_rcu_read_unlock(potm_thread_t *t)
 {
+	/* Q1: even again, after every load of the section (release). */
+	__atomic_store_n(t->reader, __atomic_load_n(t->reader, __ATOMIC_RELAXED) + 1,
+	                 __ATOMIC_RELEASE);
 	urcu_memb_read_unlock();
 }
 
@@ -22,7 +31,7 @@ static void tx_leave_rcu(potm_thread_t *t)
 {
 	if (t->in_rcu) {
 		t->in_rcu = false;
-		potm_rcu_read_unlock();
+		potm_rcu_read_unlock(t);
 	}
 }
 
@@ -32,6 +41,8 @@ void potm_tx_committed(potm_thread_t *t, bool read_only)
 		POTM_STAT_ADD(t, allocs, t->allocs.n);
 		t->allocs.n = 0;
 	}
+	if (t->polled != NULL)
+		potm_reclaim_poll(t);
 	if (t->frees.n > t->frees_committed) {
 		POTM_STAT_ADD(t, frees, t->frees.n - t->frees_committed);
 		t->frees_committed = t->frees.n;

@@ -3,8 +3,9 @@
  * (8 threads on the 2-core machines): bank totals over 10^6 transfers,
  * exact shared counters, opacity (a doomed transaction never sees an
  * inconsistent snapshot), sub-word writes racing on one word,
- * allocation churn with deferred reclamation, and the progress of long
- * transactions among short conflicting ones.
+ * allocation churn with deferred reclamation, bulk frees with polled
+ * grace periods, and the progress of long transactions among short
+ * conflicting ones.
  *
  * Workers register, meet at a tm barrier and only then run, and the main
  * thread stays unregistered: the start is deterministic on every backend
@@ -308,6 +309,101 @@ END_TEST
 START_TEST(list_8) { list_churn(8); }
 END_TEST
 
+/* ---- bulk frees -----------------------------------------------------------
+ * A table of BULK blocks that some transactions replace all at once (a
+ * batch big enough for a polled grace period of its own, lib/reclaim.c Q2)
+ * while the others read every block's contents with plain loads, as
+ * STMBench7 reads its text chunks.  A block is immutable once published.
+ * glibc's free() overwrites a block's first words, so an attempt that
+ * reached a freed block, even one that would have aborted, finds a broken
+ * seal (and ASan reports it).  Every attempt must also see one generation
+ * in all blocks (opacity). */
+
+#define BULK 256
+#define BULK_SEAL 0x5ea15ea15ea15ea1ull
+#define BULK_OPS (400 / SCALE)
+struct bulk_block { uint64_t seal; uint64_t gen; uint64_t seal2; };
+static struct bulk_block *bulk[BULK];
+static long bulk_broken, bulk_mixed, bulk_replaced;
+
+static void bulk_work(unsigned id, unsigned n)
+{
+	(void)n;
+	uint64_t rng = 0x2545f4914f6cdd1dull * (id + 1);
+	long broken = 0, mixed = 0, replaced = 0;
+	for (int i = 0; i < BULK_OPS; i++) {
+		if (rng_next(&rng) % 4 == 0) {
+			TM_BEGIN();
+			for (unsigned k = 0; k < BULK; k++) {
+				struct bulk_block *old = TM_LOAD(&bulk[k]);
+				struct bulk_block *nb = tm_malloc(sizeof *nb);
+				/* Not yet published: plain stores. */
+				nb->seal = nb->seal2 = BULK_SEAL;
+				nb->gen = old->gen + 1;
+				TM_STORE(&bulk[k], nb);
+				tm_free(old);
+			}
+			TM_END();
+			replaced++;
+			continue;
+		}
+		/* The pointers first, then the contents, several times: a
+		 * transaction keeps what it loaded for as long as it runs, and
+		 * a writer may commit and free meanwhile. */
+		const struct bulk_block *seen[BULK];
+		volatile long seen_broken = 0, seen_mixed = 0;
+		TM_BEGIN();
+		for (unsigned k = 0; k < BULK; k++)
+			seen[k] = TM_LOAD(&bulk[k]);
+		for (int pass = 0; pass < 64; pass++) {
+			uint64_t gen0 = seen[0]->gen;
+			for (unsigned k = 0; k < BULK; k++) {
+				const struct bulk_block *b = seen[k];
+				if (b->seal != BULK_SEAL || b->seal2 != BULK_SEAL)
+					seen_broken++;
+				else if (b->gen != gen0)
+					seen_mixed++;
+			}
+		}
+		TM_END();
+		broken += seen_broken;
+		mixed += seen_mixed;
+	}
+	__atomic_fetch_add(&bulk_broken, broken, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&bulk_mixed, mixed, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&bulk_replaced, replaced, __ATOMIC_RELAXED);
+}
+
+static void bulk_frees(unsigned n)
+{
+	for (unsigned k = 0; k < BULK; k++) {
+		bulk[k] = malloc(sizeof *bulk[k]);
+		*bulk[k] = (struct bulk_block){ BULK_SEAL, 0, BULK_SEAL };
+	}
+	bulk_broken = bulk_mixed = bulk_replaced = 0;
+	run_threads(n, bulk_work);
+	ck_assert_int_eq(bulk_broken, 0);
+	ck_assert_int_eq(bulk_mixed, 0);
+	ck_assert_int_gt(bulk_replaced, 0);
+	for (unsigned k = 0; k < BULK; k++) {
+		ck_assert_uint_eq(bulk[k]->seal, BULK_SEAL);
+		ck_assert_uint_eq(bulk[k]->gen, (uint64_t)bulk_replaced);
+	}
+	tm_reclaim_barrier();
+	tm_stats_t s;
+	tm_stats(&s);
+	ck_assert_uint_eq(s.frees, (uint64_t)bulk_replaced * BULK);
+	ck_assert_uint_eq(s.reclaimed, s.frees);
+	for (unsigned k = 0; k < BULK; k++)
+		free(bulk[k]);
+	tm_shutdown();
+}
+
+START_TEST(bulk_2) { bulk_frees(2); }
+END_TEST
+START_TEST(bulk_8) { bulk_frees(8); }
+END_TEST
+
 /* ---- progress of a long transaction ---------------------------------------
  * One thread runs long transactions (a scan of BIG words, then a transfer)
  * while the others keep committing short transfers between random words.
@@ -402,6 +498,8 @@ int main(void)
 	tcase_add_test(tc, bytes_8);
 	tcase_add_test(tc, list_2);
 	tcase_add_test(tc, list_8);
+	tcase_add_test(tc, bulk_2);
+	tcase_add_test(tc, bulk_8);
 	tcase_add_test(tc, long_progress_2);
 	tcase_add_test(tc, long_progress_8);
 	suite_add_tcase(s, tc);

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../check_run.h"
@@ -694,6 +696,38 @@ START_TEST(seq_frees_at_commit)
 }
 END_TEST
 
+/* A transaction that frees a big batch (256 blocks, over
+ * POTM_RECLAIM_POLLED) takes a polled grace period of its own
+ * (lib/reclaim.c, Q2): with no other thread inside a transaction it ends
+ * at once, so the blocks are back with the allocator when TM_END returns,
+ * with no tm_reclaim_barrier.  Where membarrier is unavailable (the
+ * library then uses call_rcu) only the barrier frees them. */
+START_TEST(big_batch_freed_at_commit)
+{
+	static long *blocks[256];
+	start();
+	tm_stats_reset();
+	TM_BEGIN();
+	for (unsigned i = 0; i < 256; i++)
+		blocks[i] = tm_malloc(sizeof(long));
+	TM_END();
+	TM_BEGIN();
+	for (unsigned i = 0; i < 256; i++)
+		tm_free(blocks[i]);
+	TM_END();
+	tm_stats_t s;
+	tm_stats(&s);
+	ck_assert_uint_eq(s.frees, 256);
+	long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED))
+		ck_assert_uint_eq(s.reclaimed, 256);
+	tm_reclaim_barrier();
+	tm_stats(&s);
+	ck_assert_uint_eq(s.reclaimed, 256);
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("core_tx_" POTM_BACKEND_NAME);
@@ -724,6 +758,7 @@ int main(void)
 		tcase_add_test_raise_signal(tx, seq_cancel_is_fatal, SIGABRT);
 	tcase_add_test(tx, malloc_undone_on_abort_free_deferred);
 	tcase_add_test(tx, frees_batched_across_transactions);
+	tcase_add_test(tx, big_batch_freed_at_commit);
 	if (IS("seq"))
 		tcase_add_test(tx, seq_frees_at_commit);
 	suite_add_tcase(s, tx);
