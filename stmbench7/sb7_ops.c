@@ -723,9 +723,12 @@ static long sb7_structural_sm8(sb7_thread_t *th)
  * (POTM_SEQUENCER=weighted): its mean time on seq at the small size, one
  * thread, in units of 2 us (about what a turn hand-off costs), at least 1
  * (measured 2026-11-24: T3c 13.4 ms, T1 0.94 ms, most short operations
- * under 2 us; since the vectorized character count T4 0.72 ms, T8 14 us,
- * ST2 0.6 us, where they were 3.9 ms, 104 us and 4 us; since the
- * vectorized replacement OP11 0.14 ms, where it was 0.51 ms).  A constant
+ * under 2 us; since the vectorized character count T4 0.72 ms, ST2 0.6
+ * us, where they were 3.9 ms and 4 us.  Measured again in full runs (rw
+ * without structural modifications, 20 s; w with them, 10 s) once OP11's
+ * chunks came back to the allocator at commit and glibc stopped trimming
+ * the heap under it: OP11 57-65 us, T8 22 us, SM1 14 us, SM2 9 us, SM7
+ * 0.8 us, where the table said 136, 14, 54, 18 and 6).  A constant
  * table keeps the order deterministic; it only has to be roughly
  * proportional to run time.  WALK marks the walks of the whole design,
  * whose time is proportional to the component links left: their weight
@@ -762,7 +765,7 @@ const sb7_operation_t sb7_operations[SB7_OPERATION_COUNT] = {
 	{ "Q1", SB7_CAT_OPERATION_RO, sb7_query_q1, R_AP, 0, 1, FIXED },
 	{ "Q2", SB7_CAT_OPERATION_RO, sb7_query_q2, R_AP, 0, 1, FIXED },
 	{ "Q3", SB7_CAT_OPERATION_RO, sb7_query_q3, R_AP, 0, 1, FIXED },
-	{ "T8", SB7_CAT_OPERATION_RO, sb7_traversal_t8, R_MAN, 0, 7, FIXED },
+	{ "T8", SB7_CAT_OPERATION_RO, sb7_traversal_t8, R_MAN, 0, 11, FIXED },
 	{ "T9", SB7_CAT_OPERATION_RO, sb7_traversal_t9, R_MAN, 0, 1, FIXED },
 	{ "OP6", SB7_CAT_OPERATION_RO, sb7_operation_op6, R_COMPLEX, 0, 1, FIXED },
 	{ "OP7", SB7_CAT_OPERATION_RO, sb7_operation_op7, R_BASE | R_COMPLEX, 0, 1, FIXED },
@@ -770,19 +773,19 @@ const sb7_operation_t sb7_operations[SB7_OPERATION_COUNT] = {
 	/* short operations, update */
 	{ "OP9", SB7_CAT_OPERATION, sb7_operation_op9, 0, R_AP, 1, FIXED },
 	{ "OP10", SB7_CAT_OPERATION, sb7_operation_op10, 0, R_AP, 1, FIXED },
-	{ "OP11", SB7_CAT_OPERATION, sb7_operation_op11, 0, R_MAN, 68, FIXED },
+	{ "OP11", SB7_CAT_OPERATION, sb7_operation_op11, 0, R_MAN, 30, FIXED },
 	{ "OP12", SB7_CAT_OPERATION, sb7_operation_op12, 0, R_COMPLEX, 1, FIXED },
 	{ "OP13", SB7_CAT_OPERATION, sb7_operation_op13, R_COMPLEX, R_BASE, 1, FIXED },
 	{ "OP14", SB7_CAT_OPERATION, sb7_operation_op14, R_BASE, R_CP, 1, FIXED },
 	{ "OP15", SB7_CAT_OPERATION, sb7_operation_op15, 0, R_AP, 2, FIXED },
 	/* structural modifications */
-	{ "SM1", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm1, 0, ALL, 27, FIXED },
-	{ "SM2", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm2, 0, ALL, 9, FIXED },
+	{ "SM1", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm1, 0, ALL, 7, FIXED },
+	{ "SM2", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm2, 0, ALL, 5, FIXED },
 	{ "SM3", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm3, 0, ALL, 1, FIXED },
 	{ "SM4", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm4, 0, ALL, 1, FIXED },
 	{ "SM5", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm5, 0, ALL, 1, FIXED },
 	{ "SM6", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm6, 0, ALL, 1, FIXED },
-	{ "SM7", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm7, 0, ALL, 3, FIXED },
+	{ "SM7", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm7, 0, ALL, 1, FIXED },
 	{ "SM8", SB7_CAT_STRUCTURAL_MODIFICATION, sb7_structural_sm8, 0, ALL, 1, FIXED },
 };
 
