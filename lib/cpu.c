@@ -1,5 +1,9 @@
-/* lib/cpu.c — CPU feature detection (Intel RTM's: htm/rtm_probe.h). */
+/* lib/cpu.c — CPU and kernel features (Intel RTM's: htm/rtm_probe.h). */
 #include "potm_internal.h"
+
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #if defined(__powerpc64__)
 #include <sys/auxv.h>
@@ -15,4 +19,17 @@ bool potm_cpu_has_ppc_htm(void)
 #else
 	return false;
 #endif
+}
+
+bool potm_membarrier_ok;
+
+void potm_membarrier_register(void)
+{
+	potm_membarrier_ok = syscall(__NR_membarrier,
+	                             MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+int potm_membarrier(void)
+{
+	return (int)syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 }

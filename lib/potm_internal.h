@@ -289,6 +289,15 @@ void potm_reclaim_thread_exit(potm_thread_t *t);
 
 bool potm_cpu_has_ppc_htm(void);
 
+/* membarrier(PRIVATE_EXPEDITED): a full barrier on every CPU that runs
+ * one of our threads, the other side of an asymmetric fence (reclaim.c
+ * Q2, sequencer.c's sleeper, pot.c P5).  Registered once by tm_init;
+ * potm_membarrier_ok is false where the kernel, a seccomp filter or an
+ * emulator (qemu-user) refuses it.  potm_membarrier returns 0 on success. */
+extern bool potm_membarrier_ok;
+void potm_membarrier_register(void);
+int potm_membarrier(void);
+
 /* ---- accesses: alignment check shared by the instrumented backends ----- */
 
 static inline void potm_check_aligned(const void *a, size_t size, const char *which)

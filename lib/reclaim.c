@@ -62,10 +62,7 @@
  */
 #include "potm_internal.h"
 
-#include <linux/membarrier.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <urcu/urcu-memb.h>
 
 struct reclaim_batch {
@@ -98,7 +95,6 @@ struct potm_polled {
 static struct {
 	char *words;
 	unsigned hwm;              /* atomic: ids below it have been used */
-	bool polled;               /* membarrier is available */
 } rd;
 
 static inline uint64_t *reader_word(unsigned id)
@@ -111,11 +107,16 @@ static inline uint64_t *reader_word(unsigned id)
 
 void potm_count_reclaimed(size_t n);
 
+static void free_blocks(void **ptrs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ptrs[i]);
+	potm_count_reclaimed(n);
+}
+
 static void batch_free(struct reclaim_batch *b)
 {
-	for (size_t i = 0; i < b->n; i++)
-		free(b->ptrs[i]);
-	potm_count_reclaimed(b->n);
+	free_blocks(b->ptrs, b->n);
 	free(b);
 }
 
@@ -184,20 +185,12 @@ static void reclaim_drain(potm_thread_t *t)
 	batch_free_chain(__atomic_exchange_n(&t->inbox->ready, NULL, __ATOMIC_ACQUIRE));
 }
 
-static void free_blocks(void **ptrs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(ptrs[i]);
-	potm_count_reclaimed(n);
-}
-
 /* Q2: start a polled grace period for the committed frees; false if
  * membarrier is unavailable (the caller uses call_rcu).  Frees them at
  * once when no other thread was inside a section. */
 static bool reclaim_polled_start(potm_thread_t *t)
 {
-	if (!rd.polled ||
-	    syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+	if (!potm_membarrier_ok || potm_membarrier() != 0)
 		return false;
 	unsigned hwm = __atomic_load_n(&rd.hwm, __ATOMIC_ACQUIRE);
 	unsigned inside = 0;
@@ -299,8 +292,6 @@ void potm_reclaim_init(unsigned max_threads)
 {
 	rd.words = potm_xcalloc(max_threads, POTM_CACHELINE);
 	rd.hwm = 0;
-	rd.polled = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
-	                    0, 0) == 0;
 }
 
 void potm_reclaim_shutdown(void)

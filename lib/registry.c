@@ -91,6 +91,7 @@ int tm_init(const tm_config_t *cfg)
 	memset(&rt.exited, 0, sizeof rt.exited);
 	__atomic_store_n(&rt_reclaimed, 0, __ATOMIC_RELAXED);
 	rt.live = 0;
+	potm_membarrier_register();
 	potm_reclaim_init(c.max_threads);
 	rt_collect_cpus();
 	int brc = potm_backend.init ? potm_backend.init(&potm_cfg) : 0;

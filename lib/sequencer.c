@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/futex.h>
-#include <linux/membarrier.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -120,8 +119,7 @@ static bool seq_asym_fence;
 
 static void seq_fence_init(void)
 {
-	seq_asym_fence = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
-	                         0, 0) == 0;
+	seq_asym_fence = potm_membarrier_ok;
 }
 
 /* The waker's side: between storing what ends a wait and reading the
@@ -140,8 +138,7 @@ static inline void seq_fence_waker(void)
  * hang, and from then on both sides fence. */
 static void seq_fence_sleeper(void)
 {
-	if (seq_asym_fence &&
-	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+	if (seq_asym_fence && potm_membarrier() == 0)
 		return;
 	__atomic_store_n(&seq_asym_fence, false, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -100,10 +100,7 @@
 #include "pot_order.h"
 #include "tl2_sets.h"
 
-#include <linux/membarrier.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 typedef struct pot_tx {
 	pot_thread_t pt;               /* first: order state (lib/pot_order.h) */
@@ -436,7 +433,7 @@ int tm_tx_start_(tm_txd_t *d)
 	if (unlikely(tx->sync_first_tx)) {
 		/* P5: nothing read yet; make sure no unmarked fast
 		 * transaction is still writing. */
-		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+		potm_membarrier();
 		seq_wait_holder_idle(tx->pt.th.id);
 		tx->sync_first_tx = false;
 	}
@@ -604,7 +601,7 @@ static int pot_init(const tm_config_t *cfg)
 	/* P5 needs the asymmetric barrier; without it (old kernels, qemu-user)
 	 * fast transactions always mark. */
 	pot.solo_unmarked = pot.count_fast && !pot_order.explicit_order &&
-		syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+		potm_membarrier_ok;
 	size_t n = (size_t)1 << cfg->lock_bits;
 	pot.stripes = calloc(n, sizeof(uintptr_t));
 	if (pot.stripes == NULL) {
