@@ -160,29 +160,17 @@ static inline void pot_mark(const pot_tx_t *tx, const void *addr)
 }
 
 /* Unmark the stripes of every in-place write of this attempt with version
- * `version`; the fence orders all the stores before the unmarking (P2). */
+ * `version`, after all the stores (P2). */
 static void pot_unmark(const pot_tx_t *tx, uint64_t version)
 {
-	if (!tx->mark)
-		return;
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	uintptr_t word = (uintptr_t)version << 1;
-	const potm_undo_t *u = &tx->pt.th.txd.undo;
-	volatile uintptr_t *last = NULL;   /* fields of one object: one store */
-	for (const potm_undo_entry_t *e = u->e; e < u->next; e++) {
-		volatile uintptr_t *s = pot_stripe_of(potm_undo_addr(e));
-		if (s != last)
-			__atomic_store_n(s, word, __ATOMIC_RELAXED);
-		last = s;
-	}
+	if (tx->mark)
+		tl2_unmark_logged(&tx->pt.th.txd.undo, pot.stripes, pot.mask, pot.shift, version);
 }
 
 static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t b)
 {
-	if (tx->mark)
-		pot_mark(tx, a);
-	potm_undo_log(&tx->pt.th.txd.undo, a, size);
-	tl2_store_bytes(a, size, b);
+	tl2_write_in_place(&tx->pt.th.txd.undo, tx->mark ? pot_stripe_of(a) : NULL,
+	                   tx->fast_word, a, size, b);
 }
 
 /* ---- slots ------------------------------------------------------------------ */

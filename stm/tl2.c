@@ -29,7 +29,30 @@
  *    transaction that keeps losing long attempts (STMBench7's T3c: 100 ms,
  *    read set of 10^6 stripes, aborted again and again by short updates)
  *    takes the commit token: until it commits, no other update commits,
- *    so its snapshot stays valid and it finishes.
+ *    so its snapshot stays valid and it finishes.  Holding the token, it
+ *    runs irrevocably (below): plain reads, writes in place.
+ *
+ * Irrevocable mode (the starving transaction, as Pot's fast mode):
+ *  I1 (drain) A committer announces itself (its committing word, then a
+ *     fence) before it reads the token, and clears the word when its
+ *     commit is over.  The starving transaction takes the token, runs a
+ *     full barrier on every thread (membarrier; without it both sides
+ *     fence), then waits for every committing word to clear.  Either the
+ *     committer saw the token and backed off before locking anything, or
+ *     its commit finishes first.  From then on nobody commits an update
+ *     until the token is dropped: the holder's snapshot (rv = clock) can
+ *     never be invalidated, so its reads are plain loads (no read set, no
+ *     validation) and its writes go in place, with an undo log for
+ *     tm_restart/tm_cancel.
+ *  I2 (opacity) Before its first store to a stripe the holder sets the
+ *     stripe's lock word to TL2_IRREVOCABLE (odd: locked, by no write set)
+ *     and a release fence; after its last store (release fence) it sets
+ *     them to its commit version wv = ++clock.  Others see a stripe locked
+ *     by a committer: a read waits, a validation fails, as for any commit.
+ *  I3 (rollback) tm_restart and tm_cancel restore the old bytes and
+ *     release the stripes with the current clock: nobody committed since
+ *     the drain, so that is the version of the restored contents (at worst
+ *     a spurious conflict for an older snapshot).
  */
 #include "tl2_sets.h"
 
@@ -41,6 +64,9 @@ typedef struct tl2_tx {
 	size_t lost_reads;             /* the largest read set among this
 	                                  transaction's aborted attempts */
 	bool token;                    /* holds tl2.token (starving) */
+	bool irrevocable;              /* this attempt runs in place (I1-I3):
+	                                  its writes are th.txd.undo's */
+	bool committing;               /* its committing word is set (I1) */
 } tl2_tx_t;
 
 static inline tm_snap_t *tl2_snap(tl2_tx_t *tx)
@@ -53,7 +79,7 @@ static inline tm_snap_t *tl2_snap(tl2_tx_t *tx)
 /* Starvation: a transaction takes the commit token after this many aborts
  * if one of its attempts had read TL2_LONG_READS stripes (much work lost),
  * or after TL2_STARVING_ABORTS aborts in any case. */
-#define TL2_LONG_ABORTS 2
+#define TL2_LONG_ABORTS 1
 #define TL2_LONG_READS 4096
 #define TL2_STARVING_ABORTS 32
 
@@ -66,7 +92,16 @@ static struct {
 	 * thread, 0 if none.  While it is taken, other update transactions
 	 * wait before locking their write set. */
 	unsigned token POTM_ALIGNED;
+	/* I1: one committing word per logical id, a cache line each. */
+	unsigned char *committing;
+	unsigned max_threads;
+	bool asym;             /* committers need no fence: the holder
+	                          runs membarrier */
 } tl2;
+
+/* I2: the lock word of a stripe written in place (odd, and no write-set
+ * entry's address). */
+#define TL2_IRREVOCABLE ((uintptr_t)&tl2.token | 1)
 
 static inline volatile uintptr_t *tl2_lock_of(const void *a)
 {
@@ -114,6 +149,110 @@ static void tl2_release_locks(tl2_tx_t *tx)
 	}
 }
 
+/* ---- irrevocable mode (I1-I3) --------------------------------------------- */
+
+static void tl2_wait_token(void);
+
+static inline volatile unsigned char *tl2_committing_word(unsigned id)
+{
+	return &tl2.committing[(size_t)id * POTM_CACHELINE];
+}
+
+/* I1, the committer's side: announce the commit, unless a starving
+ * transaction holds the token (then wait for it to finish). */
+static void tl2_commit_announce(tl2_tx_t *tx)
+{
+	volatile unsigned char *w = tl2_committing_word(tx->th.id);
+	for (;;) {
+		__atomic_store_n(w, 1, __ATOMIC_RELAXED);
+		if (tl2.asym)
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		else
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		unsigned holder = __atomic_load_n(&tl2.token, __ATOMIC_ACQUIRE);
+		if (likely(holder == 0) || tx->token)
+			break;
+		__atomic_store_n(w, 0, __ATOMIC_RELEASE);
+		tl2_wait_token();
+	}
+	tx->committing = true;
+}
+
+/* The commit is over (done or aborted): its locks are released. */
+static inline void tl2_commit_over(tl2_tx_t *tx)
+{
+	if (tx->committing) {
+		__atomic_store_n(tl2_committing_word(tx->th.id), 0, __ATOMIC_RELEASE);
+		tx->committing = false;
+	}
+}
+
+/* I1, the holder's side (the token is ours): wait for the commits in
+ * flight.  False if the barrier failed: then run as a plain TL2 attempt
+ * (the token alone keeps others from committing after their check). */
+static bool tl2_drain_commits(tl2_tx_t *tx)
+{
+	if (tl2.asym) {
+		if (potm_membarrier() != 0)
+			return false;
+	} else {
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	}
+	for (unsigned id = 0; id < tl2.max_threads; id++) {
+		if (id == tx->th.id)
+			continue;
+		for (unsigned spins = 0; __atomic_load_n(tl2_committing_word(id), __ATOMIC_ACQUIRE);) {
+			if (++spins % TL2_LOCKED_SPINS == 0)
+				sched_yield();
+			potm_cpu_relax();
+		}
+	}
+	return true;
+}
+
+/* Start this attempt in place: plain reads (tm.h's inline reads see the
+ * read set closed and the flag), writes through tl2_write. */
+static void tl2_enter_irrevocable(tl2_tx_t *tx)
+{
+	tx->irrevocable = true;
+	tx->th.txd.flags |= TM_TXD_PLAIN_READS;
+	tl2_rs_open(&tl2_snap(tx)->rs, false);
+	potm_undo_clear(&tx->th.txd.undo);
+}
+
+static void tl2_leave_irrevocable(tl2_tx_t *tx)
+{
+	tx->irrevocable = false;
+	tx->th.txd.flags &= ~TM_TXD_PLAIN_READS;
+	potm_undo_clear(&tx->th.txd.undo);
+}
+
+/* I3: undo the in-place writes, release their stripes at the current
+ * clock.  potm_undo_rollback leaves the entries, which the release reads. */
+static void tl2_rollback_in_place(tl2_tx_t *tx)
+{
+	potm_undo_t *u = &tx->th.txd.undo;
+	potm_undo_entry_t *next = u->next;
+	potm_undo_rollback(u);
+	u->next = next;
+	tl2_unmark_logged(u, tl2.locks, tl2.mask, tl2.shift,
+	                  __atomic_load_n(&tl2.clock, __ATOMIC_RELAXED));
+	tl2_leave_irrevocable(tx);
+}
+
+/* I2: the commit of an irrevocable attempt. */
+static void tl2_commit_in_place(tl2_tx_t *tx)
+{
+	potm_undo_t *u = &tx->th.txd.undo;
+	if (potm_undo_count(u)) {
+		uint64_t wv = __atomic_add_fetch(&tl2.clock, 1, __ATOMIC_ACQ_REL);
+		tl2_unmark_logged(u, tl2.locks, tl2.mask, tl2.shift, wv);
+		POTM_STAT_ADD(&tx->th, writes, potm_undo_count(u));
+	}
+	POTM_STAT_INC(&tx->th, irrevocable);
+	tl2_leave_irrevocable(tx);
+}
+
 static void tl2_abort(tl2_tx_t *tx, int cause) __attribute__((noreturn, noinline));
 /* End of an attempt: empty the sets; the read set is closed to tm.h's
  * inline reads until the next begin. */
@@ -124,7 +263,10 @@ static void tl2_reset(tl2_tx_t *tx)
 
 static void tl2_abort(tl2_tx_t *tx, int cause)
 {
+	if (unlikely(tx->irrevocable))
+		tl2_rollback_in_place(tx);
 	tl2_release_locks(tx);
+	tl2_commit_over(tx);
 	if (tl2_rs_count(&tl2_snap(tx)->rs) > tx->lost_reads)
 		tx->lost_reads = tl2_rs_count(&tl2_snap(tx)->rs);
 	tl2_reset(tx);
@@ -189,6 +331,8 @@ static inline __attribute__((always_inline)) uint64_t tl2_load(tl2_tx_t *tx, con
 tm_word_t tm_read(const tm_word_t *a)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self_in_tx("tm_read");
+	if (unlikely(tx->irrevocable))
+		return *a;
 	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a);
 	if (e == NULL || e->mask == ~(tm_word_t)0)
 		return e ? e->val : tl2_load(tx, a, sizeof *a);
@@ -202,6 +346,10 @@ tm_word_t tm_read(const tm_word_t *a)
 static inline __attribute__((always_inline)) void tl2_write(tl2_tx_t *tx, void *a, unsigned size,
                                                             uint64_t b)
 {
+	if (unlikely(tx->irrevocable)) {
+		tl2_write_in_place(&tx->th.txd.undo, tl2_lock_of(a), TL2_IRREVOCABLE, a, size, b);
+		return;
+	}
 	size_t n = tx->ws.n;
 	tl2_ws_put(&tx->ws, a, size, b);
 	if (tx->ws.n != n)   /* a new word: its lock may be cold */
@@ -217,6 +365,8 @@ void tm_write(tm_word_t *a, tm_word_t v)
 static inline __attribute__((always_inline)) uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self_in_tx("tm_read");
+	if (unlikely(tx->irrevocable))
+		return tm_load_bytes_(a, size);
 	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
 	if (e == NULL)
 		return tl2_load(tx, a, size);
@@ -256,7 +406,7 @@ static void tl2_take_token(tl2_tx_t *tx)
 	for (;;) {
 		unsigned free_ = 0;
 		if (__atomic_compare_exchange_n(&tl2.token, &free_, tx->th.id + 1, false,
-		                                __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		                                __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 			break;
 		tl2_wait_token();
 	}
@@ -291,6 +441,10 @@ int tm_tx_start_(tm_txd_t *d)
 	case POTM_ENTER_NEW:
 		if (unlikely(tx->th.attempt >= TL2_LONG_ABORTS) && !tx->token && tl2_starving(tx))
 			tl2_take_token(tx);
+		if (unlikely(tx->token) && tl2_drain_commits(tx)) {
+			tl2_enter_irrevocable(tx);
+			break;
+		}
 		tl2_snap(tx)->rv = __atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE);
 		tl2_rs_open(&tl2_snap(tx)->rs, true);
 		break;
@@ -303,9 +457,8 @@ int tm_tx_start_(tm_txd_t *d)
 static void tl2_commit(tl2_tx_t *tx)
 {
 	/* A starving transaction holds the token: let it finish first.  We
-	 * hold no lock yet, so it never waits for us. */
-	if (unlikely(__atomic_load_n(&tl2.token, __ATOMIC_ACQUIRE) != 0) && !tx->token)
-		tl2_wait_token();
+	 * hold no lock yet, so it never waits for us (I1). */
+	tl2_commit_announce(tx);
 	/* Lock the write set.  Several entries may share a stripe: the first
 	 * takes the lock, the others find it ours. */
 	for (size_t i = 0; i < tx->ws.n; i++) {
@@ -351,9 +504,17 @@ void tm_tx_end_(tm_txd_t *d)
 	if (--d->depth > 0)
 		return;
 	d->depth = 1;   /* still inside: an abort below restarts it */
-	bool ro = tx->ws.n == 0;
-	if (!ro)
-		tl2_commit(tx);
+	bool ro;
+	if (unlikely(tx->irrevocable)) {
+		ro = potm_undo_count(&tx->th.txd.undo) == 0;
+		tl2_commit_in_place(tx);
+	} else {
+		ro = tx->ws.n == 0;
+		if (!ro) {
+			tl2_commit(tx);
+			tl2_commit_over(tx);
+		}
+	}
 	tl2_drop_token(tx);
 	tl2_reset(tx);
 	potm_tx_committed(&tx->th, ro);
@@ -368,6 +529,8 @@ void tm_restart(void)
 void tm_cancel(void)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self_in_tx("tm_cancel");
+	if (tx->irrevocable)
+		tl2_rollback_in_place(tx);
 	tl2_release_locks(tx);
 	tl2_drop_token(tx);
 	tl2_reset(tx);
@@ -386,6 +549,10 @@ static int tl2_init(const tm_config_t *cfg)
 	tl2.mask = n - 1;
 	tl2.shift = cfg->stripe_shift;
 	tl2.clock = 0;
+	tl2.token = 0;
+	tl2.max_threads = cfg->max_threads;
+	tl2.committing = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
+	tl2.asym = potm_membarrier_ok;
 	return 0;
 }
 
@@ -393,6 +560,8 @@ static void tl2_shutdown(void)
 {
 	free((void *)tl2.locks);
 	tl2.locks = NULL;
+	free(tl2.committing);
+	tl2.committing = NULL;
 }
 
 static int tl2_thread_init(potm_thread_t *t)
@@ -410,6 +579,7 @@ static void tl2_thread_fini(potm_thread_t *t)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)t;
 	tl2_sets_free(&tl2_snap(tx)->rs, &tx->ws);
+	potm_undo_free(&t->txd.undo);
 }
 
 const potm_backend_t potm_backend = {

@@ -366,6 +366,39 @@ static inline void tl2_ws_store_entry(const tl2_wentry_t *e, potm_undo_t *undo)
 	}
 }
 
+/* ---- in place: Pot's fast mode, tl2's irrevocable mode ------------------ */
+
+/* Write in place as the only writer of shared memory: mark the stripe
+ * word (if stripe is not NULL; tm_stripe_mark_'s release fence orders the
+ * mark before the store), log the old bytes for a rollback, store. */
+static inline void tl2_write_in_place(potm_undo_t *undo, volatile uintptr_t *stripe,
+                                      uintptr_t mark, void *a, unsigned size, uint64_t b)
+{
+	if (stripe)
+		tm_stripe_mark_(stripe, mark);
+	potm_undo_log(undo, a, size);
+	tl2_store_bytes(a, size, b);
+}
+
+/* Give every stripe written in place (the undo log's entries) the word
+ * version << 1, after all the stores (release fence). */
+static void tl2_unmark_logged(const potm_undo_t *undo, volatile uintptr_t *stripes,
+                              uintptr_t mask, unsigned shift, uint64_t version)
+	__attribute__((unused));
+static void tl2_unmark_logged(const potm_undo_t *undo, volatile uintptr_t *stripes,
+                              uintptr_t mask, unsigned shift, uint64_t version)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	uintptr_t word = (uintptr_t)version << 1;
+	volatile uintptr_t *last = NULL;   /* fields of one object: one store */
+	for (const potm_undo_entry_t *e = undo->e; e < undo->next; e++) {
+		volatile uintptr_t *s = &stripes[((uintptr_t)potm_undo_addr(e) >> shift) & mask];
+		if (s != last)
+			__atomic_store_n(s, word, __ATOMIC_RELAXED);
+		last = s;
+	}
+}
+
 /* End of an attempt: count the sets and empty them (their memory stays). */
 static inline void tl2_sets_reset(potm_thread_t *th, tl2_rset_t *rs, tl2_wset_t *ws)
 {

@@ -46,6 +46,8 @@ typedef struct tm_stats {
 	uint64_t promotions;      /* Pot: live promotions */
 	uint64_t spec_commits;    /* Pot: speculative commits */
 	uint64_t wait_turn_ns;    /* Pot: time spent waiting for the turn */
+	uint64_t irrevocable;     /* tl2: starving transactions committed
+	                             irrevocably (in place, holding the token) */
 	uint64_t htm_starts;      /* HTM: hardware transactions started */
 	uint64_t htm_commits;     /* HTM: ... committed in hardware */
 	uint64_t htm_fallbacks;   /* HTM: transactions run on the fallback path */

@@ -290,8 +290,10 @@ typedef struct tm_txd {
 #define TM_TXD_CANCELLED 1u /* the attempt was cancelled: skip the body */
 #define TM_TXD_UNDO      2u /* in-place writes must be undo-logged (rtm's
                                fallback path) */
-#define TM_TXD_PLAIN_READS 4u /* pot: the attempt runs in fast mode (in its
-                               turn), where a read is a plain load */
+#define TM_TXD_PLAIN_READS 4u /* a read is a plain load: pot's fast mode
+                               (in its turn), tl2's irrevocable mode (the
+                               read set is closed, so the inline TL2 read
+                               fails at once and this is tested next) */
 
 /* The calling thread's descriptor; NULL if it is not registered.
  * initial-exec: one instruction to reach it on every access, and a single
@@ -389,8 +391,12 @@ void tm_reclaim_barrier(void);
 	{                                                                \
 		tm_txd_t *d = tm_self_;                                  \
 		T v;                                                     \
-		if (__builtin_expect(d != NULL && FAST(d, a, &v), 1))    \
-			return v;                                        \
+		if (__builtin_expect(d != NULL, 1)) {                    \
+			if (__builtin_expect(FAST(d, a, &v), 1))         \
+				return v;                                \
+			if (d->flags & TM_TXD_PLAIN_READS)               \
+				return *a;                               \
+		}                                                        \
 		return tm_read##sfx##_spec_(a);                          \
 	}
 

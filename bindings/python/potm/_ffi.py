@@ -79,6 +79,7 @@ typedef struct tm_stats {
     uint64_t promotions;
     uint64_t spec_commits;
     uint64_t wait_turn_ns;
+    uint64_t irrevocable;
     uint64_t htm_starts;
     uint64_t htm_commits;
     uint64_t htm_fallbacks;
