@@ -521,11 +521,19 @@ static void scribble_work(unsigned id, unsigned n)
 				sum += TM_LOAD(&big[k]);
 			if (sum != 0)
 				__atomic_fetch_add(&long_bad_sums, 1, __ATOMIC_RELAXED);
-			if (tries == 2 || (cancel && tries >= 3))
+			if (tries == 2 || (cancel && tries >= 3)) {
 				for (int j = 0; j < SCRIBBLES; j++) {
 					long *w = &big[(t * 13 + j * 1021) % BIG];
 					TM_STORE(w, TM_LOAD(w) + SCRIBBLE);
 				}
+				/* Our own writes, and long enough for the
+				 * others' scans to meet them. */
+				sum = 0;
+				for (int k = 0; k < BIG; k++)
+					sum += TM_LOAD(&big[k]);
+				if (sum != SCRIBBLES * SCRIBBLE)
+					__atomic_fetch_add(&long_bad_sums, 1, __ATOMIC_RELAXED);
+			}
 			if (tries < 3)
 				tm_restart();
 			if (cancel)
@@ -541,7 +549,7 @@ static void scribble_work(unsigned id, unsigned n)
 	}
 	uint64_t rng = 0x2545f4914f6cdd1dull * (id + 1);
 	for (long i = 0; !__atomic_load_n(&long_done, __ATOMIC_ACQUIRE); i++) {
-		if (i % 64 == 0 && big_total() != 0)
+		if (i % 8 == 0 && big_total() != 0)
 			__atomic_fetch_add(&scan_bad_sums, 1, __ATOMIC_RELAXED);
 		unsigned a = rng_next(&rng) % BIG, b = rng_next(&rng) % BIG;
 		TM_BEGIN();
