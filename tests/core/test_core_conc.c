@@ -73,6 +73,18 @@ static uint64_t rng_next(uint64_t *s)
 	return *s;
 }
 
+/* The sum of a[0..n), read in one transaction. */
+static long tx_sum(const long *a, int n)
+{
+	volatile long sum = 0;
+	TM_BEGIN();
+	sum = 0;
+	for (int k = 0; k < n; k++)
+		sum += TM_LOAD(&a[k]);
+	TM_END();
+	return sum;
+}
+
 /* ---- bank ---------------------------------------------------------------- */
 
 #define ACCOUNTS 64
@@ -92,16 +104,8 @@ static void bank_work(unsigned id, unsigned n)
 		TM_STORE(&accounts[a], TM_LOAD(&accounts[a]) - amount);
 		TM_STORE(&accounts[b], TM_LOAD(&accounts[b]) + amount);
 		TM_END();
-		if (i % 256 == 0) {
-			volatile long total = 0;
-			TM_BEGIN();
-			total = 0;
-			for (int k = 0; k < ACCOUNTS; k++)
-				total += TM_LOAD(&accounts[k]);
-			TM_END();
-			if (total != (long)ACCOUNTS * INITIAL)
-				mine_bad++;
-		}
+		if (i % 256 == 0 && tx_sum(accounts, ACCOUNTS) != (long)ACCOUNTS * INITIAL)
+			mine_bad++;
 	}
 	__atomic_fetch_add(&bad_totals, mine_bad, __ATOMIC_RELAXED);
 }
@@ -419,6 +423,25 @@ static int long_done;
 static unsigned long_attempts, long_max_attempts;
 static long long_bad_sums;
 
+/* One short transfer between two random words of big[]. */
+static void big_transfer(uint64_t *rng)
+{
+	unsigned a = rng_next(rng) % BIG, b = rng_next(rng) % BIG;
+	TM_BEGIN();
+	TM_STORE(&big[a], TM_LOAD(&big[a]) - 1);
+	TM_STORE(&big[b], TM_LOAD(&big[b]) + 1);
+	TM_END();
+}
+
+/* After the threads: every transfer kept big[]'s total at 0. */
+static void assert_big_balanced(void)
+{
+	long total = 0;
+	for (int k = 0; k < BIG; k++)
+		total += big[k];
+	ck_assert_int_eq(total, 0);
+}
+
 static void progress_work(unsigned id, unsigned n)
 {
 	if (id == 0) {
@@ -443,13 +466,8 @@ static void progress_work(unsigned id, unsigned n)
 	}
 	(void)n;
 	uint64_t rng = 0x51ed2701a3b4c5d7ull * (id + 1);
-	while (!__atomic_load_n(&long_done, __ATOMIC_ACQUIRE)) {
-		unsigned a = rng_next(&rng) % BIG, b = rng_next(&rng) % BIG;
-		TM_BEGIN();
-		TM_STORE(&big[a], TM_LOAD(&big[a]) - 1);
-		TM_STORE(&big[b], TM_LOAD(&big[b]) + 1);
-		TM_END();
-	}
+	while (!__atomic_load_n(&long_done, __ATOMIC_ACQUIRE))
+		big_transfer(&rng);
 }
 
 static void long_progress(unsigned n)
@@ -459,10 +477,7 @@ static void long_progress(unsigned n)
 	long_max_attempts = 0;
 	long_bad_sums = 0;
 	run_threads(n, progress_work);
-	long total = 0;
-	for (int k = 0; k < BIG; k++)
-		total += big[k];
-	ck_assert_int_eq(total, 0);
+	assert_big_balanced();
 	ck_assert_int_eq(long_bad_sums, 0);
 	/* tl2 takes the token after at most 32 aborts (TL2_STARVING_ABORTS),
 	 * and the holder runs irrevocably: it cannot lose that attempt.
@@ -493,18 +508,6 @@ END_TEST
 #define SCRIBBLE 1000
 static long scan_bad_sums;
 static uint64_t long_commits;
-
-/* The total of big[], read in one transaction. */
-static long big_total(void)
-{
-	volatile long sum = 0;
-	TM_BEGIN();
-	sum = 0;
-	for (int k = 0; k < BIG; k++)
-		sum += TM_LOAD(&big[k]);
-	TM_END();
-	return sum;
-}
 
 static void scribble_work(unsigned id, unsigned n)
 {
@@ -549,13 +552,9 @@ static void scribble_work(unsigned id, unsigned n)
 	}
 	uint64_t rng = 0x2545f4914f6cdd1dull * (id + 1);
 	for (long i = 0; !__atomic_load_n(&long_done, __ATOMIC_ACQUIRE); i++) {
-		if (i % 8 == 0 && big_total() != 0)
+		if (i % 8 == 0 && tx_sum(big, BIG) != 0)
 			__atomic_fetch_add(&scan_bad_sums, 1, __ATOMIC_RELAXED);
-		unsigned a = rng_next(&rng) % BIG, b = rng_next(&rng) % BIG;
-		TM_BEGIN();
-		TM_STORE(&big[a], TM_LOAD(&big[a]) - 1);
-		TM_STORE(&big[b], TM_LOAD(&big[b]) + 1);
-		TM_END();
+		big_transfer(&rng);
 	}
 }
 
@@ -566,10 +565,7 @@ static void long_scribble(unsigned n)
 	long_bad_sums = scan_bad_sums = 0;
 	long_commits = 0;
 	run_threads(n, scribble_work);
-	long total = 0;
-	for (int k = 0; k < BIG; k++)
-		total += big[k];
-	ck_assert_int_eq(total, 0);
+	assert_big_balanced();
 	ck_assert_int_eq(long_bad_sums, 0);
 	ck_assert_int_eq(scan_bad_sums, 0);
 	ck_assert_uint_eq(long_commits, LONG_TXS - LONG_TXS / 4);
