@@ -211,7 +211,7 @@ static bool tl2_drain_commits(tl2_tx_t *tx)
 }
 
 /* Start this attempt in place: plain reads (tm.h's inline reads see the
- * read set closed and the flag), writes in place (tm.h's, or tl2_write). */
+ * read set closed and the flag), writes in place (tl2_write). */
 static void tl2_enter_irrevocable(tl2_tx_t *tx)
 {
 	potm_undo_t *u = &tx->th.txd.undo;
@@ -219,9 +219,6 @@ static void tl2_enter_irrevocable(tl2_tx_t *tx)
 	tx->th.txd.flags |= TM_TXD_PLAIN_READS;
 	tl2_rs_open(&tl2_snap(tx)->rs, false);
 	potm_undo_clear(u);
-	/* tm.h's inline writes: mark (I2), log, store. */
-	u->mark = TL2_IRREVOCABLE;
-	potm_undo_set_plain(u, true);
 }
 
 static void tl2_leave_irrevocable(tl2_tx_t *tx)
@@ -230,8 +227,6 @@ static void tl2_leave_irrevocable(tl2_tx_t *tx)
 	tx->irrevocable = false;
 	tx->th.txd.flags &= ~TM_TXD_PLAIN_READS;
 	potm_undo_clear(u);
-	u->mark = 0;
-	potm_undo_set_plain(u, false);
 }
 
 /* I3: undo the in-place writes, release their stripes at the current
@@ -579,9 +574,6 @@ static int tl2_thread_init(potm_thread_t *t)
 	s->locks = tl2.locks;
 	s->lock_mask = tl2.mask;
 	s->shift = tl2.shift;
-	t->txd.undo.stripes = tl2.locks;
-	t->txd.undo.stripe_mask = tl2.mask;
-	t->txd.undo.stripe_shift = tl2.shift;
 	return 0;
 }
 
