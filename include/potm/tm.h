@@ -500,7 +500,7 @@ tm_gl_load_(const tm_txd_t *d, const void *a, unsigned size, void *out)
  * starts over.  Writes go to the library.  In irrevocable mode (a starving
  * transaction holding the commit token, stm/tl2.c I1-I3) reads are plain
  * loads and writes in place, like pot's fast mode; the writes stay calls
- * (an inline test in front of every write cost kmeans 2 %, for 13 % of an
+ * (an inline test in front of every write cost kmeans 1.7 %, for 13 % of an
  * irrevocable T3c). */
 static inline __attribute__((always_inline)) int
 tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
