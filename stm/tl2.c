@@ -214,19 +214,17 @@ static bool tl2_drain_commits(tl2_tx_t *tx)
  * read set closed and the flag), writes in place (tl2_write). */
 static void tl2_enter_irrevocable(tl2_tx_t *tx)
 {
-	potm_undo_t *u = &tx->th.txd.undo;
 	tx->irrevocable = true;
 	tx->th.txd.flags |= TM_TXD_PLAIN_READS;
 	tl2_rs_open(&tl2_snap(tx)->rs, false);
-	potm_undo_clear(u);
+	potm_undo_clear(&tx->th.txd.undo);
 }
 
 static void tl2_leave_irrevocable(tl2_tx_t *tx)
 {
-	potm_undo_t *u = &tx->th.txd.undo;
 	tx->irrevocable = false;
 	tx->th.txd.flags &= ~TM_TXD_PLAIN_READS;
-	potm_undo_clear(u);
+	potm_undo_clear(&tx->th.txd.undo);
 }
 
 /* I3: undo the in-place writes, release their stripes at the current

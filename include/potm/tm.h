@@ -383,9 +383,10 @@ void tm_reclaim_barrier(void);
 
 /* An inline read whose slow path is the library's read (under the _spec_
  * name): FAST(d, a, out) loads *a into *out and returns 1 when the common
- * case holds, else 0. */
+ * case holds, else 0.  Writes stay calls into the library. */
 #define POTM_INLINE_READ_(T, sfx, FAST)                                  \
 	T tm_read##sfx##_spec_(const T *a);                              \
+	void tm_write##sfx(T *a, T v);                                   \
 	static inline T tm_read##sfx(const T *a)                         \
 	{                                                                \
 		tm_txd_t *d = tm_self_;                                  \
@@ -397,35 +398,6 @@ void tm_reclaim_barrier(void);
 				return *a;                               \
 		}                                                        \
 		return tm_read##sfx##_spec_(a);                          \
-	}
-
-/* pot's inline write: in place, undo-logged, while the library lets it
- * (undo.plain_end: fast mode), marked first if undo.mark is set (a stripe
- * word that speculative readers check), else (undo.quick_end: alone) a
- * bare append and store.  Otherwise a call into the library (its write,
- * under the _slow_ name). */
-#define POTM_INLINE_UNDO_WRITE_(T, sfx)                                  \
-	void tm_write##sfx##_slow_(T *a, T v);                           \
-	static inline void tm_write##sfx(T *a, T v)                      \
-	{                                                                \
-		tm_txd_t *d = tm_self_;                                  \
-		if (__builtin_expect(d == NULL, 0))                      \
-			goto slow;                                       \
-		if (__builtin_expect((uintptr_t)d->undo.next <            \
-		                     (uintptr_t)d->undo.quick_end, 1)) {  \
-			tm_undo_push_(&d->undo, a, sizeof(T));           \
-			*a = v;                                          \
-			return;                                          \
-		}                                                        \
-		if ((uintptr_t)d->undo.next < (uintptr_t)d->undo.plain_end) { \
-			if (d->undo.mark)                                \
-				tm_undo_mark_(&d->undo, a);              \
-			tm_undo_append_(&d->undo, a, sizeof(T));         \
-			*a = v;                                          \
-			return;                                          \
-		}                                                        \
-	slow:                                                            \
-		tm_write##sfx##_slow_(a, v);                             \
 	}
 
 #ifdef POTM_PLAIN_ACCESS
@@ -472,9 +444,7 @@ tm_gl_load_(const tm_txd_t *d, const void *a, unsigned size, void *out)
 	return 1;
 }
 #define POTM_GL_FAST_(d, a, out) tm_gl_load_((d), (a), sizeof *(a), (out))
-#define POTM_ACCESS_(T, sfx)                                             \
-	POTM_INLINE_READ_(T, sfx, POTM_GL_FAST_)                         \
-	void tm_write##sfx(T *a, T v);
+#define POTM_ACCESS_(T, sfx) POTM_INLINE_READ_(T, sfx, POTM_GL_FAST_)
 #elif defined(POTM_BACKEND_POT) && !defined(POTM_BUILDING_LIBRARY)
 /* pot: the transaction whose turn it is runs in fast mode, where nobody
  * can commit before it and a read is a plain load; one flag test inline
@@ -483,6 +453,7 @@ tm_gl_load_(const tm_txd_t *d, const void *a, unsigned size, void *out)
  * Speculative accesses, marked writes and a full log go to the library. */
 #define POTM_ACCESS_(T, sfx)                                             \
 	T tm_read##sfx##_spec_(const T *a);                              \
+	void tm_write##sfx##_slow_(T *a, T v);                           \
 	static inline T tm_read##sfx(const T *a)                         \
 	{                                                                \
 		tm_txd_t *d = tm_self_;                                  \
@@ -491,7 +462,27 @@ tm_gl_load_(const tm_txd_t *d, const void *a, unsigned size, void *out)
 			return *a;                                       \
 		return tm_read##sfx##_spec_(a);                          \
 	}                                                                \
-	POTM_INLINE_UNDO_WRITE_(T, sfx)
+	static inline void tm_write##sfx(T *a, T v)                      \
+	{                                                                \
+		tm_txd_t *d = tm_self_;                                  \
+		if (__builtin_expect(d == NULL, 0))                      \
+			goto slow;                                       \
+		if (__builtin_expect((uintptr_t)d->undo.next <            \
+		                     (uintptr_t)d->undo.quick_end, 1)) {  \
+			tm_undo_push_(&d->undo, a, sizeof(T));           \
+			*a = v;                                          \
+			return;                                          \
+		}                                                        \
+		if ((uintptr_t)d->undo.next < (uintptr_t)d->undo.plain_end) { \
+			if (d->undo.mark)                                \
+				tm_undo_mark_(&d->undo, a);              \
+			tm_undo_append_(&d->undo, a, sizeof(T));         \
+			*a = v;                                          \
+			return;                                          \
+		}                                                        \
+	slow:                                                            \
+		tm_write##sfx##_slow_(a, v);                             \
+	}
 #elif defined(POTM_BACKEND_TL2) && !defined(POTM_BUILDING_LIBRARY)
 /* tl2: a read whose stripe is free, no newer than the snapshot and not
  * written by this transaction is the TL2 read (lock, load, lock again)
@@ -526,9 +517,7 @@ tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 	return 1;
 }
 #define POTM_TL2_FAST_(d, a, out) tm_snap_load_(&(d)->snap, (a), sizeof *(a), (out))
-#define POTM_ACCESS_(T, sfx)                                             \
-	POTM_INLINE_READ_(T, sfx, POTM_TL2_FAST_)                        \
-	void tm_write##sfx(T *a, T v);
+#define POTM_ACCESS_(T, sfx) POTM_INLINE_READ_(T, sfx, POTM_TL2_FAST_)
 #else
 #define POTM_ACCESS_(T, sfx)                                             \
 	T tm_read##sfx(const T *a);                                      \
