@@ -55,6 +55,7 @@ static const struct cfg_field cfg_fields[] = {
 	F("POTM_DP_CLASSIFY_MS", dp_classify_ms, CFG_UINT, 0, 600000),
 	F("POTM_DP_SPLIT_IMPACT", dp_split_impact, CFG_UINT, 1, 1000000),
 	F("POTM_DP_JOIN_IMPACT", dp_join_impact, CFG_UINT, 0, 1000000),
+	F("POTM_PROMOTE_WRITES", promote_writes, CFG_UINT, 0, 1u << 24),
 };
 #undef F
 #undef S
@@ -85,6 +86,7 @@ void tm_config_default(tm_config_t *cfg)
 	cfg->dp_classify_ms = 200;
 	cfg->dp_split_impact = 100;
 	cfg->dp_join_impact = 20;
+	cfg->promote_writes = 256;
 }
 
 static unsigned long cfg_get(const tm_config_t *cfg, const struct cfg_field *f)

@@ -247,10 +247,8 @@ static void pot_promote(pot_tx_t *tx)
 	if (clock != tx->rv && !pot_validate(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
 	pot_enter_fast(tx, clock);
-	for (size_t i = 0; i < tx->ws.n; i++)
-		pot_mark(tx, (const void *)tx->ws.e[i].addr);
-	for (size_t i = 0; i < tx->ws.n; i++)
-		tl2_ws_store_entry(&tx->ws.e[i], &tx->pt.th.txd.undo);
+	tl2_ws_apply_in_place(&tx->ws, &tx->pt.th.txd.undo, pot.stripes, pot.mask,
+	                      pot.shift, tx->fast_word);
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
 	POTM_STAT_INC(&tx->pt.th, promotions);
 }

@@ -53,6 +53,19 @@
  *     release the stripes with the current clock: nobody committed since
  *     the drain, so that is the version of the restored contents (at worst
  *     a spurious conflict for an older snapshot).
+ *  I4 (live promotion, as Pot's) A transaction whose write set reaches
+ *     POTM_PROMOTE_WRITES words (STMBench7's long update traversals: T3c
+ *     rewrites 3,500 words 200 times each) tries the token without
+ *     waiting; if it gets it, it drains (I1), checks that its snapshot is
+ *     still current (nobody committed since rv, or its read set is
+ *     valid; if not it aborts, and its retry, holding the token, runs in
+ *     place from the start), then marks and stores its write set in
+ *     place (I2, the old bytes logged for I3) and goes on irrevocably.
+ *     Its buffered writes and read set are dropped: nobody can commit
+ *     until it does.  One thread: T3c 38 -> 23 ms.  The price is other
+ *     threads' commits waiting meanwhile, as for a starving transaction;
+ *     if the token is taken the transaction goes on as TL2 and tries
+ *     again at twice the size.
  */
 #include "tl2_sets.h"
 
@@ -67,6 +80,8 @@ typedef struct tl2_tx {
 	bool irrevocable;              /* this attempt runs in place (I1-I3):
 	                                  its writes are th.txd.undo's */
 	bool committing;               /* its committing word is set (I1) */
+	size_t promote_at;             /* write-set size at which this attempt
+	                                  next tries live promotion */
 } tl2_tx_t;
 
 static inline tm_snap_t *tl2_snap(tl2_tx_t *tx)
@@ -97,6 +112,7 @@ static struct {
 	unsigned max_threads;
 	bool asym;             /* committers need no fence: the holder
 	                          runs membarrier */
+	size_t promote_writes; /* POTM_TL2_PROMOTE; SIZE_MAX: never */
 } tl2;
 
 /* I2: the lock word of a stripe written in place (odd, and no write-set
@@ -254,6 +270,30 @@ static void tl2_commit_in_place(tl2_tx_t *tx)
 }
 
 static void tl2_abort(tl2_tx_t *tx, int cause) __attribute__((noreturn, noinline));
+
+/* Live promotion (I4): the write set has grown large; if the token is
+ * free, take it, drain, check the snapshot and go on in place. */
+static void tl2_promote(tl2_tx_t *tx) __attribute__((noinline, cold));
+static void tl2_promote(tl2_tx_t *tx)
+{
+	tx->promote_at = tx->promote_at > SIZE_MAX / 2 ? SIZE_MAX : 2 * tx->promote_at;
+	unsigned free_ = 0;
+	if (tx->token || !__atomic_compare_exchange_n(&tl2.token, &free_, tx->th.id + 1, false,
+	                                              __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return;   /* another transaction runs in place: go on as TL2 */
+	tx->token = true;
+	if (!tl2_drain_commits(tx))
+		return;   /* a plain TL2 attempt that holds the token */
+	if (__atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE) != tl2_snap(tx)->rv &&
+	    !tl2_validate(tx))
+		tl2_abort(tx, TM_ABORT_VALIDATE);   /* the retry keeps the token */
+	tl2_enter_irrevocable(tx);
+	tl2_ws_apply_in_place(&tx->ws, &tx->th.txd.undo, tl2.locks, tl2.mask, tl2.shift,
+	                      TL2_IRREVOCABLE);
+	tl2_sets_reset(&tx->th, &tl2_snap(tx)->rs, &tx->ws);
+	POTM_STAT_INC(&tx->th, promotions);
+}
+
 /* End of an attempt: empty the sets; the read set is closed to tm.h's
  * inline reads until the next begin. */
 static void tl2_reset(tl2_tx_t *tx)
@@ -352,8 +392,11 @@ static inline __attribute__((always_inline)) void tl2_write(tl2_tx_t *tx, void *
 	}
 	size_t n = tx->ws.n;
 	tl2_ws_put(&tx->ws, a, size, b);
-	if (tx->ws.n != n)   /* a new word: its lock may be cold */
+	if (tx->ws.n != n) {   /* a new word: its lock may be cold */
 		__builtin_prefetch((const void *)tl2_lock_of(a), 1, 3);
+		if (unlikely(tx->ws.n >= tx->promote_at))
+			tl2_promote(tx);
+	}
 }
 
 void tm_write(tm_word_t *a, tm_word_t v)
@@ -447,6 +490,7 @@ int tm_tx_start_(tm_txd_t *d)
 		}
 		tl2_snap(tx)->rv = __atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE);
 		tl2_rs_open(&tl2_snap(tx)->rs, true);
+		tx->promote_at = tl2.promote_writes;
 		break;
 	case POTM_ENTER_NESTED:
 		break;
@@ -553,6 +597,7 @@ static int tl2_init(const tm_config_t *cfg)
 	tl2.max_threads = cfg->max_threads;
 	tl2.committing = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
 	tl2.asym = potm_membarrier_ok;
+	tl2.promote_writes = cfg->promote_writes ? cfg->promote_writes : SIZE_MAX;
 	return 0;
 }
 

@@ -380,6 +380,23 @@ static inline void tl2_write_in_place(potm_undo_t *undo, volatile uintptr_t *str
 	tl2_store_bytes(a, size, b);
 }
 
+/* Live promotion (Pot's, tl2's): apply a validated write set in place,
+ * as the only writer.  Every stripe is marked first (one release fence
+ * each), so no reader can accept a stored value before the commit
+ * unmarks it; then the entries are stored, their old bytes logged. */
+static void tl2_ws_apply_in_place(const tl2_wset_t *ws, potm_undo_t *undo,
+                                  volatile uintptr_t *stripes, uintptr_t mask,
+                                  unsigned shift, uintptr_t mark) __attribute__((unused));
+static void tl2_ws_apply_in_place(const tl2_wset_t *ws, potm_undo_t *undo,
+                                  volatile uintptr_t *stripes, uintptr_t mask,
+                                  unsigned shift, uintptr_t mark)
+{
+	for (size_t i = 0; i < ws->n; i++)
+		tm_stripe_mark_(&stripes[(ws->e[i].addr >> shift) & mask], mark);
+	for (size_t i = 0; i < ws->n; i++)
+		tl2_ws_store_entry(&ws->e[i], undo);
+}
+
 /* Give every stripe written in place (the undo log's entries) the word
  * version << 1, after all the stores (release fence). */
 static void tl2_unmark_logged(const potm_undo_t *undo, volatile uintptr_t *stripes,

@@ -75,6 +75,12 @@ typedef struct tm_config {
 	unsigned dp_join_impact; /* POTM_DP_JOIN_IMPACT 0..1000000, default 20:
 	                           join a split record whose impact falls below
 	                           this (T_join) */
+	unsigned promote_writes; /* POTM_PROMOTE_WRITES 0..16777216, default
+	                           256: tl2: a transaction whose write set
+	                           reaches this many words takes the commit
+	                           token if it is free and continues
+	                           irrevocably, in place (live promotion);
+	                           0 = never */
 } tm_config_t;
 
 /* Fill *cfg with the defaults above (environment not applied). */

@@ -43,7 +43,7 @@ typedef struct tm_stats {
 	uint64_t writes;          /* instrumented writes (STM backends) */
 	uint64_t extensions;      /* successful snapshot extensions */
 	uint64_t fast_commits;    /* Pot: commits in fast (in-turn) mode */
-	uint64_t promotions;      /* Pot: live promotions */
+	uint64_t promotions;      /* Pot, tl2: live promotions */
 	uint64_t spec_commits;    /* Pot: speculative commits */
 	uint64_t wait_turn_ns;    /* Pot: time spent waiting for the turn */
 	uint64_t irrevocable;     /* tl2: starving transactions committed

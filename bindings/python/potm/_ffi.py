@@ -43,6 +43,7 @@ typedef struct tm_config {
     unsigned dp_classify_ms;
     unsigned dp_split_impact;
     unsigned dp_join_impact;
+    unsigned promote_writes;
 } tm_config_t;
 
 void tm_config_default(tm_config_t *cfg);

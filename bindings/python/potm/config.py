@@ -117,6 +117,9 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
     ConfigField("dp_join_impact", "POTM_DP_JOIN_IMPACT", 0, 1000000, 20,
                 "Doppel: impact (per mille) below which a split record is "
                 "joined (T_join)"),
+    ConfigField("promote_writes", "POTM_PROMOTE_WRITES", 0, 1 << 24, 256,
+                "tl2: a transaction whose write set reaches this many words "
+                "continues irrevocably if the commit token is free (0 = never)"),
 )
 
 _BY_NAME = {f.name: f for f in CONFIG_FIELDS}
