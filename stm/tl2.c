@@ -62,7 +62,7 @@
  *     place from the start), then marks and stores its write set in
  *     place (I2, the old bytes logged for I3) and goes on irrevocably.
  *     Its buffered writes and read set are dropped: nobody can commit
- *     until it does.  One thread: T3c 38 -> 23 ms.  The price is other
+ *     until it does.  One thread: T3c 38 -> 23-25 ms.  The price is other
  *     threads' commits waiting meanwhile, as for a starving transaction;
  *     if the token is taken the transaction goes on as TL2 and tries
  *     again at twice the size.
@@ -112,7 +112,7 @@ static struct {
 	unsigned max_threads;
 	bool asym;             /* committers need no fence: the holder
 	                          runs membarrier */
-	size_t promote_writes; /* POTM_TL2_PROMOTE; SIZE_MAX: never */
+	size_t promote_writes; /* POTM_PROMOTE_WRITES; SIZE_MAX: never */
 } tl2;
 
 /* I2: the lock word of a stripe written in place (odd, and no write-set
@@ -280,7 +280,7 @@ static void tl2_promote(tl2_tx_t *tx)
 	unsigned free_ = 0;
 	if (tx->token || !__atomic_compare_exchange_n(&tl2.token, &free_, tx->th.id + 1, false,
 	                                              __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-		return;   /* another transaction runs in place: go on as TL2 */
+		return;   /* taken (by another, or ours after a failed drain): TL2 */
 	tx->token = true;
 	if (!tl2_drain_commits(tx))
 		return;   /* a plain TL2 attempt that holds the token */
