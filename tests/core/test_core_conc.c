@@ -575,7 +575,10 @@ static void long_among_short_work(unsigned id, unsigned n)
  * how they ended: alone, every committed one irrevocably (after a first
  * attempt that lost BIG reads, or, if the body's write set is large
  * (promotes), one promoted, whose retry keeps the token); among others,
- * at least one irrevocable, or promoted. */
+ * at least one irrevocably.  (Not necessarily promoted: a first attempt
+ * that loses its scan to the transfers, as under ASan, makes the next
+ * one starving, and a starving transaction runs in place from its
+ * start.) */
 static void run_long_among_short(unsigned n, long_body_fn body, bool promotes)
 {
 	memset(big, 0, sizeof big);
@@ -595,7 +598,7 @@ static void run_long_among_short(unsigned n, long_body_fn body, bool promotes)
 			ck_assert_uint_eq(s.irrevocable, long_commits);
 			ck_assert_uint_eq(s.promotions, promotes ? LONG_TXS : 0);
 		} else {
-			ck_assert_uint_ge(promotes ? s.promotions : s.irrevocable, 1);
+			ck_assert_uint_ge(s.irrevocable, 1);
 		}
 	}
 	tm_shutdown();
