@@ -271,29 +271,6 @@ static void tl2_commit_in_place(tl2_tx_t *tx)
 
 static void tl2_abort(tl2_tx_t *tx, int cause) __attribute__((noreturn, noinline));
 
-/* Live promotion (I4): the write set has grown large; if the token is
- * free, take it, drain, check the snapshot and go on in place. */
-static void tl2_promote(tl2_tx_t *tx) __attribute__((noinline, cold));
-static void tl2_promote(tl2_tx_t *tx)
-{
-	tx->promote_at = tx->promote_at > SIZE_MAX / 2 ? SIZE_MAX : 2 * tx->promote_at;
-	unsigned free_ = 0;
-	if (tx->token || !__atomic_compare_exchange_n(&tl2.token, &free_, tx->th.id + 1, false,
-	                                              __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-		return;   /* taken (by another, or ours after a failed drain): TL2 */
-	tx->token = true;
-	if (!tl2_drain_commits(tx))
-		return;   /* a plain TL2 attempt that holds the token */
-	if (__atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE) != tl2_snap(tx)->rv &&
-	    !tl2_validate(tx))
-		tl2_abort(tx, TM_ABORT_VALIDATE);   /* the retry keeps the token */
-	tl2_enter_irrevocable(tx);
-	tl2_ws_apply_in_place(&tx->ws, &tx->th.txd.undo, tl2.locks, tl2.mask, tl2.shift,
-	                      TL2_IRREVOCABLE);
-	tl2_sets_reset(&tx->th, &tl2_snap(tx)->rs, &tx->ws);
-	POTM_STAT_INC(&tx->th, promotions);
-}
-
 /* End of an attempt: empty the sets; the read set is closed to tm.h's
  * inline reads until the next begin. */
 static void tl2_reset(tl2_tx_t *tx)
@@ -311,6 +288,37 @@ static void tl2_abort(tl2_tx_t *tx, int cause)
 		tx->lost_reads = tl2_rs_count(&tl2_snap(tx)->rs);
 	tl2_reset(tx);
 	potm_tx_aborted(&tx->th, cause);
+}
+
+/* Take the commit token if it is free. */
+static bool tl2_try_token(tl2_tx_t *tx)
+{
+	unsigned free_ = 0;
+	if (!__atomic_compare_exchange_n(&tl2.token, &free_, tx->th.id + 1, false,
+	                                 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return false;
+	tx->token = true;
+	return true;
+}
+
+/* Live promotion (I4): the write set has grown large; if the token is
+ * free, take it, drain, check the snapshot and go on in place. */
+static void tl2_promote(tl2_tx_t *tx) __attribute__((noinline, cold));
+static void tl2_promote(tl2_tx_t *tx)
+{
+	tx->promote_at = tx->promote_at > SIZE_MAX / 2 ? SIZE_MAX : 2 * tx->promote_at;
+	if (tx->token || !tl2_try_token(tx))
+		return;   /* taken (by another, or ours after a failed drain): TL2 */
+	if (!tl2_drain_commits(tx))
+		return;   /* a plain TL2 attempt that holds the token */
+	if (__atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE) != tl2_snap(tx)->rv &&
+	    !tl2_validate(tx))
+		tl2_abort(tx, TM_ABORT_VALIDATE);   /* the retry keeps the token */
+	tl2_enter_irrevocable(tx);
+	tl2_ws_apply_in_place(&tx->ws, &tx->th.txd.undo, tl2.locks, tl2.mask, tl2.shift,
+	                      TL2_IRREVOCABLE);
+	tl2_reset(tx);
+	POTM_STAT_INC(&tx->th, promotions);
 }
 
 /* ---- reads ------------------------------------------------------------- */
@@ -446,14 +454,8 @@ static void tl2_wait_token(void)
 static void tl2_take_token(tl2_tx_t *tx) __attribute__((noinline, cold));
 static void tl2_take_token(tl2_tx_t *tx)
 {
-	for (;;) {
-		unsigned free_ = 0;
-		if (__atomic_compare_exchange_n(&tl2.token, &free_, tx->th.id + 1, false,
-		                                __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-			break;
+	while (!tl2_try_token(tx))
 		tl2_wait_token();
-	}
-	tx->token = true;
 }
 
 /* The transaction is over (committed or cancelled). */
