@@ -211,12 +211,17 @@ int tm_thread_enter(unsigned id)
 	potm_reclaim_thread_init(t);
 	urcu_memb_register_thread();
 	rt.threads[id] = t;
-	rt.live++;
+	__atomic_store_n(&rt.live, rt.live + 1, __ATOMIC_RELAXED);
 	tm_self_ = &t->txd;
 	rc = 0;
 out:
 	pthread_mutex_unlock(&rt.lock);
 	return rc;
+}
+
+unsigned potm_live_threads(void)
+{
+	return __atomic_load_n(&rt.live, __ATOMIC_RELAXED);
 }
 
 static void stats_add(tm_stats_t *acc, const tm_stats_t *s)
@@ -242,7 +247,7 @@ void tm_thread_exit(void)
 	pthread_mutex_lock(&rt.lock);
 	stats_add(&rt.exited, &t->stats);
 	rt.threads[t->id] = NULL;
-	rt.live--;
+	__atomic_store_n(&rt.live, rt.live - 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&rt.lock);
 	potm_ptrvec_free(&t->allocs);
 	potm_ptrvec_free(&t->frees);
