@@ -212,11 +212,11 @@ void *potm_xrealloc(void *p, size_t size);
 
 enum potm_enter { POTM_ENTER_NESTED, POTM_ENTER_SKIP, POTM_ENTER_NEW };
 
-/* The read-side section of reclamation (lib/reclaim.c): urcu's, and the
- * thread's reader word for polled grace periods (odd inside, Q1). */
 /* Registered threads now (a hint: it may change right after). */
 unsigned potm_live_threads(void);
 
+/* The read-side section of reclamation (lib/reclaim.c): urcu's, and the
+ * thread's reader word for polled grace periods (odd inside, Q1). */
 void potm_rcu_read_lock(potm_thread_t *t);
 void potm_rcu_read_unlock(potm_thread_t *t);
 
