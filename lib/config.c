@@ -56,6 +56,7 @@ static const struct cfg_field cfg_fields[] = {
 	F("POTM_DP_SPLIT_IMPACT", dp_split_impact, CFG_UINT, 1, 1000000),
 	F("POTM_DP_JOIN_IMPACT", dp_join_impact, CFG_UINT, 0, 1000000),
 	F("POTM_PROMOTE_WRITES", promote_writes, CFG_UINT, 0, 1u << 24),
+	F("POTM_PROMOTE_READS", promote_reads, CFG_UINT, 0, 1u << 24),
 };
 #undef F
 #undef S
@@ -87,6 +88,7 @@ void tm_config_default(tm_config_t *cfg)
 	cfg->dp_split_impact = 100;
 	cfg->dp_join_impact = 20;
 	cfg->promote_writes = 256;
+	cfg->promote_reads = 16384;
 }
 
 static unsigned long cfg_get(const tm_config_t *cfg, const struct cfg_field *f)

@@ -41,6 +41,7 @@ void tm_stats_print_json(FILE *f, const tm_stats_t *s)
 	FIELD(spec_commits);
 	FIELD(wait_turn_ns);
 	FIELD(irrevocable);
+	FIELD(shared_reads);
 	FIELD(htm_starts);
 	FIELD(htm_commits);
 	FIELD(htm_fallbacks);

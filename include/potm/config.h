@@ -81,6 +81,13 @@ typedef struct tm_config {
 	                           token if it is free and continues
 	                           irrevocably, in place (live promotion);
 	                           0 = never */
+	unsigned promote_reads; /* POTM_PROMOTE_READS 0..16777216, default
+	                           16384: tl2: a transaction that has read
+	                           this many stripes shares its snapshot with
+	                           the other long readers and goes on with
+	                           plain reads, commits waiting meanwhile, if
+	                           it has written nothing; if it has, it
+	                           tries live promotion; 0 = never */
 } tm_config_t;
 
 /* Fill *cfg with the defaults above (environment not applied). */

@@ -48,6 +48,8 @@ typedef struct tm_stats {
 	uint64_t wait_turn_ns;    /* Pot: time spent waiting for the turn */
 	uint64_t irrevocable;     /* tl2: starving transactions committed
 	                             irrevocably (in place, holding the token) */
+	uint64_t shared_reads;    /* tl2: long readers that shared their
+	                             snapshot and read in place (R1) */
 	uint64_t htm_starts;      /* HTM: hardware transactions started */
 	uint64_t htm_commits;     /* HTM: ... committed in hardware */
 	uint64_t htm_fallbacks;   /* HTM: transactions run on the fallback path */

@@ -7,7 +7,8 @@
  * grace periods, and the progress of long transactions among short
  * conflicting ones, also when they restart and cancel themselves after
  * writing (tl2's irrevocable mode rolls back in place) and when their
- * write set is large enough for tl2 to promote them.
+ * write set is large enough for tl2 to promote them, and with long
+ * readers that share their snapshot (tl2's reader shares).
  *
  * Workers register, meet at a tm barrier and only then run, and the main
  * thread stays unregistered: the start is deterministic on every backend
@@ -579,7 +580,7 @@ static void long_among_short_work(unsigned id, unsigned n)
  * that loses its scan to the transfers, as under ASan, makes the next
  * one starving, and a starving transaction runs in place from its
  * start.) */
-static void run_long_among_short(unsigned n, long_body_fn body, bool promotes)
+static void long_among_short(unsigned n, long_body_fn body)
 {
 	memset(big, 0, sizeof big);
 	long_done = 0;
@@ -591,6 +592,11 @@ static void run_long_among_short(unsigned n, long_body_fn body, bool promotes)
 	ck_assert_int_eq(long_bad_sums, 0);
 	ck_assert_int_eq(scan_bad_sums, 0);
 	ck_assert_uint_eq(long_commits, LONG_TXS - LONG_TXS / 4);
+}
+
+static void run_long_among_short(unsigned n, long_body_fn body, bool promotes)
+{
+	long_among_short(n, body);
 	if (strcmp(POTM_BACKEND_NAME, "tl2") == 0) {
 		tm_stats_t s;
 		tm_stats(&s);
@@ -663,6 +669,74 @@ END_TEST
 START_TEST(long_promote_8) { run_long_among_short(8, promote_body, true); }
 END_TEST
 
+/* ---- shared snapshots --------------------------------------------------------
+ * POTM_PROMOTE_READS lowered so that tl2's readers pass the mark
+ * part-way: a transaction that has read that many stripes and written
+ * nothing takes a reader share and goes on with plain loads, while the
+ * other threads' commits wait (stm/tl2.c R1-R2); a shared reader that
+ * writes upgrades to the commit token (R3).  Other backends ignore the
+ * setting, and every invariant must hold on all of them. */
+
+static void promote_reads_at(const char *n)
+{
+	ck_assert_int_eq(setenv("POTM_PROMOTE_READS", n, 1), 0);
+}
+
+/* Opacity, the readers sharing after 8 of their 18 reads: the share must
+ * revalidate what was read before it (x, and the filler words a writer
+ * may have changed since) or x + y comes out wrong. */
+static void opacity_shared(unsigned n)
+{
+	promote_reads_at("8");
+	run_threads(n, opacity_work);
+	ck_assert_int_eq(opacity_violations, 0);
+	ck_assert_int_eq(pair.x + pair.y, K);
+	tm_stats_t s;
+	tm_stats(&s);
+	if (strcmp(POTM_BACKEND_NAME, "tl2") == 0)
+		ck_assert_uint_ge(s.shared_reads, 1);
+	tm_shutdown();
+	unsetenv("POTM_PROMOTE_READS");
+}
+
+START_TEST(opacity_shared_2) { opacity_shared(2); }
+END_TEST
+START_TEST(opacity_shared_8) { opacity_shared(8); }
+END_TEST
+
+/* The long transactions of long_scribble, every scan of big[] (8,192
+ * reads) sharing after 1,024: the scribbles upgrade the share (R3), then
+ * restart or cancel in place, and neither the others' scans (shared too)
+ * nor the transfers may see them.  Alone, on tl2, the counts are exact:
+ * each long transaction shares in its first two attempts (the first
+ * restarts before writing; the share logged only 1,024 reads, too few
+ * to make it starving), upgrades once, and commits irrevocably. */
+static void long_shared(unsigned n)
+{
+	promote_reads_at("1024");
+	long_among_short(n, scribble_body);
+	if (strcmp(POTM_BACKEND_NAME, "tl2") == 0) {
+		tm_stats_t s;
+		tm_stats(&s);
+		if (n == 1) {
+			ck_assert_uint_eq(s.shared_reads, 2 * LONG_TXS);
+			ck_assert_uint_eq(s.promotions, LONG_TXS);
+			ck_assert_uint_eq(s.irrevocable, long_commits);
+		} else {
+			ck_assert_uint_ge(s.shared_reads, 1);
+		}
+	}
+	tm_shutdown();
+	unsetenv("POTM_PROMOTE_READS");
+}
+
+START_TEST(long_shared_1) { long_shared(1); }
+END_TEST
+START_TEST(long_shared_2) { long_shared(2); }
+END_TEST
+START_TEST(long_shared_8) { long_shared(8); }
+END_TEST
+
 int main(void)
 {
 	if (strcmp(POTM_BACKEND_NAME, "seq") == 0) {
@@ -692,6 +766,11 @@ int main(void)
 	tcase_add_test(tc, long_promote_1);
 	tcase_add_test(tc, long_promote_2);
 	tcase_add_test(tc, long_promote_8);
+	tcase_add_test(tc, opacity_shared_2);
+	tcase_add_test(tc, opacity_shared_8);
+	tcase_add_test(tc, long_shared_1);
+	tcase_add_test(tc, long_shared_2);
+	tcase_add_test(tc, long_shared_8);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
 }

@@ -44,6 +44,7 @@ typedef struct tm_config {
     unsigned dp_split_impact;
     unsigned dp_join_impact;
     unsigned promote_writes;
+    unsigned promote_reads;
 } tm_config_t;
 
 void tm_config_default(tm_config_t *cfg);
@@ -81,6 +82,7 @@ typedef struct tm_stats {
     uint64_t spec_commits;
     uint64_t wait_turn_ns;
     uint64_t irrevocable;
+    uint64_t shared_reads;
     uint64_t htm_starts;
     uint64_t htm_commits;
     uint64_t htm_fallbacks;

@@ -120,6 +120,10 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
     ConfigField("promote_writes", "POTM_PROMOTE_WRITES", 0, 1 << 24, 256,
                 "tl2: a transaction whose write set reaches this many words "
                 "continues irrevocably if the commit token is free (0 = never)"),
+    ConfigField("promote_reads", "POTM_PROMOTE_READS", 0, 1 << 24, 16384,
+                "tl2: a transaction that has read this many stripes goes on with "
+                "plain reads while commits wait if it has written nothing, else "
+                "tries live promotion (0 = never)"),
 )
 
 _BY_NAME = {f.name: f for f in CONFIG_FIELDS}
