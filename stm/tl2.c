@@ -326,8 +326,7 @@ static void tl2_abort(tl2_tx_t *tx, int cause) __attribute__((noreturn, noinline
 static void tl2_release_share(tl2_tx_t *tx)
 {
 	tx->shared = false;
-	if (!tx->irrevocable)
-		tx->th.txd.flags &= ~TM_TXD_PLAIN_READS;
+	tx->th.txd.flags &= ~TM_TXD_PLAIN_READS;
 	__atomic_sub_fetch(&tl2.readers, 1, __ATOMIC_RELEASE);
 }
 
@@ -363,6 +362,14 @@ static bool tl2_try_token(tl2_tx_t *tx)
 	return true;
 }
 
+/* After a drain (I1): is the snapshot still current?  Nobody committed
+ * since rv, or everything read is unchanged. */
+static bool tl2_snapshot_current(const tl2_tx_t *tx)
+{
+	return __atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE) == tx->th.txd.snap.rv ||
+	       tl2_validate(tx);
+}
+
 /* Live promotion (I4): the write set has grown large; if the token is
  * free, take it, drain, check the snapshot and go on in place. */
 static void tl2_promote(tl2_tx_t *tx) __attribute__((noinline, cold));
@@ -373,8 +380,7 @@ static void tl2_promote(tl2_tx_t *tx)
 		return;   /* taken (by another, or ours after a failed drain): TL2 */
 	if (!tl2_drain_commits(tx))
 		return;   /* a plain TL2 attempt that holds the token */
-	if (__atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE) != tl2_snap(tx)->rv &&
-	    !tl2_validate(tx))
+	if (!tl2_snapshot_current(tx))
 		tl2_abort(tx, TM_ABORT_VALIDATE);   /* the retry keeps the token */
 	tl2_enter_irrevocable(tx);
 	tl2_ws_apply_in_place(&tx->ws, &tx->th.txd.undo, tl2.locks, tl2.mask, tl2.shift,
@@ -384,9 +390,8 @@ static void tl2_promote(tl2_tx_t *tx)
 }
 
 /* R1: the read set has reached POTM_PROMOTE_READS (tm.h's inline reads
- * stopped at the mark set at begin).  Reopen it up to its capacity and,
- * if nothing was written and no committer is kept waiting, take a share
- * and go on with plain reads. */
+ * stopped at the mark set at begin).  If nothing was written and no
+ * committer is kept waiting, take a share and go on with plain reads. */
 static void tl2_share_snapshot(tl2_tx_t *tx) __attribute__((noinline, cold));
 static void tl2_share_snapshot(tl2_tx_t *tx)
 {
@@ -401,23 +406,25 @@ static void tl2_share_snapshot(tl2_tx_t *tx)
 		tl2_release_share(tx);
 		return;
 	}
-	if (__atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE) != tl2_snap(tx)->rv &&
-	    !tl2_validate(tx))
+	if (!tl2_snapshot_current(tx))
 		tl2_abort(tx, TM_ABORT_VALIDATE);
 	tx->th.txd.flags |= TM_TXD_PLAIN_READS;
 	POTM_STAT_INC(&tx->th, shared_reads);
 }
 
 /* R3: a shared reader writes.  With the token and the only share, nobody
- * can commit or read in place: go on irrevocably. */
+ * can commit or read in place: go on irrevocably.  (A shared reader never
+ * holds the token: it shared without it, and only this takes it.)  Once
+ * the token is ours, giving the share back lets nobody in: committers and
+ * readers back off on the token. */
 static void tl2_upgrade_share(tl2_tx_t *tx) __attribute__((noinline, cold));
 static void tl2_upgrade_share(tl2_tx_t *tx)
 {
-	if (!tx->token && !tl2_try_token(tx))
+	if (!tl2_try_token(tx))
 		tl2_abort(tx, TM_ABORT_WRITE_LOCKED);
 	tl2_wait_readers(1);
-	tl2_enter_irrevocable(tx);
 	tl2_release_share(tx);
+	tl2_enter_irrevocable(tx);
 	POTM_STAT_INC(&tx->th, promotions);
 }
 

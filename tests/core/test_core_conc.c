@@ -204,11 +204,17 @@ static void opacity_work(unsigned id, unsigned n)
 	__atomic_fetch_add(&opacity_violations, seen_bad, __ATOMIC_RELAXED);
 }
 
-static void opacity(unsigned n)
+/* Run opacity_work on n threads and check x + y, seen and final. */
+static void opacity_run(unsigned n)
 {
 	run_threads(n, opacity_work);
 	ck_assert_int_eq(opacity_violations, 0);
 	ck_assert_int_eq(pair.x + pair.y, K);
+}
+
+static void opacity(unsigned n)
+{
+	opacity_run(n);
 	tm_shutdown();
 }
 
@@ -688,9 +694,7 @@ static void promote_reads_at(const char *n)
 static void opacity_shared(unsigned n)
 {
 	promote_reads_at("8");
-	run_threads(n, opacity_work);
-	ck_assert_int_eq(opacity_violations, 0);
-	ck_assert_int_eq(pair.x + pair.y, K);
+	opacity_run(n);
 	tm_stats_t s;
 	tm_stats(&s);
 	if (strcmp(POTM_BACKEND_NAME, "tl2") == 0)
