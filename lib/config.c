@@ -57,6 +57,7 @@ static const struct cfg_field cfg_fields[] = {
 	F("POTM_DP_JOIN_IMPACT", dp_join_impact, CFG_UINT, 0, 1000000),
 	F("POTM_PROMOTE_WRITES", promote_writes, CFG_UINT, 0, 1u << 24),
 	F("POTM_PROMOTE_READS", promote_reads, CFG_UINT, 0, 1u << 24),
+	F("POTM_SERIAL", serial, CFG_BOOL, 0, 1),
 };
 #undef F
 #undef S

@@ -16,6 +16,7 @@ static const char *const cause_names[TM_ABORT__COUNT] = {
 	[TM_ABORT_HTM_RETRY] = "htm_retry",
 	[TM_ABORT_HTM_NESTED] = "htm_nested",
 	[TM_ABORT_HTM_OTHER] = "htm_other",
+	[TM_ABORT_SERIAL] = "serial",
 };
 
 const char *tm_abort_cause_name(int cause)
@@ -42,6 +43,7 @@ void tm_stats_print_json(FILE *f, const tm_stats_t *s)
 	FIELD(wait_turn_ns);
 	FIELD(irrevocable);
 	FIELD(shared_reads);
+	FIELD(serial);
 	FIELD(htm_starts);
 	FIELD(htm_commits);
 	FIELD(htm_fallbacks);

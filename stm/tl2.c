@@ -89,6 +89,28 @@
  *     its share is the only one, and goes on irrevocably (I2-I3): nobody
  *     committed since its snapshot.  If the token is taken it aborts (the
  *     holder may be waiting for its share).
+ *
+ * Serial mode (POTM_SERIAL=1; libitm's serial-irrevocable mode):
+ *  S1 (gate) Every attempt starts by raising its thread's active word,
+ *     then (fence, or the holder's membarrier) reads tl2.serial; if set
+ *     it lowers the word and waits.  The serial transaction holds the
+ *     token, sets tl2.serial, drains (I1) and waits until every other
+ *     active word is down.  Either an attempt saw tl2.serial, or the
+ *     holder sees its word and waits for the attempt to end; from then on
+ *     no other attempt runs until tl2.serial drops (release, after the
+ *     last store).  So nobody can see its stores before it commits:
+ *     they need no marks (I2) and no new versions, and its body may use
+ *     plain loads and stores (tm_serial(): an uninstrumented clone).
+ *     Writes through TM_STORE are still undo-logged (I3).
+ *  S2 (no waiting inside) An attempt never waits for the token while its
+ *     word is up: a committer that finds a serial holder aborts (cause
+ *     serial) and waits at the gate.  The others it may wait for (a
+ *     committer's locks, reader shares) never wait for the holder.
+ *  S3 (when) A transaction that would go live promotion (I4) aborts
+ *     (cause serial) and restarts serially, so that its body can take
+ *     the clone from the start; a starving one takes the token and runs
+ *     serially too.  The lost work is the attempt up to the promotion
+ *     mark (STMBench7's T3c: 256 of 3,500 words written).
  */
 #include "tl2_sets.h"
 
@@ -109,6 +131,9 @@ typedef struct tl2_tx {
 	                                  next tries live promotion */
 	size_t share_at;               /* read-set size at which it tries to
 	                                  share its snapshot (R1) */
+	bool active;                   /* its active word is up (S1) */
+	bool serial;                   /* this attempt runs in serial mode */
+	bool want_serial;              /* the next attempt runs serially (S3) */
 } tl2_tx_t;
 
 static inline tm_snap_t *tl2_snap(tl2_tx_t *tx)
@@ -135,14 +160,18 @@ static struct {
 	 * wait before locking their write set. */
 	unsigned token POTM_ALIGNED;
 	unsigned readers;              /* reader shares held (R1) */
+	unsigned serial;               /* the logical id + 1 of the serial
+	                                  transaction's thread, 0 if none (S1) */
 	unsigned commit_waiters;       /* committers waiting for readers (R2) */
-	/* I1: one committing word per logical id, a cache line each. */
+	/* I1: one committing word per logical id, a cache line each; S1:
+	 * the active word is the next byte of that line. */
 	unsigned char *committing;
 	unsigned max_threads;
 	bool asym;             /* committers need no fence: the holder
 	                          runs membarrier */
 	size_t promote_writes; /* POTM_PROMOTE_WRITES; SIZE_MAX: never */
 	size_t promote_reads;  /* POTM_PROMOTE_READS; SIZE_MAX: never */
+	bool serial_on;        /* POTM_SERIAL: long transactions run serially */
 } tl2;
 
 /* I2: the lock word of a stripe written in place (odd, and no write-set
@@ -197,7 +226,8 @@ static void tl2_release_locks(tl2_tx_t *tx)
 
 /* ---- irrevocable mode (I1-I3) --------------------------------------------- */
 
-static void tl2_wait_token(void);
+static void tl2_wait_token(tl2_tx_t *tx);
+static void tl2_abort(tl2_tx_t *tx, int cause) __attribute__((noreturn, noinline));
 
 /* R2: wait (yielding: a reader may need our CPU) until at most `keep'
  * shares are held; new shares are refused meanwhile. */
@@ -217,6 +247,50 @@ static inline volatile unsigned char *tl2_committing_word(unsigned id)
 	return &tl2.committing[(size_t)id * POTM_CACHELINE];
 }
 
+static inline volatile unsigned char *tl2_active_word(unsigned id)
+{
+	return &tl2.committing[(size_t)id * POTM_CACHELINE + 1];
+}
+
+/* Wait (yielding: the holder may need our CPU) until *w reads 0. */
+static void tl2_wait_zero(const volatile unsigned *w)
+{
+	for (unsigned spins = 0; __atomic_load_n(w, __ATOMIC_ACQUIRE) != 0;) {
+		if (++spins % TL2_LOCKED_SPINS == 0)
+			sched_yield();
+		potm_cpu_relax();
+	}
+}
+
+/* S1, the attempt's side: raise the active word unless a serial
+ * transaction runs (then wait for it to end).  Only with POTM_SERIAL. */
+static void tl2_gate(tl2_tx_t *tx)
+{
+	volatile unsigned char *a = tl2_active_word(tx->th.id);
+	for (;;) {
+		__atomic_store_n(a, 1, __ATOMIC_RELAXED);
+		if (tl2.asym)
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		else
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (likely(__atomic_load_n(&tl2.serial, __ATOMIC_ACQUIRE) == 0))
+			break;
+		__atomic_store_n(a, 0, __ATOMIC_RELEASE);
+		tl2_wait_zero(&tl2.serial);
+	}
+	tx->active = true;
+}
+
+/* The attempt is over (committed, aborted or cancelled): lower the
+ * active word, after its last access (release). */
+static inline void tl2_attempt_over(tl2_tx_t *tx)
+{
+	if (tx->active) {
+		__atomic_store_n(tl2_active_word(tx->th.id), 0, __ATOMIC_RELEASE);
+		tx->active = false;
+	}
+}
+
 /* I1, the committer's side: announce the commit, unless a starving
  * transaction holds the token (then wait for it to finish). */
 static void tl2_commit_announce(tl2_tx_t *tx)
@@ -234,7 +308,7 @@ static void tl2_commit_announce(tl2_tx_t *tx)
 			break;
 		__atomic_store_n(w, 0, __ATOMIC_RELEASE);
 		if (holder)
-			tl2_wait_token();
+			tl2_wait_token(tx);
 		else
 			tl2_wait_readers(0);
 	}
@@ -247,6 +321,21 @@ static inline void tl2_commit_over(tl2_tx_t *tx)
 	if (tx->committing) {
 		__atomic_store_n(tl2_committing_word(tx->th.id), 0, __ATOMIC_RELEASE);
 		tx->committing = false;
+	}
+}
+
+/* Wait (yielding) until every other thread's word(id) reads 0. */
+static void tl2_wait_words_down(const tl2_tx_t *tx,
+                                volatile unsigned char *(*word)(unsigned id))
+{
+	for (unsigned id = 0; id < tl2.max_threads; id++) {
+		if (id == tx->th.id)
+			continue;
+		for (unsigned spins = 0; __atomic_load_n(word(id), __ATOMIC_ACQUIRE);) {
+			if (++spins % TL2_LOCKED_SPINS == 0)
+				sched_yield();
+			potm_cpu_relax();
+		}
 	}
 }
 
@@ -263,15 +352,7 @@ static bool tl2_drain_commits(tl2_tx_t *tx)
 	} else {
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	}
-	for (unsigned id = 0; id < tl2.max_threads; id++) {
-		if (id == tx->th.id)
-			continue;
-		for (unsigned spins = 0; __atomic_load_n(tl2_committing_word(id), __ATOMIC_ACQUIRE);) {
-			if (++spins % TL2_LOCKED_SPINS == 0)
-				sched_yield();
-			potm_cpu_relax();
-		}
-	}
+	tl2_wait_words_down(tx, tl2_committing_word);
 	if (tx->token)
 		tl2_wait_readers(0);
 	return true;
@@ -290,8 +371,30 @@ static void tl2_enter_irrevocable(tl2_tx_t *tx)
 static void tl2_leave_irrevocable(tl2_tx_t *tx)
 {
 	tx->irrevocable = false;
-	tx->th.txd.flags &= ~TM_TXD_PLAIN_READS;
+	tx->th.txd.flags &= ~(TM_TXD_PLAIN_READS | TM_TXD_SERIAL);
 	potm_undo_clear(&tx->th.txd.undo);
+	if (tx->serial) {
+		tx->serial = false;
+		__atomic_store_n(&tl2.serial, 0, __ATOMIC_RELEASE);   /* S1 */
+	}
+}
+
+/* S1, the holder's side (the token is ours): announce serial mode, drain
+ * the commits and shares (I1, R2), then wait for every attempt under way
+ * to end, and start this one alone.  False if the barrier failed (then
+ * the caller runs a plain TL2 attempt holding the token, as I1). */
+static bool tl2_enter_serial(tl2_tx_t *tx)
+{
+	__atomic_store_n(&tl2.serial, tx->th.id + 1, __ATOMIC_SEQ_CST);
+	if (!tl2_drain_commits(tx)) {
+		__atomic_store_n(&tl2.serial, 0, __ATOMIC_RELEASE);
+		return false;
+	}
+	tl2_wait_words_down(tx, tl2_active_word);
+	tl2_enter_irrevocable(tx);
+	tx->serial = true;
+	tx->th.txd.flags |= TM_TXD_SERIAL;
+	return true;
 }
 
 /* I3: undo the in-place writes, release their stripes at the current
@@ -302,8 +405,9 @@ static void tl2_rollback_in_place(tl2_tx_t *tx)
 	potm_undo_entry_t *next = u->next;
 	potm_undo_rollback(u);
 	u->next = next;
-	tl2_unmark_logged(u, tl2.locks, tl2.mask, tl2.shift,
-	                  __atomic_load_n(&tl2.clock, __ATOMIC_RELAXED));
+	if (!tx->serial)   /* S1: nothing was marked */
+		tl2_unmark_logged(u, tl2.locks, tl2.mask, tl2.shift,
+		                  __atomic_load_n(&tl2.clock, __ATOMIC_RELAXED));
 	tl2_leave_irrevocable(tx);
 }
 
@@ -312,15 +416,19 @@ static void tl2_commit_in_place(tl2_tx_t *tx)
 {
 	potm_undo_t *u = &tx->th.txd.undo;
 	if (potm_undo_count(u)) {
-		uint64_t wv = __atomic_add_fetch(&tl2.clock, 1, __ATOMIC_ACQ_REL);
-		tl2_unmark_logged(u, tl2.locks, tl2.mask, tl2.shift, wv);
+		/* S1: nobody ran beside a serial attempt, so no snapshot can
+		 * predate its stores, which need no new version. */
+		if (!tx->serial) {
+			uint64_t wv = __atomic_add_fetch(&tl2.clock, 1, __ATOMIC_ACQ_REL);
+			tl2_unmark_logged(u, tl2.locks, tl2.mask, tl2.shift, wv);
+		}
 		POTM_STAT_ADD(&tx->th, writes, potm_undo_count(u));
 	}
 	POTM_STAT_INC(&tx->th, irrevocable);
+	if (tx->serial)
+		POTM_STAT_INC(&tx->th, serial);
 	tl2_leave_irrevocable(tx);
 }
-
-static void tl2_abort(tl2_tx_t *tx, int cause) __attribute__((noreturn, noinline));
 
 /* R1: give the reader share back (end of the attempt, or an upgrade). */
 static void tl2_release_share(tl2_tx_t *tx)
@@ -348,6 +456,7 @@ static void tl2_abort(tl2_tx_t *tx, int cause)
 	if (tl2_rs_count(&tl2_snap(tx)->rs) > tx->lost_reads)
 		tx->lost_reads = tl2_rs_count(&tl2_snap(tx)->rs);
 	tl2_reset(tx);
+	tl2_attempt_over(tx);
 	potm_tx_aborted(&tx->th, cause);
 }
 
@@ -375,6 +484,10 @@ static bool tl2_snapshot_current(const tl2_tx_t *tx)
 static void tl2_promote(tl2_tx_t *tx) __attribute__((noinline, cold));
 static void tl2_promote(tl2_tx_t *tx)
 {
+	if (tl2.serial_on && !tx->token) {
+		tx->want_serial = true;   /* S3: start over, alone */
+		tl2_abort(tx, TM_ABORT_SERIAL);
+	}
 	tx->promote_at = tx->promote_at > SIZE_MAX / 2 ? SIZE_MAX : 2 * tx->promote_at;
 	if (tx->token || !tl2_try_token(tx))
 		return;   /* taken (by another, or ours after a failed drain): TL2 */
@@ -537,7 +650,8 @@ static inline __attribute__((always_inline)) void tl2_write(tl2_tx_t *tx, void *
 	if (unlikely(tx->shared))
 		tl2_upgrade_share(tx);
 	if (unlikely(tx->irrevocable)) {
-		tl2_write_in_place(&tx->th.txd.undo, tl2_lock_of(a), TL2_IRREVOCABLE, a, size, b);
+		tl2_write_in_place(&tx->th.txd.undo, tx->serial ? NULL : tl2_lock_of(a),
+		                   TL2_IRREVOCABLE, a, size, b);
 		return;
 	}
 	size_t n = tx->ws.n;
@@ -585,10 +699,14 @@ static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, u
 
 /* ---- begin / commit ----------------------------------------------------- */
 
-/* Wait (yielding: the holder may need our CPU) until the token is free. */
-static void tl2_wait_token(void)
+/* Wait (yielding: the holder may need our CPU) until the token is free.
+ * An attempt under way aborts instead if the holder runs serially: the
+ * holder waits for it to end (S2). */
+static void tl2_wait_token(tl2_tx_t *tx)
 {
 	for (unsigned spins = 0; __atomic_load_n(&tl2.token, __ATOMIC_ACQUIRE) != 0;) {
+		if (tx->active && __atomic_load_n(&tl2.serial, __ATOMIC_ACQUIRE) != 0)
+			tl2_abort(tx, TM_ABORT_SERIAL);
 		if (++spins % TL2_LOCKED_SPINS == 0)
 			sched_yield();
 		potm_cpu_relax();
@@ -599,13 +717,14 @@ static void tl2_take_token(tl2_tx_t *tx) __attribute__((noinline, cold));
 static void tl2_take_token(tl2_tx_t *tx)
 {
 	while (!tl2_try_token(tx))
-		tl2_wait_token();
+		tl2_wait_token(tx);
 }
 
 /* The transaction is over (committed or cancelled). */
 static void tl2_drop_token(tl2_tx_t *tx)
 {
 	tx->lost_reads = 0;
+	tx->want_serial = false;
 	if (unlikely(tx->token)) {
 		tx->token = false;
 		__atomic_store_n(&tl2.token, 0, __ATOMIC_RELEASE);
@@ -621,6 +740,18 @@ static inline bool tl2_starving(const tl2_tx_t *tx)
 	       (a >= TL2_LONG_ABORTS && tx->lost_reads >= TL2_LONG_READS);
 }
 
+/* A token holder's attempt runs serially (S3) or irrevocably in place
+ * (I1).  False if the drain failed: then it is a plain TL2 attempt. */
+static bool tl2_start_with_token(tl2_tx_t *tx)
+{
+	if (tl2.serial_on)
+		return tl2_enter_serial(tx);
+	if (!tl2_drain_commits(tx))
+		return false;
+	tl2_enter_irrevocable(tx);
+	return true;
+}
+
 int tm_tx_start_(tm_txd_t *d)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)d;
@@ -628,12 +759,13 @@ int tm_tx_start_(tm_txd_t *d)
 	case POTM_ENTER_SKIP:
 		return 0;
 	case POTM_ENTER_NEW:
-		if (unlikely(tx->th.attempt >= TL2_LONG_ABORTS) && !tx->token && tl2_starving(tx))
+		if (unlikely(tx->th.attempt >= TL2_LONG_ABORTS) && !tx->token &&
+		    (tx->want_serial || tl2_starving(tx)))
 			tl2_take_token(tx);
-		if (unlikely(tx->token) && tl2_drain_commits(tx)) {
-			tl2_enter_irrevocable(tx);
+		if (unlikely(tx->token) && tl2_start_with_token(tx))
 			break;
-		}
+		if (tl2.serial_on)
+			tl2_gate(tx);
 		tl2_snap(tx)->rv = __atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE);
 		tx->share_at = tl2.promote_reads;
 		tl2_rs_open_reading(tx);
@@ -708,6 +840,7 @@ void tm_tx_end_(tm_txd_t *d)
 	}
 	tl2_drop_token(tx);
 	tl2_reset(tx);
+	tl2_attempt_over(tx);
 	potm_tx_committed(&tx->th, ro);
 }
 
@@ -725,6 +858,7 @@ void tm_cancel(void)
 	tl2_release_locks(tx);
 	tl2_drop_token(tx);
 	tl2_reset(tx);
+	tl2_attempt_over(tx);
 	potm_tx_cancelled(&tx->th);
 }
 
@@ -748,6 +882,8 @@ static int tl2_init(const tm_config_t *cfg)
 	tl2.promote_reads = cfg->promote_reads ? cfg->promote_reads : SIZE_MAX;
 	tl2.readers = 0;
 	tl2.commit_waiters = 0;
+	tl2.serial = 0;
+	tl2.serial_on = cfg->serial != 0;
 	return 0;
 }
 

@@ -390,8 +390,9 @@ typedef struct sb7_worker {
 	sb7_op_stats_t stats[SB7_OPERATION_COUNT];
 } sb7_worker_t;
 
-/* Unused where the backend can roll back (tm_cancel undoes the stores). */
-static __attribute__((unused)) void sb7_fail_after_stores(const sb7_operation_t *op)
+/* A failed operation whose stores cannot be undone: a lock build, seq, or
+ * the serial clone. */
+static void sb7_fail_after_stores(const sb7_operation_t *op)
 {
 	fprintf(stderr,
 	        "stmbench7: %s failed after changing the structure, and this build cannot "
@@ -437,11 +438,15 @@ static long sb7_execute(sb7_worker_t *w, const sb7_operation_t *op, uint64_t *ab
 	TM_BEGIN();
 	th->rng = before;
 	unsigned long stores_before = sb7_stores_by_this_thread;
-	long r = op->run(th);
+	/* In serial mode (tl2 with POTM_SERIAL: a long transaction restarted
+	 * alone) the uninstrumented clone runs; its stores cannot be undone. */
+	const bool serial = tm_serial();
+	long r = serial ? sb7_serial_operations[op - sb7_operations].run(th) : op->run(th);
 	if (r == SB7_FAILED) {
 		result = SB7_FAILED;
+		if (serial && sb7_stores_by_this_thread != stores_before)
+			sb7_fail_after_stores(op);
 #if SB7_CAN_ROLL_BACK
-		(void)stores_before;
 		tm_cancel();
 #else
 		if (sb7_stores_by_this_thread != stores_before)
@@ -693,7 +698,12 @@ int main(int argc, char **argv)
 		sb7_bad_option(argv[0], "-s", run.opt.size, "tiny, small, medium, big (or t, s, m, b)");
 
 #ifndef SB7_LOCKS
-	int rc = tm_init(NULL);
+	/* Long transactions run serially, on the clone (POTM_SERIAL=0: in
+	 * place, instrumented, as any program's). */
+	tm_config_t cfg;
+	tm_config_default(&cfg);
+	cfg.serial = 1;
+	int rc = tm_init(&cfg);
 	if (rc == TM_ERR_UNSUPPORTED) {
 		fprintf(stderr, "stmbench7: backend %s cannot run here: %s\n", tm_backend_name(),
 		        tm_last_error());

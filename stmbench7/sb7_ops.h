@@ -59,6 +59,8 @@ typedef struct sb7_operation {
 
 #define SB7_OPERATION_COUNT 45
 extern const sb7_operation_t sb7_operations[SB7_OPERATION_COUNT];
+/* The same table in the serial clone (sb7_serial.h), entry for entry. */
+extern const sb7_operation_t sb7_serial_operations[SB7_OPERATION_COUNT];
 
 /* The operation's weight in the weighted order (tm_set_weight) when th
  * runs it next: the table's, scaled for a design walk by the links th's

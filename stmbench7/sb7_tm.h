@@ -9,6 +9,11 @@
  *   SB7_LOCK_COARSE  one reader-writer lock around every operation.
  *   SB7_LOCK_MEDIUM  one reader-writer lock per level of the structure.
  *
+ * The operations of a potm build are also compiled a second time as its
+ * serial clone (SB7_SERIAL_CLONE, sb7_serial.h): plain loads and stores,
+ * memory from tm_malloc/tm_free, for transactions that run in serial mode
+ * (tm_serial(): alone, nothing to instrument).
+ *
  * In the lock flavours the accesses are plain loads and stores and memory
  * is freed at once: every operation that frees memory (the structural
  * modifications, a text chunk replaced by an edit, a container array
@@ -101,9 +106,19 @@ static inline void sb7_free(void *p)
 #define SB7_SOLO_BEGIN() do {
 #define SB7_SOLO_END() } while (0)
 
-#else /* a potm backend */
+#else /* a potm backend, or its serial clone */
 
 #include <potm/tm.h>
+
+#ifdef SB7_SERIAL_CLONE
+
+/* Alone (serial mode): plain accesses, as seq.  A plain store cannot be
+ * rolled back, so stores are counted: sb7_execute reports an operation
+ * that fails after storing (none does: the lock builds check the same). */
+#define SB7_LOAD(p) (*(p))
+#define SB7_STORE(p, v) ((void)(sb7_stores_by_this_thread++, *(p) = (v)))
+
+#else
 
 /* TM_LOAD returns void * for every pointer field; the cast gives back the
  * field's own type, so that loads nest (SB7_LOAD(&SB7_LOAD(&a->b)->c)). */
@@ -120,6 +135,8 @@ static inline void sb7_free(void *p)
 #define SB7_CAN_ROLL_BACK 1
 #define SB7_STORE(p, v) ((void)TM_STORE((p), (v)))
 #endif
+
+#endif /* SB7_SERIAL_CLONE */
 
 static inline void *sb7_alloc(size_t size)
 {

@@ -88,6 +88,16 @@ typedef struct tm_config {
 	                           plain reads, commits waiting meanwhile, if
 	                           it has written nothing; if it has, it
 	                           tries live promotion; 0 = never */
+	int serial;             /* POTM_SERIAL 0/1, default 0: tl2: a long
+	                           transaction (one that would go live
+	                           promotion, or a starving one) restarts in
+	                           serial mode: it runs alone, the others'
+	                           transactions waiting, and tm_serial() tells
+	                           its body, which may run an uninstrumented
+	                           clone.  For programs that have one
+	                           (STMBench7); without it, serial mode only
+	                           keeps the readers waiting that irrevocable
+	                           mode lets through */
 } tm_config_t;
 
 /* Fill *cfg with the defaults above (environment not applied). */

@@ -30,6 +30,8 @@ enum tm_abort_cause {
 	TM_ABORT_HTM_RETRY,       /* hardware: transient, retry hinted */
 	TM_ABORT_HTM_NESTED,      /* hardware: nesting */
 	TM_ABORT_HTM_OTHER,       /* hardware: anything else */
+	TM_ABORT_SERIAL,          /* tl2: restarts in serial mode, or made way
+	                             for a transaction that does */
 	TM_ABORT__COUNT
 };
 
@@ -50,6 +52,9 @@ typedef struct tm_stats {
 	                             irrevocably (in place, holding the token) */
 	uint64_t shared_reads;    /* tl2: long readers that shared their
 	                             snapshot and read in place (R1) */
+	uint64_t serial;          /* tl2: transactions committed in serial
+	                             mode (tm_serial; counted in irrevocable
+	                             too) */
 	uint64_t htm_starts;      /* HTM: hardware transactions started */
 	uint64_t htm_commits;     /* HTM: ... committed in hardware */
 	uint64_t htm_fallbacks;   /* HTM: transactions run on the fallback path */

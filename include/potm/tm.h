@@ -294,6 +294,7 @@ typedef struct tm_txd {
                                (in its turn), tl2's irrevocable mode (the
                                read set is closed, so the inline TL2 read
                                fails at once and this is tested next) */
+#define TM_TXD_SERIAL    8u /* the attempt runs in serial mode (tm_serial) */
 
 /* The calling thread's descriptor; NULL if it is not registered.
  * initial-exec: one instruction to reach it on every access, and a single
@@ -340,6 +341,21 @@ void tm_cancel(void) __attribute__((noreturn));
 
 /* 1 if this thread's last top-level transaction was cancelled. */
 int tm_was_cancelled(void);
+
+/* 1 if the running transaction is in serial mode: no other transaction
+ * runs until it ends, so its body may take an uninstrumented clone of its
+ * code, with plain loads and stores (as GCC's libitm runs uninstrumented
+ * code in serial-irrevocable mode).  Test it right after TM_BEGIN: every
+ * attempt starts at TM_BEGIN again, and whether it is serial is decided
+ * there.  A plain store is not logged, so after one the body must not call
+ * tm_restart or tm_cancel (they could not undo it); TM_STORE stays
+ * revocable.  Only tl2 runs transactions serially, and only when asked
+ * (tm_config_t.serial: long transactions restart in serial mode). */
+static inline int tm_serial(void)
+{
+	tm_txd_t *d = tm_self_;
+	return d != NULL && d->depth > 0 && (d->flags & TM_TXD_SERIAL) != 0;
+}
 
 /* 1 if the calling thread is inside a transaction. */
 static inline int tm_in_tx(void)

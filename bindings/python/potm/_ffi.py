@@ -21,7 +21,7 @@ from typing import Any, Union
 import cffi
 
 #: Number of abort causes in this version of stats.h (TM_ABORT__COUNT).
-ABORT_CAUSE_COUNT = 12
+ABORT_CAUSE_COUNT = 13
 
 CONFIG_CDEF = """
 typedef struct tm_config {
@@ -45,6 +45,7 @@ typedef struct tm_config {
     unsigned dp_join_impact;
     unsigned promote_writes;
     unsigned promote_reads;
+    int serial;
 } tm_config_t;
 
 void tm_config_default(tm_config_t *cfg);
@@ -65,6 +66,7 @@ enum tm_abort_cause {
     TM_ABORT_HTM_RETRY,
     TM_ABORT_HTM_NESTED,
     TM_ABORT_HTM_OTHER,
+    TM_ABORT_SERIAL,
     TM_ABORT__COUNT
 };
 
@@ -83,6 +85,7 @@ typedef struct tm_stats {
     uint64_t wait_turn_ns;
     uint64_t irrevocable;
     uint64_t shared_reads;
+    uint64_t serial;
     uint64_t htm_starts;
     uint64_t htm_commits;
     uint64_t htm_fallbacks;
