@@ -1,6 +1,7 @@
-# cmake -DBINARIES=<b1;b2;...> -DARGS=<arg;...> -P hash_agree.cmake
+# cmake -DBINARIES=<b1;b2;...> -DARGS=<arg;...> [-DPOSITIVE=<stat>] -P hash_agree.cmake
 # Runs every binary with the same arguments; fails unless all of them pass
-# their invariant check and report the same structure_hash.
+# their invariant check and report the same structure_hash, and, with
+# POSITIVE, unless each one's stats.<stat> is above zero.
 set(_first_hash "")
 set(_first_bin "")
 foreach(bin ${BINARIES})
@@ -19,6 +20,12 @@ foreach(bin ${BINARIES})
     message(FATAL_ERROR "${bin}: no structure_hash in\n${out}")
   endif()
   message(STATUS "${hash}  ${bin}")
+  if(POSITIVE)
+    string(REGEX MATCH "\"${POSITIVE}\": ([0-9]+)" _m "${out}")
+    if(NOT CMAKE_MATCH_1 OR CMAKE_MATCH_1 EQUAL 0)
+      message(FATAL_ERROR "${bin}: stats.${POSITIVE} is not above zero in\n${out}")
+    endif()
+  endif()
   if(_first_hash STREQUAL "")
     set(_first_hash ${hash})
     set(_first_bin ${bin})

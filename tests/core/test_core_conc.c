@@ -741,6 +741,64 @@ END_TEST
 START_TEST(long_shared_8) { long_shared(8); }
 END_TEST
 
+/* ---- serial mode --------------------------------------------------------
+ * POTM_SERIAL=1: promote_body's transaction restarts alone when its
+ * write set reaches the promotion mark (stm/tl2.c S1-S3), and in serial
+ * mode its read-modify-writes are plain loads and stores (the
+ * uninstrumented clone a program may run there), except in a transaction
+ * that will cancel, which must stay revocable (TM_STORE).  Nobody may run
+ * beside it: the others' scans would see its plain stores half done.
+ * Alone, on tl2, the counts are exact: each long transaction gives its
+ * first attempt up at the mark (cause serial) and runs its second
+ * serially, committing or cancelling. */
+static void serial_body(int t, unsigned tries, bool cancel)
+{
+	(void)tries;
+	if (!tm_serial()) {
+		promote_body(t, 2, cancel);   /* instrumented, no restart */
+		return;
+	}
+	long *first = &big[(t * 7) % BIG];
+	long before = *first;
+	for (int j = 0; j < PROMOTED; j++) {
+		long *w = &big[(t * 7 + j * 13) % BIG];
+		long v = (cancel ? TM_LOAD(w) : *w) + (j % 2 ? -1 : 1);
+		if (cancel)
+			TM_STORE(w, v);
+		else
+			*w = v;
+	}
+	if (big_sum_in_tx() != 0 || *first != before + 1)
+		__atomic_fetch_add(&long_bad_sums, 1, __ATOMIC_RELAXED);
+}
+
+static void long_serial(unsigned n)
+{
+	ck_assert_int_eq(setenv("POTM_SERIAL", "1", 1), 0);
+	long_among_short(n, serial_body);
+	if (strcmp(POTM_BACKEND_NAME, "tl2") == 0) {
+		tm_stats_t s;
+		tm_stats(&s);
+		if (n == 1) {
+			ck_assert_uint_eq(s.aborts_by_cause[TM_ABORT_SERIAL], LONG_TXS);
+			ck_assert_uint_eq(s.serial, long_commits);
+			ck_assert_uint_eq(s.irrevocable, long_commits);
+			ck_assert_uint_eq(s.promotions, 0);
+		} else {
+			ck_assert_uint_ge(s.serial, 1);
+		}
+	}
+	tm_shutdown();
+	unsetenv("POTM_SERIAL");
+}
+
+START_TEST(long_serial_1) { long_serial(1); }
+END_TEST
+START_TEST(long_serial_2) { long_serial(2); }
+END_TEST
+START_TEST(long_serial_8) { long_serial(8); }
+END_TEST
+
 int main(void)
 {
 	if (strcmp(POTM_BACKEND_NAME, "seq") == 0) {
@@ -775,6 +833,9 @@ int main(void)
 	tcase_add_test(tc, long_shared_1);
 	tcase_add_test(tc, long_shared_2);
 	tcase_add_test(tc, long_shared_8);
+	tcase_add_test(tc, long_serial_1);
+	tcase_add_test(tc, long_serial_2);
+	tcase_add_test(tc, long_serial_8);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
 }
