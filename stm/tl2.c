@@ -102,10 +102,13 @@
  *     they need no marks (I2) and no new versions, and its body may use
  *     plain loads and stores (tm_serial(): an uninstrumented clone).
  *     Writes through TM_STORE are still undo-logged (I3).
- *  S2 (no waiting inside) An attempt never waits for the token while its
- *     word is up: a committer that finds a serial holder aborts (cause
- *     serial) and waits at the gate.  The others it may wait for (a
- *     committer's locks, reader shares) never wait for the holder.
+ *  S2 (no waiting inside) An attempt never waits for a serial holder
+ *     while its word is up: the holder waits for it.  So a committer that
+ *     finds the token held by a serial transaction commits (past the
+ *     reader shares, R2): the token only keeps the holder's snapshot
+ *     valid, and a serial transaction has none until every attempt under
+ *     way has ended.  The others an attempt may wait for (a committer's
+ *     locks, reader shares) never wait for the holder.
  *  S3 (when) A transaction that would go live promotion (I4) aborts
  *     (cause serial) and restarts serially, so that its body can take
  *     the clone from the start; a starving one takes the token and runs
@@ -229,6 +232,12 @@ static void tl2_release_locks(tl2_tx_t *tx)
 static void tl2_wait_token(tl2_tx_t *tx);
 static void tl2_abort(tl2_tx_t *tx, int cause) __attribute__((noreturn, noinline));
 
+/* S2: does a serial transaction wait for this attempt (under way) to end? */
+static inline bool tl2_serial_pending(const tl2_tx_t *tx)
+{
+	return tx->active && __atomic_load_n(&tl2.serial, __ATOMIC_ACQUIRE) != 0;
+}
+
 /* R2: wait (yielding: a reader may need our CPU) until at most `keep'
  * shares are held; new shares are refused meanwhile. */
 static void tl2_wait_readers(unsigned keep)
@@ -306,8 +315,13 @@ static void tl2_commit_announce(tl2_tx_t *tx)
 		unsigned readers = __atomic_load_n(&tl2.readers, __ATOMIC_ACQUIRE);
 		if (likely((holder | readers) == 0) || tx->token)
 			break;
+		/* S2: a serial transaction waits for this attempt to end
+		 * before it starts: commit (past the shares, R2). */
+		bool serial = holder && tl2_serial_pending(tx);
+		if (serial && readers == 0)
+			break;
 		__atomic_store_n(w, 0, __ATOMIC_RELEASE);
-		if (holder)
+		if (holder && !serial)
 			tl2_wait_token(tx);
 		else
 			tl2_wait_readers(0);
@@ -699,14 +713,14 @@ static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, u
 
 /* ---- begin / commit ----------------------------------------------------- */
 
-/* Wait (yielding: the holder may need our CPU) until the token is free.
- * An attempt under way aborts instead if the holder runs serially: the
- * holder waits for it to end (S2). */
+/* Wait (yielding: the holder may need our CPU) until the token is free,
+ * or, for an attempt under way, until its holder turns out to be serial
+ * (then it waits for the attempt: S2). */
 static void tl2_wait_token(tl2_tx_t *tx)
 {
 	for (unsigned spins = 0; __atomic_load_n(&tl2.token, __ATOMIC_ACQUIRE) != 0;) {
-		if (tx->active && __atomic_load_n(&tl2.serial, __ATOMIC_ACQUIRE) != 0)
-			tl2_abort(tx, TM_ABORT_SERIAL);
+		if (tl2_serial_pending(tx))
+			return;
 		if (++spins % TL2_LOCKED_SPINS == 0)
 			sched_yield();
 		potm_cpu_relax();

@@ -30,8 +30,7 @@ enum tm_abort_cause {
 	TM_ABORT_HTM_RETRY,       /* hardware: transient, retry hinted */
 	TM_ABORT_HTM_NESTED,      /* hardware: nesting */
 	TM_ABORT_HTM_OTHER,       /* hardware: anything else */
-	TM_ABORT_SERIAL,          /* tl2: restarts in serial mode, or made way
-	                             for a transaction that does */
+	TM_ABORT_SERIAL,          /* tl2: given up to restart in serial mode */
 	TM_ABORT__COUNT
 };
 
