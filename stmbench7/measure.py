@@ -28,6 +28,11 @@ import sys
 #: Variants that are modes of the pot backend (POTM_MODE).
 POT_MODES = ("pot", "pot-fast", "pot-ordered", "pogl", "destm")
 
+#: Variants that are a backend run with settings of its own: tl2-inplace is
+#: tl2 with serial mode off (its long transactions go on in place,
+#: instrumented, instead of restarting alone on the uninstrumented clone).
+ENV_VARIANTS = {"tl2-inplace": ("tl2", {"POTM_SERIAL": "0"})}
+
 DEFAULT_CONFIGS = ["seq:1", "tl2:1", "tl2:2", "gl:1", "gl:2", "coarse:1", "coarse:2",
                    "medium:1", "medium:2"]
 
@@ -42,7 +47,10 @@ def run_matrix(args):
             # MODE@SEQUENCER, e.g. pot@weighted: a pot mode under another
             # sequencer (POTM_SEQUENCER).
             mode, _, sequencer = variant.partition("@")
-            if mode in POT_MODES:
+            if variant in ENV_VARIANTS:
+                backend, settings = ENV_VARIANTS[variant]
+                env.update(settings)
+            elif mode in POT_MODES:
                 backend = "pot"
                 env["POTM_MODE"] = mode
                 if sequencer:
@@ -176,7 +184,7 @@ def pot_thesis_views(groups):
 def order_of(variant):
     """Rows in a fixed order: seq, tl2, the pot modes (pot@weighted right
     after pot), the locks, then anything else (rtm, ...)."""
-    names = ("seq", "tl2") + POT_MODES + ("gl", "coarse", "medium")
+    names = ("seq", "tl2", "tl2-inplace") + POT_MODES + ("gl", "coarse", "medium")
     base, _, setting = variant.partition("@")
     rank = names.index(base) if base in names else len(names)
     return (rank, setting)
