@@ -85,9 +85,12 @@ static inline void potm_undo_clear(potm_undo_t *u)
  * u->mark changes (quick_end depends on it). */
 static inline void potm_undo_set_plain(potm_undo_t *u, bool plain)
 {
-	u->plain_end = plain ? u->end : NULL;
+	tm_undo_entry_t *end = u->end;
+	if (u->plain_max && u->plain_max < (size_t)(u->end - u->e))
+		end = u->e + u->plain_max;
+	u->plain_end = plain ? end : NULL;
 	u->quick_end = plain && !u->mark ?
-	               (u->seen_from < u->end ? u->seen_from : u->end) : NULL;
+	               (u->seen_from < end ? u->seen_from : end) : NULL;
 }
 
 static inline void *potm_undo_addr(const potm_undo_entry_t *e)

@@ -77,6 +77,22 @@
  *      thread) and then waits for the holder of the turn to be idle or to
  *      pass it.  Either the fast transaction saw the new count and marks,
  *      or the new thread sees it busy and waits for its end.
+ *  P6  (serial mode, POTM_SERIAL=1; tl2's is stm/tl2.c S1-S3) A fast
+ *      transaction whose undo log reaches POTM_PROMOTE_WRITES entries
+ *      gives its attempt up (cause serial) and, keeping the turn, starts
+ *      again alone: it sets pot.serial, runs a full barrier on every
+ *      thread and waits until no other thread reads speculatively.  A
+ *      speculative attempt raises its reading word, then reads
+ *      pot.serial (and waits while it is set); it lowers the word when
+ *      it stops reading (waiting for its turn, aborting).  So the serial
+ *      transaction marks no stripe, and its body may take an
+ *      uninstrumented clone (tm_serial()).  Its stores bump no version:
+ *      its commit advances pot.serial_epoch instead, and a speculative
+ *      transaction whose reads were done before (it waited for its turn)
+ *      finds the epoch moved and retries in its turn.  Under pogl every
+ *      transaction runs alone: all are serial.  Where the order comes
+ *      from does not change: serial mode changes how a body runs, not
+ *      what it computes.
  *
  * Explicit aborts.  A decision taken while holding the turn on a valid
  * snapshot is deterministic, one taken speculatively may not be.  So:
@@ -109,6 +125,10 @@ typedef struct pot_tx {
 	/* The in-place writes of an attempt: pt.th.txd.undo (tm.h's inline
 	 * writes append to it). */
 	bool sync_first_tx;            /* P5: first transaction since joining */
+	bool serial;                   /* P6: this attempt runs alone */
+	bool want_serial;              /* P6: the next attempt does */
+	bool reading;                  /* P6: its reading word is up */
+	uint64_t epoch;                /* P6: pot.serial_epoch at its start */
 	uintptr_t fast_word;           /* (wv << 1) | 1 while fast */
 	uint64_t rv;                   /* speculative snapshot */
 	tl2_rset_t rs;                 /* read set: stripe words read */
@@ -125,6 +145,15 @@ static struct {
 	bool mark_stripes;     /* speculative readers exist (all but pogl) */
 	bool count_fast;       /* fast mode exists (pot, pot-fast) */
 	bool solo_unmarked;    /* P5 is in force */
+	bool serial_on;        /* P6: POTM_SERIAL, in a mode with fast mode */
+	bool asym;             /* P6: the serial side runs membarrier */
+	size_t serial_at;      /* P6: undo entries that send a fast attempt
+	                          serial (POTM_PROMOTE_WRITES; 0: never) */
+	unsigned serial POTM_ALIGNED;  /* P6: a serial transaction runs */
+	uint64_t serial_epoch;         /* P6: serial commits so far */
+	unsigned char *reading;        /* P6: a reading word per logical id,
+	                                  a cache line each */
+	unsigned max_threads;
 } pot;
 
 static inline volatile uintptr_t *pot_stripe_of(const void *a)
@@ -167,8 +196,13 @@ static void pot_unmark(const pot_tx_t *tx, uint64_t version)
 		tl2_unmark_logged(&tx->pt.th.txd.undo, pot.stripes, pot.mask, pot.shift, version);
 }
 
+static void pot_restart_serial(pot_tx_t *tx) __attribute__((noreturn, noinline, cold));
+
 static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t b)
 {
+	const tm_undo_t *u = &tx->pt.th.txd.undo;
+	if (unlikely(u->plain_max) && potm_undo_count(u) >= u->plain_max)
+		pot_restart_serial(tx);   /* P6 */
 	tl2_write_in_place(&tx->pt.th.txd.undo, tx->mark ? pot_stripe_of(a) : NULL,
 	                   tx->fast_word, a, size, b);
 }
@@ -177,13 +211,19 @@ static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t
 
 /* tx->fast, mirrored in the descriptor's flags, where tm.h's inline reads
  * look: in fast mode they are plain loads (no call). */
+static void pot_leave_serial(pot_tx_t *tx);
+static inline void pot_stop_reading(pot_tx_t *tx);
+
 static inline void pot_set_fast(pot_tx_t *tx, bool fast)
 {
 	tx->fast = fast;
 	if (fast) {
 		tx->pt.th.txd.flags |= TM_TXD_PLAIN_READS;
 	} else {
-		tx->pt.th.txd.flags &= ~TM_TXD_PLAIN_READS;
+		if (unlikely(tx->serial))
+			pot_leave_serial(tx);
+		tx->pt.th.txd.flags &= ~(TM_TXD_PLAIN_READS | TM_TXD_SERIAL);
+		tx->pt.th.txd.undo.plain_max = 0;
 		potm_undo_set_plain(&tx->pt.th.txd.undo, false);
 		tx->pt.th.txd.undo.mark = 0;
 	}
@@ -207,6 +247,7 @@ static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
 {
 	tx->fast_word = (uintptr_t)(clock + 1) << 1 | 1;
 	pot_set_fast(tx, true);
+	tx->pt.th.txd.undo.plain_max = pot.serial_at;   /* P6: 0 unless on */
 	pot_set_mark(tx, pot.mark_stripes);
 	potm_undo_clear(&tx->pt.th.txd.undo);
 }
@@ -230,6 +271,7 @@ static void pot_abort(pot_tx_t *tx, int cause)
 		pot_rollback_fast(tx);
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
 	pot_set_fast(tx, false);
+	pot_stop_reading(tx);
 	/* The retry of a transaction that keeps the turn cannot conflict:
 	 * backing off would only delay everybody behind it. */
 	if (pot_holds_turn(tx))
@@ -251,6 +293,105 @@ static void pot_promote(pot_tx_t *tx)
 	                      pot.shift, tx->fast_word);
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
 	POTM_STAT_INC(&tx->pt.th, promotions);
+}
+
+/* ---- serial mode (P6) ------------------------------------------------------------ */
+
+static inline volatile unsigned char *pot_reading_word(unsigned id)
+{
+	return &pot.reading[(size_t)id * POTM_CACHELINE];
+}
+
+/* Wait (yielding: the other side may need our CPU) until *w reads 0. */
+static void pot_wait_zero_byte(const volatile unsigned char *w)
+{
+	for (unsigned i = 0; __atomic_load_n(w, __ATOMIC_ACQUIRE); i++) {
+		if (i < POT_MARKED_SPINS)
+			potm_cpu_relax();
+		else
+			sched_yield();
+	}
+}
+
+/* A speculative attempt's side: raise the reading word, unless a serial
+ * transaction runs (then wait for it to end). */
+static void pot_start_reading(pot_tx_t *tx)
+{
+	volatile unsigned char *r = pot_reading_word(tx->pt.th.id);
+	for (;;) {
+		__atomic_store_n(r, 1, __ATOMIC_RELAXED);
+		if (pot.asym)
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		else
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (likely(__atomic_load_n(&pot.serial, __ATOMIC_ACQUIRE) == 0))
+			break;
+		__atomic_store_n(r, 0, __ATOMIC_RELEASE);
+		for (unsigned i = 0; __atomic_load_n(&pot.serial, __ATOMIC_ACQUIRE); i++) {
+			if (i < POT_MARKED_SPINS)
+				potm_cpu_relax();
+			else
+				sched_yield();
+		}
+	}
+	tx->reading = true;
+	tx->epoch = __atomic_load_n(&pot.serial_epoch, __ATOMIC_ACQUIRE);
+}
+
+/* The attempt reads no more (it waits for its turn, or is over). */
+static inline void pot_stop_reading(pot_tx_t *tx)
+{
+	if (tx->reading) {
+		__atomic_store_n(pot_reading_word(tx->pt.th.id), 0, __ATOMIC_RELEASE);
+		tx->reading = false;
+	}
+}
+
+/* The holder's side, in its turn, in fast mode: announce, barrier, wait
+ * for the speculative readers, then run alone, unmarked.  If the barrier
+ * fails the attempt stays an ordinary fast one. */
+static void pot_enter_serial(pot_tx_t *tx)
+{
+	__atomic_store_n(&pot.serial, 1, __ATOMIC_SEQ_CST);
+	if (!pot.asym) {
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	} else if (potm_membarrier() != 0) {
+		__atomic_store_n(&pot.serial, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	for (unsigned id = 0; id < pot.max_threads; id++)
+		if (id != tx->pt.th.id)
+			pot_wait_zero_byte(pot_reading_word(id));
+	tx->serial = true;
+	tx->pt.th.txd.flags |= TM_TXD_SERIAL;
+	tx->pt.th.txd.undo.plain_max = 0;
+	pot_set_mark(tx, false);
+}
+
+/* End of a serial attempt (commit, rollback), before the turn passes: the
+ * epoch moves after its last store, so a snapshot taken before it fails
+ * its check (pot_snapshot_current). */
+static void pot_leave_serial(pot_tx_t *tx)
+{
+	tx->serial = false;
+	__atomic_add_fetch(&pot.serial_epoch, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&pot.serial, 0, __ATOMIC_RELEASE);
+}
+
+/* A fast attempt's undo log reached pot.serial_at: start again alone.
+ * The abort keeps the turn (pot_abort), so the retry begins fast. */
+static void pot_restart_serial(pot_tx_t *tx)
+{
+	tx->want_serial = true;
+	pot_abort(tx, TM_ABORT_SERIAL);
+}
+
+/* Is a speculative snapshot still current in our turn (P3), and did no
+ * serial transaction store since it was taken (P6)? */
+static bool pot_snapshot_current(const pot_tx_t *tx)
+{
+	return (seq_clock() == tx->rv || pot_validate(tx)) &&
+	       tx->epoch == __atomic_load_n(&pot.serial_epoch, __ATOMIC_ACQUIRE);
 }
 
 /* ---- speculative reads --------------------------------------------------------- */
@@ -401,6 +542,8 @@ static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 static inline void pot_begin_spec(pot_tx_t *tx)
 {
 	pot_set_fast(tx, false);
+	if (pot.serial_on)
+		pot_start_reading(tx);
 	tx->rv = seq_clock();
 }
 
@@ -448,6 +591,10 @@ int tm_tx_start_(tm_txd_t *d)
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			if (pot.solo_unmarked && seq_registered() == 1)
 				pot_set_mark(tx, false);
+			if (unlikely(tx->want_serial)) {
+				tx->want_serial = false;
+				pot_enter_serial(tx);
+			}
 		} else {
 			pot_begin_spec(tx);
 		}
@@ -460,6 +607,8 @@ int tm_tx_start_(tm_txd_t *d)
 		if (!pot_holds_turn(tx))
 			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
 		pot_enter_fast(tx, seq_clock());
+		if (pot.serial_on)   /* P6: nobody reads beside a pogl holder */
+			tx->pt.th.txd.flags |= TM_TXD_SERIAL;
 		break;
 	case POT_DESTM:
 		/* "Cannot start before the previous round finished." */
@@ -479,9 +628,9 @@ static void pot_wait_turn_and_validate(pot_tx_t *tx)
 {
 	if (pot_order.mode == POT_DESTM)
 		seq_round_wait_mates(&tx->pt.th);   /* "nor commit before its round-mates started" */
+	pot_stop_reading(tx);
 	seq_wait_turn(&tx->pt.th, &tx->pt.key);
-	uint64_t clock = seq_clock();
-	if (clock != tx->rv && !pot_validate(tx))
+	if (!pot_snapshot_current(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
 }
 
@@ -522,6 +671,8 @@ void tm_tx_end_(tm_txd_t *d)
 			POTM_STAT_ADD(&tx->pt.th, writes, writes);
 			potm_undo_clear(&tx->pt.th.txd.undo);
 		}
+		if (tx->pt.th.txd.flags & TM_TXD_SERIAL)
+			POTM_STAT_INC(&tx->pt.th, serial);
 		pot_set_fast(tx, false);
 		if (pot.count_fast)
 			POTM_STAT_INC(&tx->pt.th, fast_commits);
@@ -532,6 +683,7 @@ void tm_tx_end_(tm_txd_t *d)
 		tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
 		tx->pt.last_order = seq_clock();
 	}
+	pot_stop_reading(tx);   /* a promoted attempt's */
 	pot_order_pass(&tx->pt);
 	__atomic_store_n(tx->pt.busy, 0, __ATOMIC_RELAXED);
 	potm_tx_committed(&tx->pt.th, ro);
@@ -545,13 +697,14 @@ void tm_restart(void)
 	if (pot_order.explicit_order || !pot_holds_turn(tx))
 		pot_abort(tx, TM_ABORT_EXPLICIT);   /* keeps the slot, or has none */
 	/* In the turn: a decision taken on a stale snapshot proves nothing. */
-	if (!tx->fast && seq_clock() != tx->rv && !pot_validate(tx))
+	if (!tx->fast && !pot_snapshot_current(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
 	/* A deterministic restart: give the slot up as a no-op so that the
 	 * others can change what this transaction waits for. */
 	if (tx->fast)
 		pot_rollback_fast(tx);
 	pot_set_fast(tx, false);
+	pot_stop_reading(tx);
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
 	pot_order_pass(&tx->pt);
 	tx->pt.th.attempt = 0;
@@ -568,6 +721,7 @@ void tm_cancel(void)
 	else
 		pot_rollback_fast(tx);
 	pot_set_fast(tx, false);
+	pot_stop_reading(tx);
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
 	tx->pt.last_order = seq_clock();
 	pot_order_pass(&tx->pt);
@@ -597,6 +751,13 @@ static int pot_init(const tm_config_t *cfg)
 	}
 	pot.mask = n - 1;
 	pot.shift = cfg->stripe_shift;
+	pot.serial_on = cfg->serial && (pot.count_fast || pot_order.mode == POT_POGL);
+	pot.asym = potm_membarrier_ok;
+	pot.serial_at = pot.serial_on && pot.count_fast ? cfg->promote_writes : 0;
+	pot.serial = 0;
+	pot.serial_epoch = 0;
+	pot.max_threads = cfg->max_threads;
+	pot.reading = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
 	return 0;
 }
 
@@ -605,6 +766,8 @@ static void pot_shutdown(void)
 	seq_shutdown();
 	free((void *)pot.stripes);
 	pot.stripes = NULL;
+	free(pot.reading);
+	pot.reading = NULL;
 }
 
 static int pot_thread_init(potm_thread_t *t)

@@ -139,6 +139,9 @@ typedef struct tm_undo_ {
 	 * (no mark, no lookup): min(plain_end, seen_from) while marks are
 	 * off, else NULL (potm_undo_set_plain keeps it). */
 	tm_undo_entry_t *quick_end;
+	/* Inline appends stop at e + plain_max (0: at end), so that the
+	 * library sees the log reach it (pot's serial mark). */
+	size_t plain_max;
 } tm_undo_t;
 
 #define TM_UNDO_SEEN_BITS 12     /* 4,096 slots: 32 KB per thread */

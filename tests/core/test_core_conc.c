@@ -517,6 +517,11 @@ END_TEST
 static long scan_bad_sums;
 static uint64_t long_commits;
 
+static long big_sum_in_tx(void);
+/* Check the scans' totals inside the transaction, in every attempt, even
+ * one that will abort (opacity), not only in the committed result. */
+static bool scan_inside;
+
 /* The other threads, until the long transactions are done: short
  * transfers, and a scan of big[] every eighth (which must see the total
  * constant). */
@@ -524,8 +529,14 @@ static void scan_and_transfer(unsigned id, uint64_t seed)
 {
 	uint64_t rng = seed * (id + 1);
 	for (long i = 0; !__atomic_load_n(&long_done, __ATOMIC_ACQUIRE); i++) {
-		if (i % 8 == 0 && tx_sum(big, BIG) != 0)
+		if (i % 8 == 0 && scan_inside) {
+			TM_BEGIN();
+			if (big_sum_in_tx() != 0)
+				__atomic_fetch_add(&scan_bad_sums, 1, __ATOMIC_RELAXED);
+			TM_END();
+		} else if (i % 8 == 0 && tx_sum(big, BIG) != 0) {
 			__atomic_fetch_add(&scan_bad_sums, 1, __ATOMIC_RELAXED);
+		}
 		big_transfer(&rng);
 	}
 }
@@ -743,14 +754,16 @@ END_TEST
 
 /* ---- serial mode --------------------------------------------------------
  * POTM_SERIAL=1: promote_body's transaction restarts alone when its
- * write set reaches the promotion mark (stm/tl2.c S1-S3), and in serial
+ * write set (tl2, stm/tl2.c S1-S3) or, in its turn, its undo log (pot,
+ * stm/pot.c P6) reaches the promotion mark, and in serial
  * mode its read-modify-writes are plain loads and stores (the
  * uninstrumented clone a program may run there), except in a transaction
  * that will cancel, which must stay revocable (TM_STORE).  Nobody may run
- * beside it: the others' scans would see its plain stores half done.
- * Alone, on tl2, the counts are exact: each long transaction gives its
- * first attempt up at the mark (cause serial) and runs its second
- * serially, committing or cancelling. */
+ * beside it: the others' scans, which check the total inside every
+ * attempt, would see its plain stores half done.
+ * Alone, on tl2 and pot, the counts are exact: each long transaction
+ * gives its first attempt up at the mark (cause serial) and runs its
+ * second serially, committing or cancelling. */
 static void serial_body(int t, unsigned tries, bool cancel)
 {
 	(void)tries;
@@ -775,15 +788,28 @@ static void serial_body(int t, unsigned tries, bool cancel)
 static void long_serial(unsigned n)
 {
 	ck_assert_int_eq(setenv("POTM_SERIAL", "1", 1), 0);
+	scan_inside = true;
 	long_among_short(n, serial_body);
-	if (strcmp(POTM_BACKEND_NAME, "tl2") == 0) {
-		tm_stats_t s;
-		tm_stats(&s);
+	scan_inside = false;
+	bool tl2 = strcmp(POTM_BACKEND_NAME, "tl2") == 0;
+	bool pot = strcmp(POTM_BACKEND_NAME, "pot") == 0;
+	const char *mode = tm_current_config()->mode;
+	tm_stats_t s;
+	tm_stats(&s);
+	if (pot && strcmp(mode, "pogl") == 0) {
+		/* Every pogl transaction runs alone, hence serially. */
+		ck_assert_uint_eq(s.serial, s.commits);
+		ck_assert_uint_eq(s.aborts_by_cause[TM_ABORT_SERIAL], 0);
+	} else if (pot && strcmp(mode, "pot") != 0 && strcmp(mode, "pot-fast") != 0) {
+		ck_assert_uint_eq(s.serial, 0);   /* no fast mode, no serial mode */
+	} else if (tl2 || pot) {
 		if (n == 1) {
 			ck_assert_uint_eq(s.aborts_by_cause[TM_ABORT_SERIAL], LONG_TXS);
 			ck_assert_uint_eq(s.serial, long_commits);
-			ck_assert_uint_eq(s.irrevocable, long_commits);
-			ck_assert_uint_eq(s.promotions, 0);
+			if (tl2) {
+				ck_assert_uint_eq(s.irrevocable, long_commits);
+				ck_assert_uint_eq(s.promotions, 0);
+			}
 		} else {
 			ck_assert_uint_ge(s.serial, 1);
 		}
