@@ -84,7 +84,8 @@
  *      thread and waits until no other thread reads speculatively.  A
  *      speculative attempt raises its reading word, then reads
  *      pot.serial (and waits while it is set); it lowers the word when
- *      it stops reading (waiting for its turn, aborting).  So the serial
+ *      it stops reading (waiting for its turn, aborting; a speculative
+ *      read that finds pot.serial set aborts, cause serial).  So the serial
  *      transaction marks no stripe, and its body may take an
  *      uninstrumented clone (tm_serial()).  Its stores bump no version:
  *      its commit advances pot.serial_epoch instead, and a speculative
@@ -466,6 +467,11 @@ static bool pot_spec_load(pot_tx_t *tx, const void *a, unsigned size, uint64_t *
 static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size) __attribute__((noinline));
 static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 {
+	/* P6: a serial transaction waits for this attempt to stop reading,
+	 * and its commit will fail the attempt's snapshot anyway (the epoch):
+	 * stop now rather than at the end of a long body. */
+	if (unlikely(pot.serial_on) && __atomic_load_n(&pot.serial, __ATOMIC_RELAXED))
+		pot_abort(tx, TM_ABORT_SERIAL);
 	if (pot.promote && pot_holds_turn(tx)) {
 		pot_promote(tx);
 		return tm_load_bytes_(a, size);

@@ -30,7 +30,8 @@ enum tm_abort_cause {
 	TM_ABORT_HTM_RETRY,       /* hardware: transient, retry hinted */
 	TM_ABORT_HTM_NESTED,      /* hardware: nesting */
 	TM_ABORT_HTM_OTHER,       /* hardware: anything else */
-	TM_ABORT_SERIAL,          /* tl2: given up to restart in serial mode */
+	TM_ABORT_SERIAL,          /* tl2, pot: given up to restart in serial
+	                             mode; pot: or to make way for one */
 	TM_ABORT__COUNT
 };
 
