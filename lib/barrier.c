@@ -137,21 +137,9 @@ uint64_t tm_last_order(void)
 
 /* The caller of an order setting (fn): a registered thread outside any
  * transaction, or NULL after potm_error. */
-static potm_thread_t *order_setting_caller(const char *fn)
-{
-	potm_thread_t *t = potm_self();
-	if (t == NULL)
-		potm_error("%s: the calling thread is not registered (tm_thread_enter)", fn);
-	else if (t->txd.depth != 0)
-		potm_error("%s inside a transaction: call it before TM_BEGIN()", fn);
-	else
-		return t;
-	return NULL;
-}
-
 int tm_set_next_order(uint64_t seqno)
 {
-	potm_thread_t *t = order_setting_caller("tm_set_next_order");
+	potm_thread_t *t = potm_caller_between_tx("tm_set_next_order");
 	const potm_order_ops_t *order = potm_backend.order;
 	if (t == NULL)
 		return -1;
@@ -168,7 +156,7 @@ int tm_set_weight(unsigned weight)
 	if (weight < 1 || weight > TM_WEIGHT_MAX)
 		return potm_error("tm_set_weight(%u): a weight is 1..%u", weight,
 		                  TM_WEIGHT_MAX);
-	potm_thread_t *t = order_setting_caller("tm_set_weight");
+	potm_thread_t *t = potm_caller_between_tx("tm_set_weight");
 	if (t == NULL)
 		return -1;
 	if (order == NULL || order->set_weight == NULL)

@@ -117,6 +117,7 @@ typedef struct potm_thread {
 	unsigned id;           /* logical id */
 	unsigned attempt;      /* aborts of the current transaction so far */
 	bool last_cancelled;   /* tm_was_cancelled() */
+	bool hint_serial;      /* tm_hint_serial(), until the transaction ends */
 	bool in_rcu;           /* inside an RCU read-side section */
 	int cpu;               /* pinned CPU, -1 if not pinned */
 	uint64_t rng;          /* xorshift state for backoff */
@@ -256,6 +257,10 @@ static inline potm_thread_t *potm_self_in_tx(const char *which)
 		                     : "outside a transaction");
 	return t;
 }
+
+/* The calling thread, if it is registered and between transactions;
+ * else NULL with tm_last_error() set (fn names the call). */
+potm_thread_t *potm_caller_between_tx(const char *fn);
 
 /* Successful commit of the outermost transaction: publish the attempt's
  * allocations, hand its frees to reclamation, count it. */

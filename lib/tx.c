@@ -57,6 +57,7 @@ void potm_tx_committed(potm_thread_t *t, bool read_only)
 		POTM_STAT_INC(t, commits_ro);
 	t->attempt = 0;
 	t->last_cancelled = false;
+	t->hint_serial = false;
 	t->txd.depth = 0;
 	tx_leave_rcu(t);
 }
@@ -88,6 +89,7 @@ void potm_tx_cancelled(potm_thread_t *t)
 	t->txd.depth = 0;
 	t->attempt = 0;
 	t->last_cancelled = true;
+	t->hint_serial = false;
 	t->txd.flags |= TM_TXD_CANCELLED;
 	tx_leave_rcu(t);
 	siglongjmp(t->txd.env, 1);
@@ -119,6 +121,27 @@ void potm_backoff(potm_thread_t *t)
 	}
 	if (t->attempt >= 8)
 		sched_yield();
+}
+
+potm_thread_t *potm_caller_between_tx(const char *fn)
+{
+	potm_thread_t *t = potm_self();
+	if (t == NULL)
+		potm_error("%s: the calling thread is not registered (tm_thread_enter)", fn);
+	else if (t->txd.depth != 0)
+		potm_error("%s inside a transaction: call it before TM_BEGIN()", fn);
+	else
+		return t;
+	return NULL;
+}
+
+int tm_hint_serial(void)
+{
+	potm_thread_t *t = potm_caller_between_tx("tm_hint_serial");
+	if (t == NULL)
+		return -1;
+	t->hint_serial = true;
+	return 0;
 }
 
 int tm_was_cancelled(void)

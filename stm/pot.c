@@ -90,7 +90,9 @@
  *      uninstrumented clone (tm_serial()).  Its stores bump no version:
  *      its commit advances pot.serial_epoch instead, and a speculative
  *      transaction whose reads were done before (it waited for its turn)
- *      finds the epoch moved and retries in its turn.  Under pogl every
+ *      finds the epoch moved and retries in its turn.  A transaction the
+ *      program said is long (tm_hint_serial) waits for its turn at begin
+ *      and runs serially from its first attempt.  Under pogl every
  *      transaction runs alone: all are serial.  Where the order comes
  *      from does not change: serial mode changes how a body runs, not
  *      what it computes.
@@ -583,8 +585,13 @@ int tm_tx_start_(tm_txd_t *d)
 		 * too (the others commit about its weight in short ones
 		 * before its turn); it waits for the turn instead of
 		 * burning the caches the holder works in. */
-		if (unlikely(pot_order.weighted && tx->pt.th.attempt > 0 &&
-		             seq_weight(tx->pt.th.id) >= POT_HEAVY_WEIGHT &&
+		/* P6: a transaction the program said is long waits for its
+		 * turn too, and runs serially from its first attempt. */
+		if (unlikely(tx->pt.th.hint_serial) && pot.serial_at)
+			tx->want_serial = true;
+		if (unlikely(((pot_order.weighted && tx->pt.th.attempt > 0 &&
+		               seq_weight(tx->pt.th.id) >= POT_HEAVY_WEIGHT) ||
+		              tx->want_serial) &&
 		             (s & tx->pt.key.mask) != tx->pt.key.want)) {
 			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
 			s = seq_load_state();

@@ -112,7 +112,8 @@
  *  S3 (when) A transaction that would go live promotion (I4) aborts
  *     (cause serial) and restarts serially, so that its body can take
  *     the clone from the start; a starving one takes the token and runs
- *     serially too.  The lost work is the attempt up to the promotion
+ *     serially too, and so does one the program said is long
+ *     (tm_hint_serial), from its first attempt.  The lost work is the attempt up to the promotion
  *     mark (STMBench7's T3c: 256 of 3,500 words written).
  */
 #include "tl2_sets.h"
@@ -773,8 +774,10 @@ int tm_tx_start_(tm_txd_t *d)
 	case POTM_ENTER_SKIP:
 		return 0;
 	case POTM_ENTER_NEW:
-		if (unlikely(tx->th.attempt >= TL2_LONG_ABORTS) && !tx->token &&
-		    (tx->want_serial || tl2_starving(tx)))
+		if (unlikely(tx->th.hint_serial) && tl2.serial_on)
+			tx->want_serial = true;   /* S3, told in advance */
+		if (unlikely(tx->want_serial || tx->th.attempt >= TL2_LONG_ABORTS) &&
+		    !tx->token && (tx->want_serial || tl2_starving(tx)))
 			tl2_take_token(tx);
 		if (unlikely(tx->token) && tl2_start_with_token(tx))
 			break;

@@ -53,6 +53,8 @@ typedef struct sb7_options {
 	bool long_traversals;        /* -t */
 	bool structural_mods;        /* -m */
 	bool op11;                   /* -r: OP11 writes the manual */
+	bool serial_hint;            /* --serial-hint: tm_hint_serial for the
+	                                long update traversals */
 	unsigned threads;            /* -n */
 	long duration_ms;            /* -d */
 	long ops_per_thread;         /* --ops: run this many instead of -d */
@@ -74,6 +76,9 @@ static void sb7_usage(FILE *f, const char *prog)
 	        "  -t, --long-traversals B     long traversals on/off (default on)\n"
 	        "  -m, --structural-mods B     structural modifications on/off (default on)\n"
 	        "  -r, --op11 B                OP11 (writes the 1 MB manual) on/off (default on)\n"
+	        "      --serial-hint B         start long update traversals serially\n"
+	        "                              (tm_hint_serial; default on; serial mode\n"
+	        "                              itself is POTM_SERIAL, on here)\n"
 	        "  -n, --threads N             worker threads (default 1)\n"
 	        "  -d, --duration MS           run for MS milliseconds (default 10000)\n"
 	        "      --ops N                 instead of -d: each thread runs N operations\n"
@@ -129,12 +134,13 @@ static void sb7_parse_options(int argc, char **argv, sb7_options_t *o)
 		.long_traversals = true,
 		.structural_mods = true,
 		.op11 = true,
+		.serial_hint = true,
 		.threads = 1,
 		.duration_ms = 10000,
 		.seed = 1,
 		.size = "small",
 	};
-	enum { OPT_OPS = 256, OPT_SEED, OPT_CYCLE, OPT_TABLE, OPT_ONLY, OPT_INJECT };
+	enum { OPT_OPS = 256, OPT_SEED, OPT_CYCLE, OPT_TABLE, OPT_ONLY, OPT_INJECT, OPT_HINT };
 	static const struct option longopts[] = {
 		{ "workload", required_argument, NULL, 'w' },
 		{ "read-only-percent", required_argument, NULL, 'p' },
@@ -150,6 +156,7 @@ static void sb7_parse_options(int argc, char **argv, sb7_options_t *o)
 		{ "only", required_argument, NULL, OPT_ONLY },
 		{ "inject-fault", required_argument, NULL, OPT_INJECT },
 		{ "table", no_argument, NULL, OPT_TABLE },
+		{ "serial-hint", required_argument, NULL, OPT_HINT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -182,6 +189,7 @@ static void sb7_parse_options(int argc, char **argv, sb7_options_t *o)
 			o->inject_fault = optarg;
 			break;
 		case OPT_TABLE: o->table = true; break;
+		case OPT_HINT: o->serial_hint = sb7_parse_bool(prog, "--serial-hint", optarg); break;
 		case 'h':
 			sb7_usage(stdout, prog);
 			exit(0);
@@ -426,6 +434,9 @@ static uint64_t sb7_thread_aborts(void)
 	return s.aborts;
 }
 
+/* The weight from which an update traversal is hinted serial (256 us). */
+#define SB7_SERIAL_WEIGHT 128
+
 static long sb7_execute(sb7_worker_t *w, const sb7_operation_t *op, uint64_t *aborts)
 {
 	sb7_thread_t *const th = &w->th;
@@ -434,7 +445,15 @@ static long sb7_execute(sb7_worker_t *w, const sb7_operation_t *op, uint64_t *ab
 	const uint64_t aborts_before = sb7_thread_aborts();
 	/* The weighted order lets the other threads commit about this many
 	 * short operations while a long traversal runs (no effect elsewhere). */
-	tm_set_weight(sb7_operation_weight(th, op));
+	const unsigned weight = sb7_operation_weight(th, op);
+	tm_set_weight(weight);
+	/* A long update traversal (its weight: seq's time in 2 us units)
+	 * restarts serially at its promotion mark anyway: say so, and it
+	 * starts that way.  A shorter one (the structure shrunk) stays
+	 * speculative: serial mode's barrier and drain would cost more. */
+	if (w->run->opt.serial_hint && op->category == SB7_CAT_TRAVERSAL &&
+	    weight >= SB7_SERIAL_WEIGHT)
+		tm_hint_serial();
 	TM_BEGIN();
 	th->rng = before;
 	unsigned long stores_before = sb7_stores_by_this_thread;
@@ -546,7 +565,8 @@ static void sb7_print_json(FILE *f, const sb7_run_t *run, const sb7_report_t *re
 	        sb7_backend(), o->threads, o->workload, o->read_only_percent,
 	        run->db.params.size_name, o->long_traversals ? "true" : "false",
 	        o->structural_mods ? "true" : "false", o->op11 ? "true" : "false");
-	fprintf(f, "\"only\": \"%s\", ", o->only ? o->only : "");
+	fprintf(f, "\"only\": \"%s\", \"serial_hint\": %s, ", o->only ? o->only : "",
+	        o->serial_hint ? "true" : "false");
 	fprintf(f, "\"mode\": \"%s\", \"duration_s\": %.3f, \"ops_per_thread\": %ld, "
 	           "\"elapsed_s\": %.6f, \"build_s\": %.6f, \"check_s\": %.6f, \"seed\": %" PRIu64 ", ",
 	        o->cycle ? "cycle" : "random",

@@ -360,6 +360,15 @@ static inline int tm_serial(void)
 	return d != NULL && d->depth > 0 && (d->flags & TM_TXD_SERIAL) != 0;
 }
 
+/* Say that the calling thread's next transaction is long: with
+ * tm_config_t.serial set, a backend with serial mode starts it serially
+ * (tl2 at once, pot in its turn) instead of at the promotion mark, saving
+ * the attempt it would give up there; no effect otherwise.  For a
+ * transaction known to write much (libitm's "does go irrevocable").
+ * Returns 0, or -1 with tm_last_error(): calling thread not registered,
+ * called inside a transaction. */
+int tm_hint_serial(void);
+
 /* 1 if the calling thread is inside a transaction. */
 static inline int tm_in_tx(void)
 {
