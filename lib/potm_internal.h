@@ -39,6 +39,42 @@ static inline void potm_cpu_relax(void)
 #endif
 }
 
+/* Wait until *w reads 0 (acquire), spinning, and yielding every 64
+ * pauses: with more threads than cores, whoever clears it may need our
+ * CPU. */
+#define POTM_WAIT_ZERO_(w)                                                \
+	do {                                                              \
+		for (unsigned spins_ = 0; __atomic_load_n((w), __ATOMIC_ACQUIRE);) { \
+			if (++spins_ % 64 == 0)                           \
+				sched_yield();                            \
+			potm_cpu_relax();                                 \
+		}                                                         \
+	} while (0)
+
+static inline void potm_wait_zero_u8(const volatile unsigned char *w)
+{
+	POTM_WAIT_ZERO_(w);
+}
+
+static inline void potm_wait_zero_u32(const volatile unsigned *w)
+{
+	POTM_WAIT_ZERO_(w);
+}
+
+/* The announcing side of an asymmetric Dekker handshake (as liburcu's
+ * membarrier flavour): raise our word, then the caller reads the other
+ * side's flag.  With asym the other side raises its flag and then runs
+ * membarrier (a full barrier on every thread), so a compiler barrier is
+ * enough here; without it both sides fence. */
+static inline void potm_raise_word(volatile unsigned char *w, bool asym)
+{
+	__atomic_store_n(w, 1, __ATOMIC_RELAXED);
+	if (asym)
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 /* ---- growable array of pointers (allocation and free logs) ------------ */
 
 typedef struct potm_ptrvec {

@@ -305,37 +305,17 @@ static inline volatile unsigned char *pot_reading_word(unsigned id)
 	return &pot.reading[(size_t)id * POTM_CACHELINE];
 }
 
-/* Wait (yielding: the other side may need our CPU) until *w reads 0. */
-static void pot_wait_zero_byte(const volatile unsigned char *w)
-{
-	for (unsigned i = 0; __atomic_load_n(w, __ATOMIC_ACQUIRE); i++) {
-		if (i < POT_MARKED_SPINS)
-			potm_cpu_relax();
-		else
-			sched_yield();
-	}
-}
-
 /* A speculative attempt's side: raise the reading word, unless a serial
  * transaction runs (then wait for it to end). */
 static void pot_start_reading(pot_tx_t *tx)
 {
 	volatile unsigned char *r = pot_reading_word(tx->pt.th.id);
 	for (;;) {
-		__atomic_store_n(r, 1, __ATOMIC_RELAXED);
-		if (pot.asym)
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		else
-			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		potm_raise_word(r, pot.asym);
 		if (likely(__atomic_load_n(&pot.serial, __ATOMIC_ACQUIRE) == 0))
 			break;
 		__atomic_store_n(r, 0, __ATOMIC_RELEASE);
-		for (unsigned i = 0; __atomic_load_n(&pot.serial, __ATOMIC_ACQUIRE); i++) {
-			if (i < POT_MARKED_SPINS)
-				potm_cpu_relax();
-			else
-				sched_yield();
-		}
+		potm_wait_zero_u32(&pot.serial);
 	}
 	tx->reading = true;
 	tx->epoch = __atomic_load_n(&pot.serial_epoch, __ATOMIC_ACQUIRE);
@@ -364,7 +344,7 @@ static void pot_enter_serial(pot_tx_t *tx)
 	}
 	for (unsigned id = 0; id < pot.max_threads; id++)
 		if (id != tx->pt.th.id)
-			pot_wait_zero_byte(pot_reading_word(id));
+			potm_wait_zero_u8(pot_reading_word(id));
 	tx->serial = true;
 	tx->pt.th.txd.flags |= TM_TXD_SERIAL;
 	tx->pt.th.txd.undo.plain_max = 0;

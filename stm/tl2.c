@@ -262,31 +262,17 @@ static inline volatile unsigned char *tl2_active_word(unsigned id)
 	return &tl2.committing[(size_t)id * POTM_CACHELINE + 1];
 }
 
-/* Wait (yielding: the holder may need our CPU) until *w reads 0. */
-static void tl2_wait_zero(const volatile unsigned *w)
-{
-	for (unsigned spins = 0; __atomic_load_n(w, __ATOMIC_ACQUIRE) != 0;) {
-		if (++spins % TL2_LOCKED_SPINS == 0)
-			sched_yield();
-		potm_cpu_relax();
-	}
-}
-
 /* S1, the attempt's side: raise the active word unless a serial
  * transaction runs (then wait for it to end).  Only with POTM_SERIAL. */
 static void tl2_gate(tl2_tx_t *tx)
 {
 	volatile unsigned char *a = tl2_active_word(tx->th.id);
 	for (;;) {
-		__atomic_store_n(a, 1, __ATOMIC_RELAXED);
-		if (tl2.asym)
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		else
-			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		potm_raise_word(a, tl2.asym);
 		if (likely(__atomic_load_n(&tl2.serial, __ATOMIC_ACQUIRE) == 0))
 			break;
 		__atomic_store_n(a, 0, __ATOMIC_RELEASE);
-		tl2_wait_zero(&tl2.serial);
+		potm_wait_zero_u32(&tl2.serial);
 	}
 	tx->active = true;
 }
@@ -307,11 +293,7 @@ static void tl2_commit_announce(tl2_tx_t *tx)
 {
 	volatile unsigned char *w = tl2_committing_word(tx->th.id);
 	for (;;) {
-		__atomic_store_n(w, 1, __ATOMIC_RELAXED);
-		if (tl2.asym)
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		else
-			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		potm_raise_word(w, tl2.asym);
 		unsigned holder = __atomic_load_n(&tl2.token, __ATOMIC_ACQUIRE);
 		unsigned readers = __atomic_load_n(&tl2.readers, __ATOMIC_ACQUIRE);
 		if (likely((holder | readers) == 0) || tx->token)
@@ -343,15 +325,9 @@ static inline void tl2_commit_over(tl2_tx_t *tx)
 static void tl2_wait_words_down(const tl2_tx_t *tx,
                                 volatile unsigned char *(*word)(unsigned id))
 {
-	for (unsigned id = 0; id < tl2.max_threads; id++) {
-		if (id == tx->th.id)
-			continue;
-		for (unsigned spins = 0; __atomic_load_n(word(id), __ATOMIC_ACQUIRE);) {
-			if (++spins % TL2_LOCKED_SPINS == 0)
-				sched_yield();
-			potm_cpu_relax();
-		}
-	}
+	for (unsigned id = 0; id < tl2.max_threads; id++)
+		if (id != tx->th.id)
+			potm_wait_zero_u8(word(id));
 }
 
 /* I1, the holder's side (the token or a share is ours): wait for the

@@ -88,16 +88,17 @@ typedef struct tm_config {
 	                           plain reads, commits waiting meanwhile, if
 	                           it has written nothing; if it has, it
 	                           tries live promotion; 0 = never */
-	int serial;             /* POTM_SERIAL 0/1, default 0: tl2: a long
-	                           transaction (one that would go live
-	                           promotion, or a starving one) restarts in
-	                           serial mode: it runs alone, the others'
-	                           transactions waiting, and tm_serial() tells
-	                           its body, which may run an uninstrumented
-	                           clone.  For programs that have one
-	                           (STMBench7); without it, serial mode only
-	                           keeps the readers waiting that irrevocable
-	                           mode lets through */
+	int serial;             /* POTM_SERIAL 0/1, default 0: tl2, pot: a
+	                           long transaction (its writes reach
+	                           promote_writes, tl2: or it starves; or
+	                           tm_hint_serial) restarts in serial mode: it
+	                           runs alone, the others' transactions
+	                           waiting, and tm_serial() tells its body,
+	                           which may run an uninstrumented clone; pogl
+	                           transactions are all serial.  For programs
+	                           that have a clone (STMBench7); without one,
+	                           serial mode only keeps out the readers that
+	                           in-place (irrevocable, fast) mode lets run */
 } tm_config_t;
 
 /* Fill *cfg with the defaults above (environment not applied). */

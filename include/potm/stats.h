@@ -52,9 +52,9 @@ typedef struct tm_stats {
 	                             irrevocably (in place, holding the token) */
 	uint64_t shared_reads;    /* tl2: long readers that shared their
 	                             snapshot and read in place (R1) */
-	uint64_t serial;          /* tl2: transactions committed in serial
-	                             mode (tm_serial; counted in irrevocable
-	                             too) */
+	uint64_t serial;          /* tl2, pot: transactions committed in
+	                             serial mode (tm_serial; tl2 counts them
+	                             in irrevocable too) */
 	uint64_t htm_starts;      /* HTM: hardware transactions started */
 	uint64_t htm_commits;     /* HTM: ... committed in hardware */
 	uint64_t htm_fallbacks;   /* HTM: transactions run on the fallback path */

@@ -352,8 +352,9 @@ int tm_was_cancelled(void);
  * attempt starts at TM_BEGIN again, and whether it is serial is decided
  * there.  A plain store is not logged, so after one the body must not call
  * tm_restart or tm_cancel (they could not undo it); TM_STORE stays
- * revocable.  Only tl2 runs transactions serially, and only when asked
- * (tm_config_t.serial: long transactions restart in serial mode). */
+ * revocable.  tl2 and pot run transactions serially, only when asked
+ * (tm_config_t.serial: long transactions restart in serial mode; pogl's
+ * are all serial). */
 static inline int tm_serial(void)
 {
 	tm_txd_t *d = tm_self_;

@@ -518,6 +518,8 @@ static long scan_bad_sums;
 static uint64_t long_commits;
 
 static long big_sum_in_tx(void);
+/* The long transactions are announced (tm_hint_serial). */
+static bool long_hint;
 /* Check the scans' totals inside the transaction, in every attempt, even
  * one that will abort (opacity), not only in the committed result. */
 static bool scan_inside;
@@ -560,6 +562,8 @@ static void long_transactions(void (*body)(int t, unsigned tries, bool cancel))
 		static volatile unsigned tries;
 		bool cancel = t % 4 == 3;
 		tries = 0;
+		if (long_hint)
+			ck_assert_int_eq(tm_hint_serial(), 0);
 		TM_BEGIN();
 		tries++;
 		if (big_sum_in_tx() != 0)
@@ -785,12 +789,14 @@ static void serial_body(int t, unsigned tries, bool cancel)
 		__atomic_fetch_add(&long_bad_sums, 1, __ATOMIC_RELAXED);
 }
 
-static void long_serial(unsigned n)
+static void long_serial(unsigned n, bool hint)
 {
 	ck_assert_int_eq(setenv("POTM_SERIAL", "1", 1), 0);
 	scan_inside = true;
+	long_hint = hint;
 	long_among_short(n, serial_body);
 	scan_inside = false;
+	long_hint = false;
 	bool tl2 = strcmp(POTM_BACKEND_NAME, "tl2") == 0;
 	bool pot = strcmp(POTM_BACKEND_NAME, "pot") == 0;
 	const char *mode = tm_current_config()->mode;
@@ -804,7 +810,9 @@ static void long_serial(unsigned n)
 		ck_assert_uint_eq(s.serial, 0);   /* no fast mode, no serial mode */
 	} else if (tl2 || pot) {
 		if (n == 1) {
-			ck_assert_uint_eq(s.aborts_by_cause[TM_ABORT_SERIAL], LONG_TXS);
+			/* Hinted, no attempt is given up. */
+			ck_assert_uint_eq(s.aborts_by_cause[TM_ABORT_SERIAL],
+			                  hint ? 0 : LONG_TXS);
 			ck_assert_uint_eq(s.serial, long_commits);
 			if (tl2) {
 				ck_assert_uint_eq(s.irrevocable, long_commits);
@@ -818,11 +826,39 @@ static void long_serial(unsigned n)
 	unsetenv("POTM_SERIAL");
 }
 
-START_TEST(long_serial_1) { long_serial(1); }
+START_TEST(long_serial_1) { long_serial(1, false); }
 END_TEST
-START_TEST(long_serial_2) { long_serial(2); }
+START_TEST(long_serial_2) { long_serial(2, false); }
 END_TEST
-START_TEST(long_serial_8) { long_serial(8); }
+START_TEST(long_serial_8) { long_serial(8, false); }
+END_TEST
+START_TEST(long_serial_hinted_1) { long_serial(1, true); }
+END_TEST
+START_TEST(long_serial_hinted_2) { long_serial(2, true); }
+END_TEST
+START_TEST(long_serial_hinted_8) { long_serial(8, true); }
+END_TEST
+
+/* tm_hint_serial is for a registered thread between transactions. */
+START_TEST(hint_serial_misuse)
+{
+	ck_assert_int_eq(tm_init(NULL), 0);
+	ck_assert_int_eq(tm_hint_serial(), -1);
+	ck_assert_msg(strstr(tm_last_error(), "not registered") != NULL, "%s", tm_last_error());
+	ck_assert_int_eq(tm_thread_enter(0), 0);
+	volatile int in_tx = 0;
+	TM_BEGIN();
+	in_tx = tm_hint_serial();
+	TM_END();
+	ck_assert_int_eq(in_tx, -1);
+	ck_assert_msg(strstr(tm_last_error(), "inside a transaction") != NULL, "%s",
+	              tm_last_error());
+	ck_assert_int_eq(tm_hint_serial(), 0);
+	TM_BEGIN();
+	TM_END();
+	tm_thread_exit();
+	tm_shutdown();
+}
 END_TEST
 
 int main(void)
@@ -862,6 +898,10 @@ int main(void)
 	tcase_add_test(tc, long_serial_1);
 	tcase_add_test(tc, long_serial_2);
 	tcase_add_test(tc, long_serial_8);
+	tcase_add_test(tc, long_serial_hinted_1);
+	tcase_add_test(tc, long_serial_hinted_2);
+	tcase_add_test(tc, long_serial_hinted_8);
+	tcase_add_test(tc, hint_serial_misuse);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
 }

@@ -125,9 +125,10 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
                 "plain reads while commits wait if it has written nothing, else "
                 "tries live promotion (0 = never)"),
     ConfigField("serial", "POTM_SERIAL", 0, 1, 0,
-                "tl2: a long transaction (live promotion, starvation) restarts in "
-                "serial mode, alone, where tm_serial() lets its body run "
-                "uninstrumented code (for programs that have such a clone)"),
+                "tl2, pot: a long transaction (promote_writes reached, tl2 starving, "
+                "tm_hint_serial) restarts in serial mode, alone, where tm_serial() "
+                "lets its body run uninstrumented code (for programs that have such "
+                "a clone); pogl transactions are all serial"),
 )
 
 _BY_NAME = {f.name: f for f in CONFIG_FIELDS}
