@@ -111,10 +111,13 @@
  *     locks, reader shares) never wait for the holder.
  *  S3 (when) A transaction that would go live promotion (I4) aborts
  *     (cause serial) and restarts serially, so that its body can take
- *     the clone from the start; a starving one takes the token and runs
- *     serially too, and so does one the program said is long
- *     (tm_hint_serial), from its first attempt.  The lost work is the attempt up to the promotion
- *     mark (STMBench7's T3c: 256 of 3,500 words written).
+ *     the clone from the start: the work lost is the attempt up to the
+ *     promotion mark (STMBench7's T3c: 256 of 3,500 words written).  A
+ *     starving one takes the token and runs serially too, and so does
+ *     one the program said is long (tm_hint_serial), from its first
+ *     attempt.  Waiting at the gate, an attempt stays in its read-side
+ *     section (lib/reclaim.c): a grace period waits for the serial
+ *     transaction, which nobody blocks on.
  */
 #include "tl2_sets.h"
 
