@@ -75,6 +75,33 @@ static inline void potm_raise_word(volatile unsigned char *w, bool asym)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+/* The attempt's side of a serial gate (tl2 S1, pot P6): raise our word,
+ * then pass if *closed reads 0; else lower the word, wait for *closed to
+ * open, and try again.  The closing side sets *closed, runs a full barrier
+ * (membarrier with asym), then waits for the words (potm_wait_others_down):
+ * either the attempt sees it closed, or it sees the attempt's word. */
+static inline void potm_gate(volatile unsigned char *word, const volatile unsigned *closed,
+                             bool asym)
+{
+	for (;;) {
+		potm_raise_word(word, asym);
+		if (likely(__atomic_load_n(closed, __ATOMIC_ACQUIRE) == 0))
+			return;
+		__atomic_store_n(word, 0, __ATOMIC_RELEASE);
+		potm_wait_zero_u32(closed);
+	}
+}
+
+/* Wait until the per-thread byte words[id * POTM_CACHELINE] reads 0 for
+ * every logical id below n but self. */
+static inline void potm_wait_others_down(const volatile unsigned char *words, unsigned n,
+                                         unsigned self)
+{
+	for (unsigned id = 0; id < n; id++)
+		if (id != self)
+			potm_wait_zero_u8(&words[(size_t)id * POTM_CACHELINE]);
+}
+
 /* ---- growable array of pointers (allocation and free logs) ------------ */
 
 typedef struct potm_ptrvec {

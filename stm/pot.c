@@ -149,14 +149,12 @@ static struct {
 	bool count_fast;       /* fast mode exists (pot, pot-fast) */
 	bool solo_unmarked;    /* P5 is in force */
 	bool serial_on;        /* P6: POTM_SERIAL, in a mode with fast mode */
-	bool asym;             /* P6: the serial side runs membarrier */
 	size_t serial_at;      /* P6: undo entries that send a fast attempt
 	                          serial (POTM_PROMOTE_WRITES; 0: never) */
 	unsigned serial POTM_ALIGNED;  /* P6: a serial transaction runs */
 	uint64_t serial_epoch;         /* P6: serial commits so far */
 	unsigned char *reading;        /* P6: a reading word per logical id,
 	                                  a cache line each */
-	unsigned max_threads;
 } pot;
 
 static inline volatile uintptr_t *pot_stripe_of(const void *a)
@@ -309,14 +307,7 @@ static inline volatile unsigned char *pot_reading_word(unsigned id)
  * transaction runs (then wait for it to end). */
 static void pot_start_reading(pot_tx_t *tx)
 {
-	volatile unsigned char *r = pot_reading_word(tx->pt.th.id);
-	for (;;) {
-		potm_raise_word(r, pot.asym);
-		if (likely(__atomic_load_n(&pot.serial, __ATOMIC_ACQUIRE) == 0))
-			break;
-		__atomic_store_n(r, 0, __ATOMIC_RELEASE);
-		potm_wait_zero_u32(&pot.serial);
-	}
+	potm_gate(pot_reading_word(tx->pt.th.id), &pot.serial, potm_membarrier_ok);
 	tx->reading = true;
 	tx->epoch = __atomic_load_n(&pot.serial_epoch, __ATOMIC_ACQUIRE);
 }
@@ -336,15 +327,13 @@ static inline void pot_stop_reading(pot_tx_t *tx)
 static void pot_enter_serial(pot_tx_t *tx)
 {
 	__atomic_store_n(&pot.serial, 1, __ATOMIC_SEQ_CST);
-	if (!pot.asym) {
+	if (!potm_membarrier_ok) {
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	} else if (potm_membarrier() != 0) {
 		__atomic_store_n(&pot.serial, 0, __ATOMIC_RELEASE);
 		return;
 	}
-	for (unsigned id = 0; id < pot.max_threads; id++)
-		if (id != tx->pt.th.id)
-			potm_wait_zero_u8(pot_reading_word(id));
+	potm_wait_others_down(pot.reading, potm_cfg.max_threads, tx->pt.th.id);
 	tx->serial = true;
 	tx->pt.th.txd.flags |= TM_TXD_SERIAL;
 	tx->pt.th.txd.undo.plain_max = 0;
@@ -745,11 +734,9 @@ static int pot_init(const tm_config_t *cfg)
 	pot.mask = n - 1;
 	pot.shift = cfg->stripe_shift;
 	pot.serial_on = cfg->serial && (pot.count_fast || pot_order.mode == POT_POGL);
-	pot.asym = potm_membarrier_ok;
 	pot.serial_at = pot.serial_on && pot.count_fast ? cfg->promote_writes : 0;
 	pot.serial = 0;
 	pot.serial_epoch = 0;
-	pot.max_threads = cfg->max_threads;
 	pot.reading = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
 	return 0;
 }

@@ -269,14 +269,7 @@ static inline volatile unsigned char *tl2_active_word(unsigned id)
  * transaction runs (then wait for it to end).  Only with POTM_SERIAL. */
 static void tl2_gate(tl2_tx_t *tx)
 {
-	volatile unsigned char *a = tl2_active_word(tx->th.id);
-	for (;;) {
-		potm_raise_word(a, tl2.asym);
-		if (likely(__atomic_load_n(&tl2.serial, __ATOMIC_ACQUIRE) == 0))
-			break;
-		__atomic_store_n(a, 0, __ATOMIC_RELEASE);
-		potm_wait_zero_u32(&tl2.serial);
-	}
+	potm_gate(tl2_active_word(tx->th.id), &tl2.serial, tl2.asym);
 	tx->active = true;
 }
 
@@ -324,15 +317,6 @@ static inline void tl2_commit_over(tl2_tx_t *tx)
 	}
 }
 
-/* Wait (yielding) until every other thread's word(id) reads 0. */
-static void tl2_wait_words_down(const tl2_tx_t *tx,
-                                volatile unsigned char *(*word)(unsigned id))
-{
-	for (unsigned id = 0; id < tl2.max_threads; id++)
-		if (id != tx->th.id)
-			potm_wait_zero_u8(word(id));
-}
-
 /* I1, the holder's side (the token or a share is ours): wait for the
  * commits in flight.  False if the barrier failed: then run as a plain TL2
  * attempt (the token alone keeps others from committing after their
@@ -346,7 +330,7 @@ static bool tl2_drain_commits(tl2_tx_t *tx)
 	} else {
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	}
-	tl2_wait_words_down(tx, tl2_committing_word);
+	potm_wait_others_down(tl2_committing_word(0), tl2.max_threads, tx->th.id);
 	if (tx->token)
 		tl2_wait_readers(0);
 	return true;
@@ -384,7 +368,7 @@ static bool tl2_enter_serial(tl2_tx_t *tx)
 		__atomic_store_n(&tl2.serial, 0, __ATOMIC_RELEASE);
 		return false;
 	}
-	tl2_wait_words_down(tx, tl2_active_word);
+	potm_wait_others_down(tl2_active_word(0), tl2.max_threads, tx->th.id);
 	tl2_enter_irrevocable(tx);
 	tx->serial = true;
 	tx->th.txd.flags |= TM_TXD_SERIAL;
