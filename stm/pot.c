@@ -92,7 +92,10 @@
  *      transaction whose reads were done before (it waited for its turn)
  *      finds the epoch moved and retries in its turn.  A transaction the
  *      program said is long (tm_hint_serial) waits for its turn at begin
- *      and runs serially from its first attempt.  Under pogl every
+ *      and runs serially from its first attempt; in the weighted order it
+ *      declares the least weight (a weight buys a later slot so that the
+ *      others work beside a long transaction; nobody works beside a
+ *      serial one).  Under pogl every
  *      transaction runs alone: all are serial.  Where the order comes
  *      from does not change: serial mode changes how a body runs, not
  *      what it computes.
@@ -544,7 +547,10 @@ int tm_tx_start_(tm_txd_t *d)
 		tx->sync_first_tx = false;
 	}
 	__atomic_store_n(tx->pt.busy, 1, __ATOMIC_RELAXED);
-	pot_order_declare(&tx->pt);
+	if (unlikely(tx->pt.th.hint_serial) && pot.serial_at)
+		pot_order_declare_alone(&tx->pt);   /* P6: it runs alone */
+	else
+		pot_order_declare(&tx->pt);
 	switch (pot_order.mode) {
 	case POT_FULL:
 	case POT_FAST: {
@@ -555,7 +561,8 @@ int tm_tx_start_(tm_txd_t *d)
 		 * before its turn); it waits for the turn instead of
 		 * burning the caches the holder works in. */
 		/* P6: a transaction the program said is long waits for its
-		 * turn too, and runs serially from its first attempt. */
+		 * turn too (declared with the least weight, above: it comes
+		 * soon), and runs serially from its first attempt. */
 		if (unlikely(tx->pt.th.hint_serial) && pot.serial_at)
 			tx->want_serial = true;
 		if (unlikely(((pot_order.weighted && tx->pt.th.attempt > 0 &&

@@ -8,6 +8,10 @@
  *    clock again; at 3 and 8 threads (oversubscribed), in every mode that
  *    takes the weighted order, with a cancelled transaction (an ordered
  *    no-op: it takes its slot) in the mix;
+ *  - a transaction hinted serial (tm_hint_serial, POTM_SERIAL=1) runs
+ *    alone, so on the pot backend in the modes with serial mode (pot,
+ *    pot-fast) it declares the least weight (1) whatever tm_set_weight
+ *    said; elsewhere the hint leaves its weight alone;
  *  - equal weights give the round-robin order;
  *  - the programs of the determinism test give one order and one final
  *    state over repeated runs, and replay sequentially to the same results;
@@ -47,8 +51,13 @@ static long order_log[2 * PHASE * MAXT];
 static tm_barrier_t mid;
 #define CANCELLED 4
 
+/* Hint the long transactions (weight 40) serial (test_serial_hint_weight). */
+static bool hint_long;
+
 static __attribute__((noinline)) void logged_tx(unsigned id, unsigned k)
 {
+	if (hint_long && weight_of(id, k) == 40)
+		ck_assert_int_eq(tm_hint_serial(), 0);
 	TM_BEGIN();
 		long p = TM_LOAD(&log_pos);
 		TM_STORE(&order_log[p], (long)(id << 16 | k));
@@ -82,6 +91,16 @@ static int by_finish(const void *x, const void *y)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
+/* The weight the model counts: hinted serial transactions weigh 1 where
+ * serial mode runs them alone. */
+static bool hint_counts;
+
+static unsigned model_weight(unsigned id, unsigned k)
+{
+	unsigned w = weight_of(id, k);
+	return hint_counts && w == 40 ? 1 : w;
+}
+
 static void check_model(unsigned n)
 {
 	struct model_tx m[PHASE * MAXT];
@@ -90,7 +109,7 @@ static void check_model(unsigned n)
 		for (unsigned id = 0; id < n; id++) {
 			uint64_t clock = 0;
 			for (unsigned k = phase * PHASE; k < (phase + 1) * PHASE; k++) {
-				clock += weight_of(id, k);
+				clock += model_weight(id, k);
 				if (k != CANCELLED)
 					m[c++] = (struct model_tx){ clock, id, k };
 			}
@@ -107,9 +126,8 @@ static void check_model(unsigned n)
 	}
 }
 
-START_TEST(test_order_is_the_model)
+static void run_model(const char *mode)
 {
-	const char *mode = pot_sequenced_modes[_i];
 	static const unsigned counts[] = { 3, 8 };
 	for (unsigned c = 0; c < 2; c++) {
 		unsigned n = counts[c];
@@ -124,6 +142,27 @@ START_TEST(test_order_is_the_model)
 		ck_assert_int_eq(log_pos, (long)((2 * PHASE - 1) * n));
 		check_model(n);
 	}
+}
+
+START_TEST(test_order_is_the_model)
+{
+	run_model(pot_sequenced_modes[_i]);
+}
+END_TEST
+
+/* A weight buys a slot that finishes later so that the others commit that
+ * much meanwhile; nothing runs beside a serial transaction, whose thread
+ * would only wait idle for its turn. */
+START_TEST(test_serial_hint_weight)
+{
+	const char *mode = pot_sequenced_modes[_i];
+	setenv("POTM_SERIAL", "1", 1);
+	hint_long = true;
+	hint_counts = strcmp(tm_backend_name(), "pot") == 0 &&
+	              (strcmp(mode, "pot") == 0 || strcmp(mode, "pot-fast") == 0);
+	run_model(mode);
+	hint_long = hint_counts = false;
+	unsetenv("POTM_SERIAL");
 }
 END_TEST
 
@@ -254,6 +293,7 @@ int main(void)
 		tcase_add_test(tc, test_tl2_accepts_weights);
 	} else {
 		tcase_add_loop_test(tc, test_order_is_the_model, 0, POT_NSEQUENCED);
+		tcase_add_loop_test(tc, test_serial_hint_weight, 0, POT_NSEQUENCED);
 		tcase_add_test(tc, test_equal_weights_round_robin);
 		tcase_add_loop_test(tc, test_same_outcome_every_run, 0, POT_NSEQUENCED);
 		tcase_add_test(tc, test_misuse);

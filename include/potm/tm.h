@@ -744,8 +744,11 @@ int tm_set_next_order(uint64_t seqno);
  * The weights must be a deterministic function of the program's input
  * (the operation about to run, say), never of timing.  Other sequencers
  * and backends keep the value and ignore it, so a program may always set
- * weights.  Returns 0, or -1 with tm_last_error(): weight out of range,
- * calling thread not registered, called inside a transaction. */
+ * weights.  A transaction hinted serial (tm_hint_serial) where pot runs
+ * it so (pot, pot-fast with tm_config_t.serial) weighs 1: nothing runs
+ * beside it, so a later slot would only keep its thread waiting.
+ * Returns 0, or -1 with tm_last_error(): weight out of range, calling
+ * thread not registered, called inside a transaction. */
 #define TM_WEIGHT_MAX 1000000u
 int tm_set_weight(unsigned weight);
 
