@@ -58,6 +58,7 @@ static const struct cfg_field cfg_fields[] = {
 	F("POTM_PROMOTE_WRITES", promote_writes, CFG_UINT, 0, 1u << 24),
 	F("POTM_PROMOTE_READS", promote_reads, CFG_UINT, 0, 1u << 24),
 	F("POTM_SERIAL", serial, CFG_BOOL, 0, 1),
+	F("POTM_SERIAL_WRITES", serial_writes, CFG_UINT, 0, 1u << 24),
 };
 #undef F
 #undef S
@@ -90,6 +91,7 @@ void tm_config_default(tm_config_t *cfg)
 	cfg->dp_join_impact = 20;
 	cfg->promote_writes = 256;
 	cfg->promote_reads = 16384;
+	cfg->serial_writes = 2048;
 }
 
 static unsigned long cfg_get(const tm_config_t *cfg, const struct cfg_field *f)

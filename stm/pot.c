@@ -78,7 +78,7 @@
  *      pass it.  Either the fast transaction saw the new count and marks,
  *      or the new thread sees it busy and waits for its end.
  *  P6  (serial mode, POTM_SERIAL=1; tl2's is stm/tl2.c S1-S3) A fast
- *      transaction whose undo log reaches POTM_PROMOTE_WRITES entries
+ *      transaction whose undo log reaches POTM_SERIAL_WRITES entries
  *      gives its attempt up (cause serial) and, keeping the turn, starts
  *      again alone: it sets pot.serial, runs a full barrier on every
  *      thread and waits until no other thread reads speculatively.  A
@@ -153,7 +153,7 @@ static struct {
 	bool solo_unmarked;    /* P5 is in force */
 	bool serial_on;        /* P6: POTM_SERIAL, in a mode with fast mode */
 	size_t serial_at;      /* P6: undo entries that send a fast attempt
-	                          serial (POTM_PROMOTE_WRITES; 0: never) */
+	                          serial (POTM_SERIAL_WRITES; 0: never) */
 	unsigned serial POTM_ALIGNED;  /* P6: a serial transaction runs */
 	uint64_t serial_epoch;         /* P6: serial commits so far */
 	unsigned char *reading;        /* P6: a reading word per logical id,
@@ -741,7 +741,7 @@ static int pot_init(const tm_config_t *cfg)
 	pot.mask = n - 1;
 	pot.shift = cfg->stripe_shift;
 	pot.serial_on = cfg->serial && (pot.count_fast || pot_order.mode == POT_POGL);
-	pot.serial_at = pot.serial_on && pot.count_fast ? cfg->promote_writes : 0;
+	pot.serial_at = pot.serial_on && pot.count_fast ? cfg->serial_writes : 0;
 	pot.serial = 0;
 	pot.serial_epoch = 0;
 	pot.reading = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);

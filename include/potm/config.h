@@ -90,7 +90,7 @@ typedef struct tm_config {
 	                           tries live promotion; 0 = never */
 	int serial;             /* POTM_SERIAL 0/1, default 0: tl2, pot: a
 	                           long transaction (its writes reach
-	                           promote_writes, tl2: or it starves; or
+	                           serial_writes, tl2: or it starves; or
 	                           tm_hint_serial) restarts in serial mode: it
 	                           runs alone, the others' transactions
 	                           waiting, and tm_serial() tells its body,
@@ -99,6 +99,15 @@ typedef struct tm_config {
 	                           that have a clone (STMBench7); without one,
 	                           serial mode only keeps out the readers that
 	                           in-place (irrevocable, fast) mode lets run */
+	unsigned serial_writes; /* POTM_SERIAL_WRITES 0..16777216, default
+	                           2048: with serial set, the mark at which a
+	                           transaction's writes (tl2: its write set;
+	                           pot: its undo log, in its turn) make it
+	                           restart serially, in place of
+	                           promote_writes: a restart gives the attempt
+	                           up where live promotion keeps it, so it
+	                           waits for more; 0 = never (only hinted and
+	                           starving ones run serially) */
 } tm_config_t;
 
 /* Fill *cfg with the defaults above (environment not applied). */

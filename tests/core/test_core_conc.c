@@ -759,7 +759,7 @@ END_TEST
 /* ---- serial mode --------------------------------------------------------
  * POTM_SERIAL=1: promote_body's transaction restarts alone when its
  * write set (tl2, stm/tl2.c S1-S3) or, in its turn, its undo log (pot,
- * stm/pot.c P6) reaches the promotion mark, and in serial
+ * stm/pot.c P6) reaches POTM_SERIAL_WRITES (set to 256), and in serial
  * mode its read-modify-writes are plain loads and stores (the
  * uninstrumented clone a program may run there), except in a transaction
  * that will cancel, which must stay revocable (TM_STORE).  Nobody may run
@@ -792,6 +792,8 @@ static void serial_body(int t, unsigned tries, bool cancel)
 static void long_serial(unsigned n, bool hint)
 {
 	ck_assert_int_eq(setenv("POTM_SERIAL", "1", 1), 0);
+	/* The mark half-way through the PROMOTED writes. */
+	ck_assert_int_eq(setenv("POTM_SERIAL_WRITES", "256", 1), 0);
 	scan_inside = true;
 	long_hint = hint;
 	long_among_short(n, serial_body);
@@ -824,6 +826,7 @@ static void long_serial(unsigned n, bool hint)
 	}
 	tm_shutdown();
 	unsetenv("POTM_SERIAL");
+	unsetenv("POTM_SERIAL_WRITES");
 }
 
 START_TEST(long_serial_1) { long_serial(1, false); }

@@ -46,6 +46,7 @@ typedef struct tm_config {
     unsigned promote_writes;
     unsigned promote_reads;
     int serial;
+    unsigned serial_writes;
 } tm_config_t;
 
 void tm_config_default(tm_config_t *cfg);

@@ -125,10 +125,14 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
                 "plain reads while commits wait if it has written nothing, else "
                 "tries live promotion (0 = never)"),
     ConfigField("serial", "POTM_SERIAL", 0, 1, 0,
-                "tl2, pot: a long transaction (promote_writes reached, tl2 starving, "
+                "tl2, pot: a long transaction (serial_writes reached, tl2 starving, "
                 "tm_hint_serial) restarts in serial mode, alone, where tm_serial() "
                 "lets its body run uninstrumented code (for programs that have such "
                 "a clone); pogl transactions are all serial"),
+    ConfigField("serial_writes", "POTM_SERIAL_WRITES", 0, 1 << 24, 2048,
+                "tl2, pot with serial: a transaction whose writes reach this many "
+                "words restarts serially (a restart loses the attempt: a later "
+                "mark than promote_writes); 0 = never"),
 )
 
 _BY_NAME = {f.name: f for f in CONFIG_FIELDS}
