@@ -842,6 +842,31 @@ END_TEST
 START_TEST(long_serial_hinted_8) { long_serial(8, true); }
 END_TEST
 
+/* Below POTM_SERIAL_WRITES (2,048 by default) the PROMOTED writes send
+ * nobody serial: the mark is serial mode's own, not POTM_PROMOTE_WRITES
+ * (256), which they pass.  (tl2's read mark is off: a long reader that
+ * has written goes serial there too.) */
+START_TEST(long_serial_below_mark)
+{
+	ck_assert_int_eq(setenv("POTM_SERIAL", "1", 1), 0);
+	ck_assert_int_eq(setenv("POTM_PROMOTE_READS", "0", 1), 0);
+	unsetenv("POTM_SERIAL_WRITES");
+	scan_inside = true;
+	long_among_short(1, serial_body);
+	scan_inside = false;
+	const char *mode = tm_current_config()->mode;
+	bool pogl = strcmp(POTM_BACKEND_NAME, "pot") == 0 && strcmp(mode, "pogl") == 0;
+	tm_stats_t s;
+	tm_stats(&s);
+	ck_assert_uint_eq(s.aborts_by_cause[TM_ABORT_SERIAL], 0);
+	if (!pogl)
+		ck_assert_uint_eq(s.serial, 0);
+	tm_shutdown();
+	unsetenv("POTM_SERIAL");
+	unsetenv("POTM_PROMOTE_READS");
+}
+END_TEST
+
 /* tm_hint_serial is for a registered thread between transactions. */
 START_TEST(hint_serial_misuse)
 {
@@ -904,6 +929,7 @@ int main(void)
 	tcase_add_test(tc, long_serial_hinted_1);
 	tcase_add_test(tc, long_serial_hinted_2);
 	tcase_add_test(tc, long_serial_hinted_8);
+	tcase_add_test(tc, long_serial_below_mark);
 	tcase_add_test(tc, hint_serial_misuse);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
