@@ -79,12 +79,13 @@ static inline void pot_order_declare(const pot_thread_t *p)
 		seq_declare(p->th.id, seq_weight(p->th.id));
 }
 
-/* The same for a transaction that will run alone (serial mode, pogl): the
- * least weight, whatever tm_set_weight said.  A weight buys a slot that
- * finishes later, so that the others commit that much work while the
- * transaction runs beside them; nothing runs beside a serial one, and
- * its thread would only wait idle for its turn meanwhile (STMBench7, r, 2
- * threads: a hinted T3c took 20.6 ms, 8.5 in round-robin order). */
+/* The same for a transaction that will run alone (serial mode, stm/pot.c
+ * P6): the least weight, whatever tm_set_weight said.  A weight buys a
+ * slot that finishes later, so that the others commit that much work
+ * while the transaction runs beside them; nothing runs beside a serial
+ * one, and its thread would only wait idle for its turn meanwhile
+ * (STMBench7, r, 2 threads: a hinted T3c took 20.6 ms, 8.5 in
+ * round-robin order). */
 static inline void pot_order_declare_alone(const pot_thread_t *p)
 {
 	if (unlikely(pot_order.weighted))
