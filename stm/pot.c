@@ -151,7 +151,10 @@ static struct {
 	bool mark_stripes;     /* speculative readers exist (all but pogl) */
 	bool count_fast;       /* fast mode exists (pot, pot-fast) */
 	bool solo_unmarked;    /* P5 is in force */
-	bool serial_on;        /* P6: POTM_SERIAL, in a mode with fast mode */
+	bool serial_on;        /* P6: POTM_SERIAL, in a mode with fast mode
+	                          or pogl */
+	bool serial_fast;      /* P6: POTM_SERIAL in a mode with fast mode:
+	                          hinted transactions and the mark go serial */
 	size_t serial_at;      /* P6: undo entries that send a fast attempt
 	                          serial (POTM_SERIAL_WRITES; 0: never) */
 	unsigned serial POTM_ALIGNED;  /* P6: a serial transaction runs */
@@ -251,7 +254,7 @@ static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
 {
 	tx->fast_word = (uintptr_t)(clock + 1) << 1 | 1;
 	pot_set_fast(tx, true);
-	tx->pt.th.txd.undo.plain_max = pot.serial_at;   /* P6: 0 unless on */
+	tx->pt.th.txd.undo.plain_max = pot.serial_at;   /* P6: 0: no mark */
 	pot_set_mark(tx, pot.mark_stripes);
 	potm_undo_clear(&tx->pt.th.txd.undo);
 }
@@ -547,7 +550,7 @@ int tm_tx_start_(tm_txd_t *d)
 		tx->sync_first_tx = false;
 	}
 	__atomic_store_n(tx->pt.busy, 1, __ATOMIC_RELAXED);
-	if (unlikely(tx->pt.th.hint_serial) && pot.serial_at)
+	if (unlikely(tx->pt.th.hint_serial) && pot.serial_fast)
 		pot_order_declare_alone(&tx->pt);   /* P6: it runs alone */
 	else
 		pot_order_declare(&tx->pt);
@@ -563,7 +566,7 @@ int tm_tx_start_(tm_txd_t *d)
 		/* P6: a transaction the program said is long waits for its
 		 * turn too (declared with the least weight, above: it comes
 		 * soon), and runs serially from its first attempt. */
-		if (unlikely(tx->pt.th.hint_serial) && pot.serial_at)
+		if (unlikely(tx->pt.th.hint_serial) && pot.serial_fast)
 			tx->want_serial = true;
 		if (unlikely(((pot_order.weighted && tx->pt.th.attempt > 0 &&
 		               seq_weight(tx->pt.th.id) >= POT_HEAVY_WEIGHT) ||
@@ -741,7 +744,8 @@ static int pot_init(const tm_config_t *cfg)
 	pot.mask = n - 1;
 	pot.shift = cfg->stripe_shift;
 	pot.serial_on = cfg->serial && (pot.count_fast || pot_order.mode == POT_POGL);
-	pot.serial_at = pot.serial_on && pot.count_fast ? cfg->serial_writes : 0;
+	pot.serial_fast = cfg->serial && pot.count_fast;
+	pot.serial_at = pot.serial_fast ? cfg->serial_writes : 0;
 	pot.serial = 0;
 	pot.serial_epoch = 0;
 	pot.reading = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);

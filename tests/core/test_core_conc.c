@@ -789,11 +789,16 @@ static void serial_body(int t, unsigned tries, bool cancel)
 		__atomic_fetch_add(&long_bad_sums, 1, __ATOMIC_RELAXED);
 }
 
-static void long_serial(unsigned n, bool hint)
+/* mark: POTM_SERIAL_WRITES, "256" (half-way through the PROMOTED writes)
+ * or "0" (no mark: only hinted transactions go serial; tl2's read mark,
+ * where a long reader that has written goes serial too, is off then). */
+static void long_serial(unsigned n, bool hint, const char *mark)
 {
 	ck_assert_int_eq(setenv("POTM_SERIAL", "1", 1), 0);
-	/* The mark half-way through the PROMOTED writes. */
-	ck_assert_int_eq(setenv("POTM_SERIAL_WRITES", "256", 1), 0);
+	ck_assert_int_eq(setenv("POTM_SERIAL_WRITES", mark, 1), 0);
+	bool marked = strcmp(mark, "0") != 0;
+	if (!marked)
+		ck_assert_int_eq(setenv("POTM_PROMOTE_READS", "0", 1), 0);
 	scan_inside = true;
 	long_hint = hint;
 	long_among_short(n, serial_body);
@@ -812,34 +817,41 @@ static void long_serial(unsigned n, bool hint)
 		ck_assert_uint_eq(s.serial, 0);   /* no fast mode, no serial mode */
 	} else if (tl2 || pot) {
 		if (n == 1) {
-			/* Hinted, no attempt is given up. */
+			/* Hinted, no attempt is given up; without the mark,
+			 * only the hinted go serial. */
 			ck_assert_uint_eq(s.aborts_by_cause[TM_ABORT_SERIAL],
-			                  hint ? 0 : LONG_TXS);
-			ck_assert_uint_eq(s.serial, long_commits);
+			                  hint || !marked ? 0 : LONG_TXS);
+			ck_assert_uint_eq(s.serial, hint || marked ? long_commits : 0);
 			if (tl2) {
-				ck_assert_uint_eq(s.irrevocable, long_commits);
+				ck_assert_uint_eq(s.irrevocable, s.serial);
 				ck_assert_uint_eq(s.promotions, 0);
 			}
-		} else {
+		} else if (hint || marked) {
 			ck_assert_uint_ge(s.serial, 1);
 		}
 	}
 	tm_shutdown();
 	unsetenv("POTM_SERIAL");
 	unsetenv("POTM_SERIAL_WRITES");
+	unsetenv("POTM_PROMOTE_READS");
 }
 
-START_TEST(long_serial_1) { long_serial(1, false); }
+START_TEST(long_serial_1) { long_serial(1, false, "256"); }
 END_TEST
-START_TEST(long_serial_2) { long_serial(2, false); }
+START_TEST(long_serial_2) { long_serial(2, false, "256"); }
 END_TEST
-START_TEST(long_serial_8) { long_serial(8, false); }
+START_TEST(long_serial_8) { long_serial(8, false, "256"); }
 END_TEST
-START_TEST(long_serial_hinted_1) { long_serial(1, true); }
+START_TEST(long_serial_hinted_1) { long_serial(1, true, "256"); }
 END_TEST
-START_TEST(long_serial_hinted_2) { long_serial(2, true); }
+START_TEST(long_serial_hinted_2) { long_serial(2, true, "256"); }
 END_TEST
-START_TEST(long_serial_hinted_8) { long_serial(8, true); }
+START_TEST(long_serial_hinted_8) { long_serial(8, true, "256"); }
+END_TEST
+/* POTM_SERIAL_WRITES=0: no mark, the hint still holds. */
+START_TEST(long_serial_hinted_no_mark_1) { long_serial(1, true, "0"); }
+END_TEST
+START_TEST(long_serial_no_mark_1) { long_serial(1, false, "0"); }
 END_TEST
 
 /* Below POTM_SERIAL_WRITES (2,048 by default) the PROMOTED writes send
@@ -930,6 +942,8 @@ int main(void)
 	tcase_add_test(tc, long_serial_hinted_2);
 	tcase_add_test(tc, long_serial_hinted_8);
 	tcase_add_test(tc, long_serial_below_mark);
+	tcase_add_test(tc, long_serial_hinted_no_mark_1);
+	tcase_add_test(tc, long_serial_no_mark_1);
 	tcase_add_test(tc, hint_serial_misuse);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
