@@ -97,14 +97,22 @@ void sb7_text_init_fresh(sb7_text_t *t, const char *line, long min_length)
 	/* The first line alone, so that the prefix swap copies one line. */
 	t->chunks[0] = sb7_chunk_new(line_len);
 	memcpy(t->chunks[0]->words, line, (size_t)line_len);
+	/* The full chunks hold the same lines: one chunk, shared (a run). */
+	sb7_text_chunk_t *full = NULL;
 	for (long c = 1; c < t->nchunks; c++) {
 		long n = rest < per_chunk ? rest : per_chunk;
+		rest -= n;
+		if (n == per_chunk && full != NULL) {
+			t->chunks[c] = full;
+			continue;
+		}
 		sb7_text_chunk_t *chunk = sb7_chunk_new(n * line_len);
 		char *bytes = (char *)chunk->words;
 		for (long i = 0; i < n; i++)
 			memcpy(bytes + i * line_len, line, (size_t)line_len);
 		t->chunks[c] = chunk;
-		rest -= n;
+		if (n == per_chunk)
+			full = chunk;
 	}
 }
 
@@ -112,8 +120,13 @@ void sb7_text_release(sb7_text_t *t)
 {
 	long n = SB7_LOAD(&t->nchunks);
 	sb7_text_chunk_t **chunks = SB7_LOAD(&t->chunks);
-	for (long c = 0; c < n; c++)
-		sb7_free(SB7_LOAD(&chunks[c]));
+	const sb7_text_chunk_t *last = NULL;
+	for (long c = 0; c < n; c++) {
+		sb7_text_chunk_t *chunk = SB7_LOAD(&chunks[c]);
+		if (chunk != last)   /* once per run */
+			sb7_free(chunk);
+		last = chunk;
+	}
 	sb7_free(chunks);
 }
 
@@ -286,16 +299,33 @@ long sb7_text_replace_char(sb7_text_t *t, char from, char to)
 	sb7_text_chunk_t **chunks = SB7_LOAD(&t->chunks);
 	unsigned char f = (unsigned char)from;
 	uint64_t to_bytes = SB7_ONES * (unsigned char)to;
+	/* The run under way: its old chunk, the chunk that replaces it (NULL:
+	 * unchanged) and how many characters one copy replaced.  A run's
+	 * old chunk is freed once, when the run is over. */
+	sb7_text_chunk_t *run_old = NULL, *run_new = NULL;
+	long run_replaced = 0;
 	for (long c = 0; c < n; c++) {
 		sb7_text_chunk_t *chunk = SB7_LOAD(&chunks[c]);
+		if (chunk == run_old) {
+			if (run_new != NULL)
+				SB7_STORE(&chunks[c], run_new);
+			replaced += run_replaced;
+			continue;
+		}
+		if (run_new != NULL)
+			sb7_free(run_old);
+		run_old = chunk;
+		run_new = NULL;
+		run_replaced = 0;
 		long len = chunk->length;
 		const uint64_t *words = chunk->words;
 		size_t nwords = sb7_words_for(len), i = 0;
-		/* Chunks without the character stay shared. */
+		/* Chunks without the character stay as they are. */
 		while (i < nwords && sb7_matching_bytes(words[i], f, sb7_word_valid(len, i)) == 0)
 			i++;
 		if (i == nwords)
 			continue;
+		long before = replaced;
 		sb7_text_chunk_t *fresh = sb7_chunk_new(len);
 		memcpy(fresh->words, words, i * 8);
 		/* Whole words only: bytes past the length must stay as they are
@@ -315,8 +345,11 @@ long sb7_text_replace_char(sb7_text_t *t, char from, char to)
 			replaced += sb7_count_high_bits(hit);
 		}
 		SB7_STORE(&chunks[c], fresh);
-		sb7_free(chunk);
+		run_new = fresh;
+		run_replaced = replaced - before;
 	}
+	if (run_new != NULL)
+		sb7_free(run_old);
 	return replaced;
 }
 
