@@ -199,6 +199,45 @@ START_TEST(count_char_over_chunks)
 }
 END_TEST
 
+/* The full chunks of a built text are one shared chunk (a run); OP11's
+ * replacement copies it once, stores the copy in every slot of the run,
+ * counts every slot's characters and frees the old chunk once (ASan
+ * builds see a double free or a leak). */
+START_TEST(replace_char_over_shared_runs)
+{
+	start();
+	const char *line = "I am the manual for module #1\n";
+	sb7_text_t t;
+	TM_BEGIN();
+		sb7_text_init_fresh(&t, line, 100000);
+	TM_END();
+	long n = t.nchunks;
+	ck_assert_int_gt(n, 4);
+	ck_assert_ptr_eq(t.chunks[1], t.chunks[n - 2]);   /* the run */
+	ck_assert_ptr_ne(t.chunks[0], t.chunks[1]);       /* the first line alone */
+	volatile long length = 0;
+	TM_BEGIN();
+		length = sb7_text_length(&t);
+	TM_END();
+	long lines = length / (long)strlen(line);
+	for (int round = 0; round < 3; round++) {
+		char from = round % 2 ? 'i' : 'I', to = round % 2 ? 'I' : 'i';
+		sb7_text_chunk_t *old_run = t.chunks[1];
+		ck_assert_int_eq(replace_in_tx(&t, from, to), lines);
+		ck_assert_int_eq(count_in_tx(&t, to), lines);
+		ck_assert_int_eq(count_in_tx(&t, from), 0);
+		ck_assert_ptr_ne(t.chunks[1], old_run);
+		ck_assert_ptr_eq(t.chunks[1], t.chunks[n - 2]);
+		ck_assert_int_eq(replace_in_tx(&t, 'Z', 'z'), 0);   /* nothing copied */
+	}
+	TM_BEGIN();
+		sb7_text_release(&t);
+	TM_END();
+	tm_reclaim_barrier();
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sb7-text");
@@ -207,6 +246,7 @@ int main(void)
 	tcase_add_test(tc, count_char_matches_bytewise_count);
 	tcase_add_test(tc, count_char_over_chunks);
 	tcase_add_test(tc, replace_char_matches_bytewise_replace);
+	tcase_add_test(tc, replace_char_over_shared_runs);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
 }
