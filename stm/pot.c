@@ -550,10 +550,15 @@ int tm_tx_start_(tm_txd_t *d)
 		tx->sync_first_tx = false;
 	}
 	__atomic_store_n(tx->pt.busy, 1, __ATOMIC_RELAXED);
-	if (unlikely(tx->pt.th.hint_serial) && pot.serial_fast)
-		pot_order_declare_alone(&tx->pt);   /* P6: it runs alone */
-	else
+	/* P6: a transaction the program said is long (pot, pot-fast) waits
+	 * for its turn and runs serially from its first attempt; it runs
+	 * alone, so it declares the least weight (it comes soon). */
+	if (unlikely(tx->pt.th.hint_serial) && pot.serial_fast) {
+		tx->want_serial = true;
+		pot_order_declare_alone(&tx->pt);
+	} else {
 		pot_order_declare(&tx->pt);
+	}
 	switch (pot_order.mode) {
 	case POT_FULL:
 	case POT_FAST: {
@@ -562,12 +567,8 @@ int tm_tx_start_(tm_txd_t *d)
 		 * speculative attempt would most likely lose the next one
 		 * too (the others commit about its weight in short ones
 		 * before its turn); it waits for the turn instead of
-		 * burning the caches the holder works in. */
-		/* P6: a transaction the program said is long waits for its
-		 * turn too (declared with the least weight, above: it comes
-		 * soon), and runs serially from its first attempt. */
-		if (unlikely(tx->pt.th.hint_serial) && pot.serial_fast)
-			tx->want_serial = true;
+		 * burning the caches the holder works in.  So does a serial
+		 * one (want_serial: hinted, above, or restarted at the mark). */
 		if (unlikely(((pot_order.weighted && tx->pt.th.attempt > 0 &&
 		               seq_weight(tx->pt.th.id) >= POT_HEAVY_WEIGHT) ||
 		              tx->want_serial) &&
