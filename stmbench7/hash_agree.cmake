@@ -1,7 +1,9 @@
-# cmake -DBINARIES=<b1;b2;...> -DARGS=<arg;...> [-DPOSITIVE=<stat>] -P hash_agree.cmake
+# cmake -DBINARIES=<b1;b2;...> -DARGS=<arg;...> [-DPOSITIVE=<stat>]
+#       [-DSEQUENCER=<order>] -P hash_agree.cmake
 # Runs every binary with the same arguments; fails unless all of them pass
-# their invariant check and report the same structure_hash, and, with
-# POSITIVE, unless each one's stats.<stat> is above zero.
+# their invariant check and report the same structure_hash, with
+# POSITIVE, unless each one's stats.<stat> is above zero, and with
+# SEQUENCER, unless each one ran under that order (its "sequencer").
 set(_first_hash "")
 set(_first_bin "")
 foreach(bin ${BINARIES})
@@ -24,6 +26,12 @@ foreach(bin ${BINARIES})
     string(REGEX MATCH "\"${POSITIVE}\": ([0-9]+)" _m "${out}")
     if(NOT CMAKE_MATCH_1 OR CMAKE_MATCH_1 EQUAL 0)
       message(FATAL_ERROR "${bin}: stats.${POSITIVE} is not above zero in\n${out}")
+    endif()
+  endif()
+  if(SEQUENCER)
+    string(REGEX MATCH "\"sequencer\": \"([a-z-]*)\"" _m "${out}")
+    if(NOT CMAKE_MATCH_1 STREQUAL SEQUENCER)
+      message(FATAL_ERROR "${bin}: ran under the order '${CMAKE_MATCH_1}', not '${SEQUENCER}'")
     endif()
   endif()
   if(_first_hash STREQUAL "")

@@ -8,7 +8,9 @@ Every run is one process printing one JSON line; the lines are appended to
 --out as they come, so an interrupted matrix keeps what it measured.  A
 config is variant:threads, where a variant is a backend (tl2, seq, coarse,
 ...) or a mode of the pot backend (pot-fast, pot-ordered, pogl, destm: the
-pot binary with POTM_MODE set).  Besides the table of medians, the summary
+pot binary with POTM_MODE set), in the weighted order STMBench7 picks for
+them or, as MODE@ORDER, another (pot@round-robin: POTM_SEQUENCER, Pot's
+own order).  Besides the table of medians, the summary
 gives the Pot thesis's two views: each variant normalized to tl2 at the same
 thread count (Figure 3.10) and speedup over 1-thread tl2 (Figure 3.12), and
 where starvation appears: each multi-thread variant's long traversals,
@@ -44,7 +46,7 @@ def run_matrix(args):
                 range(args.reps), args.structural_mods, args.workloads, configs):
             variant = backend
             env = dict(os.environ)
-            # MODE@SEQUENCER, e.g. pot@weighted: a pot mode under another
+            # MODE@SEQUENCER, e.g. pot@round-robin: a pot mode under another
             # sequencer (POTM_SEQUENCER).
             mode, _, sequencer = variant.partition("@")
             if variant in ENV_VARIANTS:
@@ -182,7 +184,7 @@ def pot_thesis_views(groups):
 
 
 def order_of(variant):
-    """Rows in a fixed order: seq, tl2, the pot modes (pot@weighted right
+    """Rows in a fixed order: seq, tl2, the pot modes (pot@round-robin right
     after pot), the locks, then anything else (rtm, ...)."""
     names = ("seq", "tl2", "tl2-inplace") + POT_MODES + ("gl", "coarse", "medium")
     base, _, setting = variant.partition("@")

@@ -92,7 +92,10 @@ static void sb7_usage(FILE *f, const char *prog)
 	        "      --inject-fault link|date|manual   break one invariant after the run (tests\n"
 	        "                              that the check notices: exit status 1)\n"
 	        "  -h, --help\n"
-	        "B is true|false|on|off|1|0.  One JSON line per run goes to stdout.\n",
+	        "B is true|false|on|off|1|0.  One JSON line per run goes to stdout.\n"
+	        "TM settings come from POTM_* variables (README); this program's own\n"
+	        "defaults: POTM_SERIAL=1, POTM_SEQUENCER=weighted (each operation weighs\n"
+	        "its run time).\n",
 	        prog);
 }
 
@@ -384,6 +387,7 @@ typedef struct sb7_run {
 	pthread_barrier_t start;
 #else
 	tm_barrier_t start;
+	tm_config_t tm;                      /* as tm_init took it, for the report */
 #endif
 	uint64_t start_ns;                   /* set by the last thread through the barrier */
 	int started;                         /* atomic */
@@ -567,6 +571,14 @@ static void sb7_print_json(FILE *f, const sb7_run_t *run, const sb7_report_t *re
 	        o->structural_mods ? "true" : "false", o->op11 ? "true" : "false");
 	fprintf(f, "\"only\": \"%s\", \"serial_hint\": %s, ", o->only ? o->only : "",
 	        o->serial_hint ? "true" : "false");
+	/* The TM settings the results depend on, as tm_init took them (the
+	 * environment over the program's defaults). */
+#ifdef SB7_LOCKS
+	fputs("\"tm_mode\": \"\", \"sequencer\": \"\", \"serial\": false, ", f);
+#else
+	fprintf(f, "\"tm_mode\": \"%s\", \"sequencer\": \"%s\", \"serial\": %s, ",
+	        run->tm.mode, run->tm.sequencer, run->tm.serial ? "true" : "false");
+#endif
 	fprintf(f, "\"mode\": \"%s\", \"duration_s\": %.3f, \"ops_per_thread\": %ld, "
 	           "\"elapsed_s\": %.6f, \"build_s\": %.6f, \"check_s\": %.6f, \"seed\": %" PRIu64 ", ",
 	        o->cycle ? "cycle" : "random",
@@ -723,6 +735,13 @@ int main(int argc, char **argv)
 	tm_config_t cfg;
 	tm_config_default(&cfg);
 	cfg.serial = 1;
+	/* Every operation declares its weight (sb7_execute), so Pot's modes
+	 * order by it: in round-robin order the other thread commits one short
+	 * operation per long traversal, the two in lockstep behind it (r, SMs
+	 * off, 2 threads: 0.95 of the coarse lock; weighted 1.08).  Still
+	 * deterministic: a weight depends on the operation and the structure,
+	 * not on timing.  POTM_SEQUENCER=round-robin gives Pot's own order. */
+	strcpy(cfg.sequencer, "weighted");
 	int rc = tm_init(&cfg);
 	if (rc == TM_ERR_UNSUPPORTED) {
 		fprintf(stderr, "stmbench7: backend %s cannot run here: %s\n", tm_backend_name(),
@@ -733,6 +752,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stmbench7: tm_init: %s\n", tm_last_error());
 		return SB7_EXIT_USAGE;
 	}
+	run.tm = *tm_current_config();
 #endif
 
 	sb7_operation_weights(&run.opt, run.weight);

@@ -17,6 +17,8 @@ Example:
     'tl2'
     >>> dict(variant("pot-weighted").config)
     {'mode': 'pot', 'sequencer': 'weighted'}
+    >>> dict(variant("pot-round-robin").config)
+    {'mode': 'pot', 'sequencer': 'round-robin'}
     >>> variant("rtm").name in ("rtm", "rtm-fallback")
     True
 """
@@ -32,10 +34,13 @@ from potm.config import ConfigValue
 #: The runtime modes of the pot backend (POTM_MODE), in report order.
 POT_MODES: tuple[str, ...] = ("pot", "pot-fast", "pot-ordered", "pogl", "destm")
 
-#: Pot under the weighted order (POTM_SEQUENCER=weighted): the workload's
-#: transactions declare weights (tm_set_weight; STMBench7 does), equal
-#: weights make it round-robin.
-WEIGHTED_VARIANTS: tuple[str, ...] = ("pot-weighted",)
+#: Pot under a given order (POTM_SEQUENCER), whatever the program's own
+#: default: weighted (the workload's transactions declare weights with
+#: tm_set_weight; equal weights make it round-robin) or round-robin (Pot's
+#: own order; STMBench7 defaults to the weighted order, its operations
+#: declaring their run time).
+ORDER_VARIANTS: Mapping[str, str] = {"pot-weighted": "weighted",
+                                     "pot-round-robin": "round-robin"}
 
 #: Backends that are a variant of their own name, with no settings.
 PLAIN_BACKENDS: tuple[str, ...] = ("seq", "gl", "tl2", "pot-rtm", "rot", "pot-rot")
@@ -85,13 +90,15 @@ def variant(name: str) -> Variant:
         return Variant(name, name)
     if name in POT_MODES:
         return Variant(name, "pot", {"mode": name})
-    if name in WEIGHTED_VARIANTS:
-        mode = name.removesuffix("-weighted")
-        return Variant(name, "pot", {"mode": mode, "sequencer": "weighted"},
-                       note=f"'{name}' is POTM_MODE={mode} under the weighted order "
-                            "(POTM_SEQUENCER=weighted): each transaction's weight "
-                            "comes from the workload (tm_set_weight)")
+    if name in ORDER_VARIANTS:
+        order = ORDER_VARIANTS[name]
+        mode = name.removesuffix("-" + order)
+        why = ("each transaction's weight comes from the workload (tm_set_weight)"
+               if order == "weighted" else "Pot's own order, by logical thread id")
+        return Variant(name, "pot", {"mode": mode, "sequencer": order},
+                       note=f"'{name}' is POTM_MODE={mode} under the {order} order "
+                            f"(POTM_SEQUENCER={order}): {why}")
     if name == "rtm":
         return rtm_variant()
-    known = ", ".join([*PLAIN_BACKENDS, *POT_MODES, *WEIGHTED_VARIANTS, "rtm"])
+    known = ", ".join([*PLAIN_BACKENDS, *POT_MODES, *ORDER_VARIANTS, "rtm"])
     raise ValueError(f"unknown variant {name!r}; known: {known} (or give a Variant)")
