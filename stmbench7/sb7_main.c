@@ -95,7 +95,7 @@ static void sb7_usage(FILE *f, const char *prog)
 	        "B is true|false|on|off|1|0.  One JSON line per run goes to stdout.\n"
 	        "TM settings come from POTM_* variables (README); this program's own\n"
 	        "defaults: POTM_SERIAL=1, POTM_SEQUENCER=weighted (each operation weighs\n"
-	        "its run time).\n",
+	        "its run time; round-robin under POTM_MODE=destm).\n",
 	        prog);
 }
 
@@ -740,8 +740,13 @@ int main(int argc, char **argv)
 	 * operation per long traversal, the two in lockstep behind it (r, SMs
 	 * off, 2 threads: 0.95 of the coarse lock; weighted 1.08).  Still
 	 * deterministic: a weight depends on the operation and the structure,
-	 * not on timing.  POTM_SEQUENCER=round-robin gives Pot's own order. */
-	strcpy(cfg.sequencer, "weighted");
+	 * not on timing.  POTM_SEQUENCER=round-robin gives Pot's own order;
+	 * DeSTM's rounds are round-robin turns, so it keeps that order.  (The
+	 * environment is read here to learn the mode; tm_init reads it again,
+	 * and reports a bad value.) */
+	if (tm_config_from_env(&cfg) == 0 && getenv("POTM_SEQUENCER") == NULL &&
+	    strcmp(cfg.mode, "destm") != 0)
+		strcpy(cfg.sequencer, "weighted");
 	int rc = tm_init(&cfg);
 	if (rc == TM_ERR_UNSUPPORTED) {
 		fprintf(stderr, "stmbench7: backend %s cannot run here: %s\n", tm_backend_name(),
