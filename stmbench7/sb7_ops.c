@@ -732,9 +732,10 @@ static long sb7_structural_sm8(sb7_thread_t *th)
  * manual's full chunks are one shared chunk OP11 takes 5.2 us and T8
  * 13.9.  OP11 weighs 3 since: at 30 it waited idle for its slot (mean 28
  * us at two threads against 5 in round-robin order, 17 % of rw's time
- * with SMs on; 3 x 10 s of each, seeds 1-4, rw 218k / 290k / 185k / 190k
- * -> 303k / 296k / 188k / 193k ops/s, r and w level).  T8 keeps 11: 7
- * measured 3-4 % lower on r in the same runs.  A constant
+ * with SMs on; 10 s runs, 2 threads, SMs on, rw seeds 1-2: 218k / 290k
+ * -> 303k / 296k ops/s with T8 at 7 as well, seeds 3-4: 185k / 190k ->
+ * 188k / 193k with T8 at 11; r and w level).  T8 keeps 11: 7 measured 4-5
+ * % lower on r (seeds 3-4: 259k / 257k against 247k / 246k).  A constant
  * table keeps the order deterministic; it only has to be roughly
  * proportional to run time.  WALK marks the walks of the whole design,
  * whose time is proportional to the component links left: their weight
