@@ -33,7 +33,7 @@
 #include "sb7_struct.h"
 #include "sb7_tm.h"
 
-__thread unsigned long sb7_stores_by_this_thread;
+__thread unsigned long sb7_stores_by_this_thread __attribute__((tls_model("initial-exec")));
 
 #if defined(SB7_LOCK_COARSE)
 #define SB7_VARIANT_NAME "coarse"

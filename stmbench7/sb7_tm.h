@@ -64,8 +64,13 @@
 /* Stores made by this thread since it started: an operation that reports
  * failure must not have written anything unless the backend can roll it
  * back (see sb7_driver's use).  Kept per thread like errno, because the
- * store macro has no other context to count into. */
-extern __thread unsigned long sb7_stores_by_this_thread;
+ * store macro has no other context to count into.  initial-exec, as
+ * tm_self_: in the library the Python package loads
+ * (libpotm-bench-<b>-stmbench7.so) the default model called
+ * __tls_get_addr on every counted store, 700,000 per T3c in the serial
+ * clone. */
+extern __thread unsigned long sb7_stores_by_this_thread
+	__attribute__((tls_model("initial-exec")));
 
 /* Read a field for its own sake: the original's "nullOperation" on an
  * object it visits.  The empty asm keeps the compiler from dropping a load
