@@ -7,8 +7,7 @@ high-contention variant of each):
   test    a run of well under a second, used by the ctest suite
   small   STAMP's recommended simulator inputs ("sim" in STAMP's README)
   real    STAMP's README inputs for real machines ("real"; kmeans on the
-          n16384-d24 points and yada on a 100,000-point mesh, as the
-          reference timings of the original STAMP on this kind of machine)
+          n16384-d24 points and yada on a 100,000-point mesh)
   paper   the inputs of the published evaluation this project reproduces
 
 Input files are generated, never shipped: on first use they are written
