@@ -35,7 +35,7 @@ $(ASAN_BUILD)/CMakeCache.txt:
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 
-# The default experiment: potm reproduce --quick (a few minutes), which prints
+# The default experiment: potm reproduce --quick, which prints
 # a summary table and the paths of its figures.
 demo: build
 	PYTHONPATH=$(abspath bindings/python) POTMPY_LIB_DIR=$(abspath $(BUILD)) \

@@ -4,7 +4,7 @@
 Every application has four argument sets (two applications have a second,
 high-contention variant of each):
 
-  test    a run of well under a second, used by the ctest suite
+  test    the smallest runs, used by the ctest suite
   small   STAMP's recommended simulator inputs ("sim" in STAMP's README)
   real    STAMP's README inputs for real machines ("real"; kmeans on the
           n16384-d24 points and yada on a 100,000-point mesh)
