@@ -1,6 +1,6 @@
 # The README's two commands:
 #   make demo   install what is missing, build every backend, run the default
-#               experiment and print its table (and, later, figure paths)
+#               experiment and print its table and the paths of its figures
 #   make test   install what is missing, build, run every test: ctest (Check)
 #               and pytest in a Release build, ctest again in an ASan+UBSan
 #               build, and the POWER backends cross-built for powerpc64le and
@@ -35,7 +35,7 @@ $(ASAN_BUILD)/CMakeCache.txt:
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 
-# The default experiment: potm reproduce --quick (a few minutes), which prints
+# The default experiment: potm reproduce --quick, which prints
 # a summary table and the paths of its figures.
 demo: build
 	PYTHONPATH=$(abspath bindings/python) POTMPY_LIB_DIR=$(abspath $(BUILD)) \
@@ -69,7 +69,7 @@ $(PPC_BUILD)/CMakeCache.txt:
 	      -DPOTM_BUILD_STAMP=OFF -DPOTM_BUILD_STMBENCH7=ON $(CMAKE_ARGS)
 
 build-ppc64le: deps $(PPC_BUILD)/CMakeCache.txt
-	cmake $(PPC_BUILD) -DPOTM_BACKENDS="$(PPC_BACKENDS)" -DPOTM_BUILD_STMBENCH7=ON >/dev/null  # older caches
+	cmake $(PPC_BUILD) -DPOTM_BACKENDS="$(PPC_BACKENDS)" -DPOTM_BUILD_STMBENCH7=ON >/dev/null  # an existing cache takes these settings too
 	cmake --build $(PPC_BUILD) -j$(JOBS)
 
 test-ppc64le: build-ppc64le

@@ -1,4 +1,4 @@
-# Doppel benchmarks (issue 5), included at the end of bench/CMakeLists.txt.
+# Doppel benchmarks, included at the end of bench/CMakeLists.txt.
 #
 # doppel-<b>: INCR1, INCRZ and LIKE (bench/doppel.c) on every backend; the
 # same code, registered with BENCH_REGISTER, also goes into
@@ -9,7 +9,7 @@ foreach(b ${POTM_ENABLED_BACKENDS})
 
   if(POTM_BUILD_TESTS)
     # Smoke tests: short verified runs of each workload and mode; 2 and 8
-    # threads (8 oversubscribes the two cores), phases every 2 ms.  Each
+    # threads (8 oversubscribes a small machine), phases every 2 ms.  Each
     # run is name:comma-separated arguments.
     if(b STREQUAL "seq")
       set(_dp_runs "incr1-doppel-t1:-w,incr1,-m,doppel,-t,1"

@@ -1,4 +1,4 @@
-# GCC's own transactional memory (libitm), for comparison (issue 4):
+# GCC's own transactional memory (libitm), for comparison:
 # intset-libitm is the intset benchmark compiled with -fgnu-tm, its
 # transactions run by libitm with the method ITM_DEFAULT_METHOD names
 # (bench/itm.h).  potm-gl is linked for the harness's thread registration

@@ -1,4 +1,4 @@
-# Pot benchmarks (issue 3), included at the end of bench/CMakeLists.txt.
+# Pot benchmarks, included at the end of bench/CMakeLists.txt.
 #
 # fasttx: the cost of one transaction by size and kind on one thread
 # (thesis Figure 3.6), for pot (its fast mode), tl2 and seq (the limit).

@@ -10,7 +10,7 @@ foreach(b ${POTM_ENABLED_BACKENDS})
 
   if(POTM_BUILD_TESTS)
     # Smoke tests: short verified runs with small item and user counts;
-    # 2 and 8 threads (8 oversubscribes the two cores), phases every 2 ms.
+    # 2 and 8 threads (8 oversubscribes a small machine), phases every 2 ms.
     # Each run is name:comma-separated arguments.
     if(b STREQUAL "seq")
       set(_rb_runs "doppel-t1:-m,doppel,-t,1")

@@ -719,11 +719,10 @@ int main(int argc, char **argv)
 	sb7_parse_options(argc, argv, &run.opt);
 	/* Keep freed memory in the process.  OP11 frees the manual's 1 MB of
 	 * chunks and allocates as much again; with glibc's default trimming the
-	 * heap's top shrank and grew back with fresh zeroed pages at every
-	 * OP11 in some builds and not in others, depending on what else lay at
-	 * the top (`--only OP11 -n 1`: pot 137 us, tl2 54 us, both 54 us
-	 * without trimming).  The same setting for every build, lock builds
-	 * included. */
+	 * heap's top can shrink and grow back with fresh zeroed pages at every
+	 * OP11, in some builds and not in others depending on what else lies
+	 * at the top, and OP11's cost would differ between builds by chance.
+	 * The same setting for every build, lock builds included. */
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	sb7_params_t params;
 	if (sb7_params_for_size(&params, run.opt.size) != 0)
@@ -737,8 +736,8 @@ int main(int argc, char **argv)
 	cfg.serial = 1;
 	/* Every operation declares its weight (sb7_execute), so Pot's modes
 	 * order by it: in round-robin order the other thread commits one short
-	 * operation per long traversal, the two in lockstep behind it (r, SMs
-	 * off, 2 threads: 0.95 of the coarse lock; weighted 1.08).  Still
+	 * operation per long traversal, the two in lockstep behind it; in the
+	 * weighted order it commits as many as fit in the traversal's time.  Still
 	 * deterministic: a weight depends on the operation and the structure,
 	 * not on timing.  POTM_SEQUENCER=round-robin gives Pot's own order;
 	 * DeSTM's rounds are round-robin turns, so it keeps that order.  (The

@@ -721,26 +721,15 @@ static long sb7_structural_sm8(sb7_thread_t *th)
 
 /* The column before last is each operation's weight in the weighted order
  * (POTM_SEQUENCER=weighted): its mean time on seq at the small size, one
- * thread, in units of 2 us (about what a turn hand-off costs), at least 1
- * (measured 2026-11-24: T3c 13.4 ms, T1 0.94 ms, most short operations
- * under 2 us; since the vectorized character count T4 0.72 ms, ST2 0.6
- * us, where they were 3.9 ms and 4 us.  Measured again in full runs (rw
- * without structural modifications, 20 s; w with them, 10 s) once OP11's
- * chunks came back to the allocator at commit and glibc stopped trimming
- * the heap under it: OP11 57-65 us, T8 22 us, SM1 14 us, SM2 9 us, SM7
- * 0.8 us, where the table said 136, 14, 54, 18 and 6).  Since the
- * manual's full chunks are one shared chunk OP11 takes 5.2 us and T8
- * 13.9.  OP11 weighs 3 since: at 30 it waited idle for its slot (mean 28
- * us at two threads against 5 in round-robin order, 17 % of rw's time
- * with SMs on; 10 s runs, 2 threads, SMs on, rw seeds 1-2: 218k / 290k
- * -> 303k / 296k ops/s with T8 at 7 as well, seeds 3-4: 185k / 190k ->
- * 188k / 193k with T8 at 11; r and w level).  T8 keeps 11: 7 measured 4-5
- * % lower on r (seeds 3-4: 259k / 257k against 247k / 246k).  A constant
- * table keeps the order deterministic; it only has to be roughly
- * proportional to run time.  WALK marks the walks of the whole design,
- * whose time is proportional to the component links left: their weight
- * is scaled by the links the thread's last walk met
- * (sb7_operation_weight), itself a deterministic result. */
+ * thread, in units of 2 us (about what a turn hand-off costs), at least 1.
+ * A constant table keeps the order deterministic; it only has to be
+ * roughly proportional to run time, but an operation weighted well above
+ * its time waits idle for its slot, so the weights follow the current
+ * code's times (OP11 rewrites one shared chunk of the manual and is
+ * light).  WALK marks the walks of the whole design, whose time is
+ * proportional to the component links left: their weight is scaled by
+ * the links the thread's last walk met (sb7_operation_weight), itself a
+ * deterministic result. */
 const sb7_operation_t sb7_operations[SB7_OPERATION_COUNT] = {
 	/* long traversals, read-only */
 	{ "T1", SB7_CAT_TRAVERSAL_RO, sb7_traversal_t1, R_ASSM | R_CP | R_AP, 0, 468, WALK },

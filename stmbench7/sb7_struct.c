@@ -186,7 +186,7 @@ void sb7_atomic_update_build_date(sb7_db_t *db, sb7_atomic_part_t *ap)
 	/* The two dates are adjacent integers (2k-1 and 2k): one search
 	 * finds the lower one's node, and the higher one, if it is a key, is
 	 * the next node.  The long traversals T3a-c do this for every part
-	 * they visit, and the searches were most of their cost. */
+	 * they visit, and index searches dominate their cost. */
 	int lo = old < fresh ? old : fresh, hi = old < fresh ? fresh : old;
 	sb7_map_node_t *node = sb7_map_first_from(&db->atomic_by_date, lo);
 	sb7_vec_t *lo_set = NULL, *hi_set = NULL;

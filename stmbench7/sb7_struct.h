@@ -197,8 +197,8 @@ typedef struct sb7_thread {
 	/* Component links (base assembly -> composite part) met by the
 	 * design walk under way, and by this thread's last complete one.
 	 * With structural modifications on, the structure loses most of its
-	 * links within seconds and a long traversal then takes 1 % of its
-	 * time on the initial structure; links_seen scales the traversals'
+	 * links early in a run and a long traversal then takes a small
+	 * fraction of its time on the initial structure; links_seen scales the traversals'
 	 * weights in the weighted order (sb7_operation_weight).  It is the
 	 * result of a committed transaction, so under pot it is the same in
 	 * every run and the order stays deterministic. */

@@ -172,9 +172,9 @@ static long sb7_sum_byte_lanes(sb7_bytes16_t counts)
 
 /* How many bytes of the chunk equal ch: plain loads, 64 bytes at a time,
  * then a word at a time.  T4 scans a 20 KB document per composite part of
- * every base assembly, 44 MB on the small structure: a word at a time it
- * was half of every backend's `-w r` time, which hid the TM's own cost.
- * A compiler vectorizes the original's std::count the same way. */
+ * every base assembly, 44 MB on the small structure: a scalar scan would
+ * dominate every backend's `-w r` time and hide the TM's own cost.  A
+ * compiler vectorizes the original's std::count the same way. */
 static long sb7_chunk_count_char(const sb7_text_chunk_t *chunk, unsigned char ch)
 {
 	long len = chunk->length, found = 0;
@@ -268,10 +268,10 @@ static inline void sb7_store16(uint64_t *p, sb7_bytes16_t v)
 
 /* Copy blocks x 64 bytes from src to dst with every byte f replaced by t,
  * as the count does it (16-byte compares, per-byte counters summed every
- * SB7_VEC_BLOCKS blocks); returns how many were replaced.  OP11 rewrites
- * the 1 MB manual this way: a word at a time it was three quarters of the
- * operation, and with structural modifications on, OP11 is most of what
- * a run does once the long traversals have little left to visit. */
+ * SB7_VEC_BLOCKS blocks); returns how many were replaced.  OP11 copies
+ * the manual's chunks that hold the character this way: with structural
+ * modifications on, OP11 is most of what a run does once the long
+ * traversals have little left to visit, so its copy must not be scalar. */
 static long sb7_replace_blocks(uint64_t *dst, const uint64_t *src, size_t blocks,
                                unsigned char f, unsigned char t)
 {

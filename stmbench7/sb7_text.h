@@ -21,10 +21,9 @@
  *    run and frees the old chunk once; chunks without the character stay
  *    as they are.  The manual's full chunks are one run, so OP11 copies
  *    three chunks (the first line, the shared chunk, the last) and stores
- *    252 pointers: 6.5 KB copied where it copied the whole 1 MB (every
- *    chunk has line heads), and where word-wise in-place updates stored
- *    33,334 words.  (256-byte chunks made OP11 4,168 allocations and
- *    frees, which cost more than the copying.)
+ *    252 pointers: about 6.5 KB copied of the 1 MB manual.  (Chunks are
+ *    large because small ones would make OP11 thousands of allocations
+ *    and frees, which cost more than the copying.)
  *  - The prefix swap copies only the first chunk, which holds the first
  *    line alone: under 50 bytes and one pointer store.
  *

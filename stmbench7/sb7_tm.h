@@ -66,7 +66,7 @@
  * back (see sb7_driver's use).  Kept per thread like errno, because the
  * store macro has no other context to count into.  initial-exec, as
  * tm_self_: in the library the Python package loads
- * (libpotm-bench-<b>-stmbench7.so) the default model called
+ * (libpotm-bench-<b>-stmbench7.so) the default model would call
  * __tls_get_addr on every counted store, 700,000 per T3c in the serial
  * clone. */
 extern __thread unsigned long sb7_stores_by_this_thread

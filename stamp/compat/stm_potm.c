@@ -19,8 +19,41 @@ void stm_potm_stats_reported(void)
 	stats_reported = 1;
 }
 
+/* Defined by the compat thread library (thread.c of this directory, built
+ * with -DSTM); left undefined (weak: address NULL) when the program links
+ * STAMP's own lib/thread.c. */
+extern const int potm_stamp_compat_threads __attribute__((weak));
+
+/* The build names the tl2-compat directory this copy was compiled for. */
+#ifndef POTM_STAMP_COMPAT_DIR
+#define POTM_STAMP_COMPAT_DIR "the STM directory"
+#endif
+
+/* A deterministic backend needs the compat thread library: STAMP's own
+ * parks registered threads at a mutex/condition-variable barrier that the
+ * order cannot see, so the thread holding the turn never takes it and
+ * every other thread waits for it (genome and ssca2 stall at their first
+ * barrier).  Refused before anything runs. */
+static void require_compat_threads(void)
+{
+	if (&potm_stamp_compat_threads != NULL || !tm_is_deterministic())
+		return;
+	fprintf(stderr,
+	        "potm: backend %s is deterministic and needs potm's STAMP thread "
+	        "library, but this program links another one (STAMP's own "
+	        "lib/thread.c): its threads would wait at barriers that the "
+	        "deterministic order cannot see, and the run would stall.\n"
+	        "potm: copy tm.h, thread.h and thread.c from "
+	        POTM_STAMP_COMPAT_DIR " into STAMP's lib/ (their barriers are tm "
+	        "barriers) and rebuild after 'make -f Makefile.stm clean', or "
+	        "use a backend that is not deterministic (tl2).\n",
+	        tm_backend_name());
+	exit(1);
+}
+
 void stm_potm_startup(void)
 {
+	require_compat_threads();
 	int rc = tm_init(NULL);
 	if (rc == TM_ERR_UNSUPPORTED) {
 		/* 77: "skipped" for test harnesses (ctest SKIP_RETURN_CODE). */

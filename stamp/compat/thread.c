@@ -16,6 +16,11 @@
 
 #ifdef STM
 #include <potm/tm.h>
+
+/* Tells stm_potm.c that this thread library is linked: a deterministic
+ * backend refuses to start with any other (stm_potm_startup). */
+extern const int potm_stamp_compat_threads;
+const int potm_stamp_compat_threads = 1;
 #endif
 
 struct thread_barrier {

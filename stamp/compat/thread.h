@@ -10,7 +10,9 @@
  *    each is unregistered after fn: a deterministic backend sees the same
  *    threads from the first transaction on;
  *  - thread_barrier_wait() is a tm barrier with -DSTM, so a deterministic
- *    backend's order does not stall on threads parked at it.
+ *    backend's order does not stall on threads parked at it; a
+ *    deterministic backend therefore refuses to start without this library
+ *    (thread.c's potm_stamp_compat_threads, checked by STM_STARTUP).
  */
 #ifndef THREAD_H
 #define THREAD_H 1

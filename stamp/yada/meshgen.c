@@ -12,8 +12,7 @@
  * points by increasing x; each point is joined to the hull edges it sees,
  * then the new triangles are made Delaunay by edge flips (Lawson).  The
  * predicates are exact (128-bit integers), so the result is a valid
- * Delaunay triangulation whatever the point set.  Runs in a few seconds
- * for a million points.
+ * Delaunay triangulation whatever the point set.
  */
 #include <errno.h>
 #include <stdint.h>
