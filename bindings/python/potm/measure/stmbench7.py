@@ -104,8 +104,8 @@ def summarise(path: str) -> None:
     """Print the medians, the thesis's views and the starvation view."""
     groups: Groups = {}
     for d in read_runs(path):
-        key = (d["structural_mods"], d["workload"], d.get("variant", d["backend"]),
-               d["threads"])
+        key: tuple[bool, str, str, int] = (d["structural_mods"], d["workload"],
+                                           d.get("variant") or d["backend"], d["threads"])
         groups.setdefault(key, []).append(d)
     print("| SMs | workload | backend | threads | runs | ops/s (median) | min..max "
           "| failed % | aborts/op | run length s | links / atomic parts at the end |")
