@@ -22,7 +22,7 @@ A new experiment is a new file in experiments/, e.g.
         requires=("tl2",))
 
 Example:
-    >>> list(EXPERIMENTS)[:3]
+    >>> list(experiments())[:3]
     ['determinism-cost', 'fig-3.6', 'fig-3.7']
     >>> experiment("fig-3.11").requires
     ('tl2',)
