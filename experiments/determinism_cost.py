@@ -2,12 +2,13 @@
 """Cost of determinism (Pot thesis Figure 3.7 view on microbenchmarks): each
 Pot mode's throughput relative to TL2 at 2 threads, intset and bank.
 
-Runs experiment 'determinism-cost' of the potm package (see 'potm experiments -v'):
---quick (the default) makes short runs into results/quick/, --full the
-real sizes into plots/; --out DIR, --lib-dir DIR (default: $POTMPY_LIB_DIR,
-else build/), --resume.
-
     python3 experiments/determinism_cost.py --quick
+    python3 experiments/determinism_cost.py --full
+
+--quick (the default) makes short runs into results/quick/, --full the
+real sizes into plots/; also --out DIR, --lib-dir DIR (default:
+$POTMPY_LIB_DIR, else the checkout's build/), --resume.  The same as
+'potm reproduce determinism-cost'.
 """
 
 from __future__ import annotations
@@ -15,11 +16,52 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-# The package of this checkout, without installing it.
-sys.path.insert(0, str(ROOT / "bindings" / "python"))
+if __name__ == "__main__":  # run from a checkout: its package, not an installed one
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bindings" / "python"))
 
-from potm.reproduce import script_main  # noqa: E402
+from potm.experiments import Case, Experiment, Grid, NormalizedBars, POT_MODES  # noqa: E402
+
+#: Run lengths (ms) and repeats of the two scales.
+QUICK_MS, QUICK_REPEAT = 150, 3
+FULL_MS, FULL_REPEAT = 1000, 5
+
+#: The integer set: 4096 keys drawn from 8192, 20% updates (half inserts,
+#: half removals: the size stays).
+SET_SIZE = {"initial": 4096, "range": 8192, "update": 20}
+
+
+def intset(structure: str) -> Case:
+    """The integer set on one structure (rb, ll, hs, sl).
+
+    >>> intset("rb").params["structure"], intset("rb").name
+    ('rb', 'intset-rb')
+    """
+    return Case(f"intset-{structure}", "intset", {"structure": structure, **SET_SIZE})
+
+
+#: The bank: 1024 accounts, 20% read-only total-balance transactions.
+BANK = Case("bank", "bank", {"accounts": 1024, "readonly": 20})
+
+
+EXPERIMENT = Experiment(
+    id="determinism-cost",
+    title="Cost of determinism: Pot modes relative to TL2, 2 threads",
+    reproduces="Pot thesis Figure 3.7 (microbenchmark view): performance of Pot, Pot* "
+               "(pot-fast), Pot- (pot-ordered), PoGL and DeSTM normalized to TL2",
+    quick=Grid(cases=(intset("rb"), BANK), variants=("tl2", *POT_MODES),
+               threads=(2,), repeat=QUICK_REPEAT, params={"duration": QUICK_MS}),
+    full=Grid(cases=(intset("rb"), intset("hs"), intset("sl"), BANK),
+              variants=("tl2", *POT_MODES), threads=(2,), repeat=FULL_REPEAT,
+              params={"duration": FULL_MS}),
+    render=NormalizedBars(baseline="tl2",
+                          ylabel="throughput / tl2's throughput (higher is better)"),
+    requires=("tl2", "pot"),
+    notes="The thesis measures STAMP execution times (fig-3.7 here, once STAMP is "
+          "built); this is the same comparison on microbenchmark throughput.",
+)
+
 
 if __name__ == "__main__":
-    sys.exit(script_main("determinism-cost", default_lib_dir=ROOT / "build"))
+    from potm.reproduce import script_main
+    sys.exit(script_main(EXPERIMENT, default_lib_dir=Path(__file__).resolve().parents[1]
+                         / "build"))

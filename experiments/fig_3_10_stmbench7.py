@@ -3,12 +3,13 @@
 TL2, read-dominated, read-write and write-dominated (size small, structural
 modifications off; quick: 0.3 s runs, full: 10 s runs).
 
-Runs experiment 'fig-3.10' of the potm package (see 'potm experiments -v'):
---quick (the default) makes short runs into results/quick/, --full the
-real sizes into plots/; --out DIR, --lib-dir DIR (default: $POTMPY_LIB_DIR,
-else build/), --resume.
-
     python3 experiments/fig_3_10_stmbench7.py --quick
+    python3 experiments/fig_3_10_stmbench7.py --full
+
+--quick (the default) makes short runs into results/quick/, --full the
+real sizes into plots/; also --out DIR, --lib-dir DIR (default:
+$POTMPY_LIB_DIR, else the checkout's build/), --resume.  The same as
+'potm reproduce fig-3.10'.
 """
 
 from __future__ import annotations
@@ -16,11 +17,52 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-# The package of this checkout, without installing it.
-sys.path.insert(0, str(ROOT / "bindings" / "python"))
+if __name__ == "__main__":  # run from a checkout: its package, not an installed one
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bindings" / "python"))
 
-from potm.reproduce import script_main  # noqa: E402
+from potm.experiments import Case, Experiment, Grid, NormalizedBars, POT_MODES  # noqa: E402
+
+def stmbench7(mix: str) -> Case:
+    """STMBench7, small structure, long traversals on, structural
+    modifications off (stmbench7/README.md), one operation mix: r
+    (read-dominated), rw (read-write), w (write-dominated)."""
+    return Case(f"sb7-{mix}", "stmbench7", {"mix": mix, "size": "small",
+                                            "traversals": "true", "structural": "false"})
+
+
+def mixes(variants: tuple[str, ...], threads: tuple[int, ...], full: bool) -> Grid:
+    """The three mixes, 3 repeats: full, runs of 10 s (stmbench7/README.md's);
+    quick, 0.3 s (a few hundred operations).
+
+    >>> mixes(("tl2",), (2,), full=False).params
+    {'duration': 300}
+    """
+    return Grid(cases=(stmbench7("r"), stmbench7("rw"), stmbench7("w")), variants=variants,
+                threads=threads, repeat=3, params={"duration": 10000 if full else 300})
+
+
+EXPERIMENT = Experiment(
+    id="fig-3.10",
+    title="STMBench7: throughput of the Pot modes relative to TL2",
+    reproduces="Pot thesis Figure 3.10: STMBench7 throughput of Pot and its variants "
+               "normalized to TL2 on the read-dominated, read-write and write-dominated "
+               "mixes",
+    quick=mixes(("tl2", "pot", "pot-fast", "pot-ordered", "pot-round-robin"), (2,),
+                full=False),
+    full=mixes(("tl2", *POT_MODES, "pot-round-robin"), (2,), full=True),
+    render=NormalizedBars(baseline="tl2",
+                          ylabel="throughput (ops/s) / tl2's (higher is better)"),
+    requires=("tl2", "pot"),
+    provisional=False,
+    notes="Throughput: successful operations per second, 2 threads.  Full: the runs of "
+          "stmbench7/README.md (10 s, 3 repeats); quick: 0.3 s runs, a few hundred "
+          "operations per run, so expect a wide spread.  STMBench7 runs Pot's modes "
+          "under the weighted order (not in the thesis), each operation weighted by its "
+          "run time; pot-round-robin is pot in the thesis's own order.",
+)
+
 
 if __name__ == "__main__":
-    sys.exit(script_main("fig-3.10", default_lib_dir=ROOT / "build"))
+    from potm.reproduce import script_main
+    sys.exit(script_main(EXPERIMENT, default_lib_dir=Path(__file__).resolve().parents[1]
+                         / "build"))

@@ -50,7 +50,7 @@ fi
 if [ "${POTM_DEPS_SKIP_PY:-0}" != 1 ]; then
     py=${PYTHON:-python3}
     pymissing=()
-    for m in cffi numpy matplotlib pytest; do
+    for m in cffi numpy matplotlib pytest mypy; do
         "$py" -c "import $m" 2>/dev/null || pymissing+=("$m")
     done
     if ((${#pymissing[@]})); then

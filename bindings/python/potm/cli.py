@@ -7,11 +7,14 @@
         --cache intset.jsonl --csv intset.csv
     potm experiments [-v]
     potm reproduce [--quick|--full] [--out DIR] [EXPERIMENT ...]
+    potm measure stamp|stmbench7|micro [--build DIR] ...
 
 A workload option has its Python name (--update) and the benchmark's own
 letter (-u); in a sweep it takes a comma-separated list.  --config k=v sets
-a C-library setting (potm.config) for every run.  Every command takes
---lib-dir DIR (default: the installed libraries, or $POTMPY_LIB_DIR).
+a C-library setting (potm.config) for every run.  Every command but
+measure takes --lib-dir DIR (default: the installed libraries, or
+$POTMPY_LIB_DIR); measure runs the executables of a CMake build directory
+(potm.measure).
 
 Exit status: 0 when every run is ok, 1 when a run failed, 2 for a usage
 error (bad option or value; nothing was run).  For reproduce: 1 when an
@@ -32,20 +35,16 @@ import sys
 from typing import Any, NoReturn, Optional, Sequence
 
 from potm import api
-from potm._lib import LIB_DIR_ENV, LibraryDir
+from potm import measure
+from potm._lib import LibraryDir
 from potm.config import CONFIG_FIELDS, ConfigValue
-from potm.experiments.variants import cpu_has_rtm
+from potm.options import add_lib_dir, add_reproduce_arguments
 from potm.result import RunResult
 from potm.workloads import THREADS, WORKLOADS, Param, Value
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
-
-#: Where 'potm reproduce' writes by default: the repository's plots/ holds
-#: the last full figures; quick ones stay out of it.
-REPRODUCE_OUT = {"quick": "results/quick", "full": "plots"}
-
 
 def _parse_value(param: Param, text: str) -> Value:
     """One command-line value of param (range checks are the API's)."""
@@ -80,12 +79,6 @@ def _parse_config(items: Sequence[str]) -> dict[str, ConfigValue]:
             raise ValueError(f"--config {item!r}: expected name=value")
         config[name] = int(value, 10) if value.lstrip("-").isdigit() else value
     return config
-
-
-def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--lib-dir", metavar="DIR",
-                        help=f"directory of the libpotm-*.so libraries (default: the "
-                             f"installed ones, or ${LIB_DIR_ENV})")
 
 
 def _add_run_options(parser: argparse.ArgumentParser, *, lists: bool) -> None:
@@ -136,7 +129,7 @@ def _build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p_backends = commands.add_parser("backends", help="list the built backends")
-    _add_common(p_backends)
+    add_lib_dir(p_backends)
     p_backends.add_argument("-v", "--verbose", action="store_true",
                             help="load each backend in a worker and report its name "
                                  "and abort causes")
@@ -148,7 +141,7 @@ def _build_parser() -> argparse.ArgumentParser:
                                              required=True)
     for w in WORKLOADS.values():
         r = run_workloads.add_parser(w.name, help=w.help)
-        _add_common(r)
+        add_lib_dir(r)
         r.add_argument("-b", "--backend", required=True, help="the backend")
         _add_run_options(r, lists=False)
         r.add_argument("--json", action="store_true",
@@ -156,7 +149,7 @@ def _build_parser() -> argparse.ArgumentParser:
         _add_workload_options(r, w.params, lists=False)
 
         s = sweep_workloads.add_parser(w.name, help=w.help)
-        _add_common(s)
+        add_lib_dir(s)
         s.add_argument("-b", "--backends", required=True, metavar="B,...",
                        help="backends (comma-separated list)")
         _add_run_options(s, lists=True)
@@ -173,7 +166,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     p_list = commands.add_parser(
         "experiments", help="list the experiments 'reproduce' knows and whether they can run")
-    _add_common(p_list)
+    add_lib_dir(p_list)
     p_list.add_argument("-v", "--verbose", action="store_true",
                         help="also what each reproduces, its grids and notes")
 
@@ -183,30 +176,8 @@ def _build_parser() -> argparse.ArgumentParser:
                          help="experiment ids or patterns such as 'fig-3.*' "
                               "(default: all; see 'potm experiments')")
     add_reproduce_arguments(p_repro)
+    measure.add_parser(commands)
     return parser
-
-
-def add_reproduce_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of 'potm reproduce', shared with the experiments/ scripts
-    (potm.reproduce.script_main).  Defined here, not in potm.reproduce,
-    because that module needs matplotlib and the other commands do not."""
-    scale = parser.add_mutually_exclusive_group()
-    scale.add_argument("--quick", dest="scale", action="store_const", const="quick",
-                       help="short runs, 3 repeats: about a minute per experiment on 2 "
-                            "cores (the default)")
-    scale.add_argument("--full", dest="scale", action="store_const", const="full",
-                       help="the real sizes (minutes per experiment)")
-    parser.set_defaults(scale="quick")
-    parser.add_argument("--out", metavar="DIR",
-                        help=f"output directory (default: {REPRODUCE_OUT['quick']} for "
-                             f"--quick, {REPRODUCE_OUT['full']} for --full, relative to "
-                             "the current directory)")
-    _add_common(parser)
-    parser.add_argument("--resume", action="store_true",
-                        help="reuse the runs recorded in DIR/<id>.runs.jsonl by an "
-                             "earlier, interrupted reproduce (same libraries only; failed "
-                             "runs recorded there are kept, not retried)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress line")
 
 
 def _workload_values(args: argparse.Namespace, *, lists: bool) -> dict[str, Any]:
@@ -264,6 +235,7 @@ def hardware_notes(built: Sequence[str], *, rtm: Optional[bool] = None,
     >>> "under qemu-ppc64le" in hardware_notes(["tl2"], rtm=True, qemu="/usr/bin/qemu-ppc64le")[1]
     True
     """
+    from potm.experiments.variants import cpu_has_rtm
     has_rtm = cpu_has_rtm() if rtm is None else rtm
     qemu = shutil.which("qemu-ppc64le") if qemu is None else qemu
     notes = []
@@ -317,8 +289,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         table.to_csv(args.csv)
     if args.median_csv:
         medians.to_csv(args.median_csv)
-    measure = WORKLOADS[args.workload].metric  # elapsed for STAMP (lower is better)
-    shown = [*medians.keys, "runs", "failures", measure, "commits", "aborts"]
+    metric = WORKLOADS[args.workload].metric  # elapsed for STAMP (lower is better)
+    shown = [*medians.keys, "runs", "failures", metric, "commits", "aborts"]
     print(medians.to_text([c for c in shown if c in medians.columns]))
     failed = table.filter(ok=False)
     for r in failed.results or []:
@@ -341,7 +313,8 @@ def main(argv: Optional[Sequence[str]] = None) -> NoReturn:
     """Parse argv (default: sys.argv[1:]), run the command, exit with its status."""
     args = _build_parser().parse_args(argv)
     handlers = {"backends": _cmd_backends, "run": _cmd_run, "sweep": _cmd_sweep,
-                "experiments": _cmd_experiments, "reproduce": _cmd_reproduce}
+                "experiments": _cmd_experiments, "reproduce": _cmd_reproduce,
+                "measure": measure.run}
     try:
         status = handlers[args.command](args)
     except (ValueError, FileNotFoundError) as exc:

@@ -42,12 +42,12 @@ from typing import Any, Optional, Sequence, TextIO, Union
 
 from potm import api
 from potm._lib import LIB_DIR_ENV, LibraryDir
-from potm.cli import REPRODUCE_OUT, add_reproduce_arguments
 from potm.config import config_env
-from potm.experiments import EXPERIMENTS, select
 from potm.experiments.availability import plan, unavailable
 from potm.experiments.model import SCALES, Experiment, Sweep
+from potm.experiments.registry import id_order, select
 from potm.experiments.tables import labelled, merge
+from potm.options import REPRODUCE_OUT, add_reproduce_arguments
 from potm.plot.figure import save_figure
 from potm.plot.tables import format_rows
 from potm.progress import Progress
@@ -56,7 +56,7 @@ from potm.workloads import workload
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-#: Where results go when no --out is given (potm.cli.REPRODUCE_OUT).
+#: Where results go when no --out is given (potm.options.REPRODUCE_OUT).
 DEFAULT_OUT = {scale: Path(path) for scale, path in REPRODUCE_OUT.items()}
 
 SUMMARY_FILE = "summary.txt"
@@ -249,17 +249,21 @@ def run_experiment(exp: Experiment, scale: str, out: Path, libs: Optional[Librar
     return report
 
 
-def reproduce(experiments: Optional[Sequence[str]] = None, *, scale: str = "quick",
+def reproduce(experiments: Optional[Sequence[Union[str, Experiment]]] = None, *,
+              scale: str = "quick",
               out: Optional[PathLike] = None, lib_dir: Optional[PathLike] = None,
               resume: bool = False, progress: bool = True,
               stream: Optional[TextIO] = None) -> list[Report]:
-    """Run the experiments matching the ids or patterns (all by default) at
-    scale (quick | full), writing into out (default: DEFAULT_OUT[scale]);
-    writes out/summary.txt and returns one Report per experiment.
-    ValueError for an unknown id or scale (before anything runs)."""
+    """Run the experiments matching the ids or patterns (all by default;
+    an Experiment is run as given) at scale (quick | full), writing into
+    out (default: DEFAULT_OUT[scale]); writes out/summary.txt and returns
+    one Report per experiment.  ValueError for an unknown id or scale
+    (before anything runs)."""
     if scale not in SCALES:
         raise ValueError(f"scale {scale!r}: expected one of {', '.join(SCALES)}")
-    chosen = select(experiments)
+    given = [e for e in experiments or () if isinstance(e, Experiment)]
+    patterns = [e for e in experiments or () if isinstance(e, str)]
+    chosen = given + (select(patterns) if patterns or not given else [])
     out_dir = Path(out) if out is not None else DEFAULT_OUT[scale]
     libs, problem = find_libs(lib_dir, verbose=True)
     reports: list[Report] = []
@@ -285,9 +289,7 @@ def write_summary(out_dir: Path, reports: Sequence[Report]) -> list[Report]:
         except (ValueError, KeyError, TypeError) as exc:
             print(f"potm reproduce: ignoring the damaged {data_path}: {exc}", file=sys.stderr)
     entries.update((r.id, r) for r in reports)
-    order = list(EXPERIMENTS)
-    merged = sorted(entries.values(),
-                    key=lambda r: order.index(r.id) if r.id in order else len(order))
+    merged = sorted(entries.values(), key=lambda r: id_order(r.id))
     data_path.write_text(json.dumps([r.to_dict() for r in merged], indent=1) + "\n")
     (out_dir / SUMMARY_FILE).write_text(summary_text(merged) + "\n")
     return merged
@@ -298,7 +300,7 @@ def exit_status(reports: Sequence[Report]) -> int:
     return 1 if any(r.status == "failed" for r in reports) else 0
 
 
-def run_from_args(args: argparse.Namespace, experiments: Sequence[str],
+def run_from_args(args: argparse.Namespace, experiments: Sequence[Union[str, Experiment]],
                   stream: Optional[TextIO] = None) -> int:
     """Run reproduce for parsed arguments, print the summary; exit status."""
     stream = stream if stream is not None else sys.stdout
@@ -310,15 +312,17 @@ def run_from_args(args: argparse.Namespace, experiments: Sequence[str],
     return exit_status(reports)
 
 
-def script_main(experiment_id: str, argv: Optional[Sequence[str]] = None,
+def script_main(experiment: Union[str, Experiment], argv: Optional[Sequence[str]] = None,
                 default_lib_dir: Optional[Path] = None) -> int:
-    """The main function of an experiments/ script: reproduce one experiment.
+    """The main function of an experiments/ file run as a script: reproduce
+    the experiment it defines (or the registry's experiment of that id).
 
     default_lib_dir: the libraries to use when neither --lib-dir nor
     $POTMPY_LIB_DIR is given (the scripts pass their checkout's build/,
     so that they run right after 'make build')."""
+    exp_id = experiment if isinstance(experiment, str) else experiment.id
     parser = argparse.ArgumentParser(
-        description=f"Reproduce experiment {experiment_id} (see 'potm experiments -v')."
+        description=f"Reproduce experiment {exp_id} (see 'potm experiments -v')."
                     + (f"  Libraries by default: {default_lib_dir}." if default_lib_dir
                        else ""))
     add_reproduce_arguments(parser)
@@ -327,7 +331,7 @@ def script_main(experiment_id: str, argv: Optional[Sequence[str]] = None,
             default_lib_dir is not None and default_lib_dir.is_dir():
         args.lib_dir = str(default_lib_dir)
     try:
-        return run_from_args(args, [experiment_id])
+        return run_from_args(args, [experiment])
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

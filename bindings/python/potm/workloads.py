@@ -301,6 +301,14 @@ def _stamp_workload(app: str, thread_flag: str, sizes: tuple[str, ...],
 #: One workload per STAMP application (each has its own library and sizes).
 STAMP_WORKLOADS: tuple[Workload, ...] = tuple(_stamp_workload(*app) for app in STAMP_APPS)
 
+#: The STAMP cases as STAMP's own evaluation reports them: (case name,
+#: application, suffix of its input sets): every application once, kmeans
+#: and vacation at low ("<set>") and high ("<set>-high") contention.
+STAMP_CASES: tuple[tuple[str, str, str], ...] = tuple(
+    case for app, _, sizes, _ in STAMP_APPS
+    for case in (((f"{app}-low", app, ""), (f"{app}-high", app, "-high"))
+                 if "real-high" in sizes else ((app, app, ""),)))
+
 #: STMBench7's operation mixes and structure sizes (stmbench7/README.md).
 SB7_MIXES: tuple[str, ...] = ("r", "rw", "w")
 SB7_SIZES: tuple[str, ...] = ("tiny", "small", "medium", "big")

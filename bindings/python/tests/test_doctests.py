@@ -12,7 +12,8 @@ import pytest
 
 import potm
 
-MODULES = sorted(m.name for m in pkgutil.iter_modules(potm.__path__, "potm."))
+#: Every module of the package, those of its subpackages included.
+MODULES = sorted(m.name for m in pkgutil.walk_packages(potm.__path__, "potm."))
 
 
 @pytest.mark.parametrize("name", MODULES)

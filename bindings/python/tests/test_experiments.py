@@ -26,6 +26,7 @@ import pytest
 import potm
 import potm.experiments
 import potm.reproduce
+from potm.experiments import registry
 from conftest import SEED_CRASH, SOURCE_DIR, build_dir, compile_fake
 from potm._lib import LibraryDir
 from potm.cli import main
@@ -94,20 +95,109 @@ def test_registry_lists_every_experiment() -> None:
 def test_select_and_unknown_ids() -> None:
     assert [e.id for e in select(["fig-7-*"])] == ["fig-7-1", "fig-7-2", "fig-7-3",
                                                    "fig-7-4", "fig-7-6"]
-    assert [e.id for e in select(["fig-3.11", "overhead"])] == ["overhead", "fig-3.11"]
+    assert [e.id for e in select(["overhead", "fig-3.11"])] == ["fig-3.11", "overhead"]
+    assert [e.id for e in select(["fig-3.*"])][:4] == ["fig-3.6", "fig-3.7", "fig-3.8",
+                                                        "fig-3.10"]
     with pytest.raises(ValueError, match="no experiment matches 'fig-9'"):
         select(["fig-9"])
     with pytest.raises(ValueError, match="unknown experiment 'x'"):
         experiment("x")
 
 
-def test_every_experiment_has_a_script() -> None:
-    scripts = {}
-    for path in sorted(SCRIPTS_DIR.glob("*.py")):
-        found = re.findall(r'script_main\("([^"]+)"', path.read_text())
-        assert len(found) == 1, f"{path.name} names no experiment"
-        scripts[found[0]] = path.name
-    assert set(scripts) == EXPECTED_IDS
+def test_every_experiment_is_one_file_of_experiments() -> None:
+    """Each file of experiments/ defines one experiment, the registry's,
+    and runs it as a script."""
+    assert registry.definitions_dir().resolve() == SCRIPTS_DIR.resolve()
+    ids = {}
+    for path in registry.definition_files(SCRIPTS_DIR):
+        exp = registry.load_definition(path)
+        assert exp == experiment(exp.id)
+        assert "script_main(EXPERIMENT" in path.read_text(), path.name
+        ids[exp.id] = path.name
+    assert set(ids) == EXPECTED_IDS
+
+
+def test_axis_labels_carry_units() -> None:
+    """Every figure names its value axis itself (a unit, a percentage or a
+    ratio), not with a column name."""
+    for exp in EXPERIMENTS.values():
+        renders: list[Any] = [exp.render]
+        while renders:
+            r = renders.pop()
+            if isinstance(r, Derived):
+                renders.append(r.render)
+            elif isinstance(r, Combined):
+                renders += [r.main, *r.extra.values()]
+            elif hasattr(r, "ylabel"):
+                label = r.ylabel
+                assert label, f"{exp.id}: {type(r).__name__} has no ylabel"
+                assert re.search(r"\(.+\)|%| / |speedup", label), f"{exp.id}: {label!r}"
+            else:
+                assert all("(" in label for label in r.labels), exp.id
+
+
+def _write_definition(directory: Path, name: str, exp_id: str) -> None:
+    (directory / f"{name}.py").write_text(
+        "from potm.experiments import Case, Experiment, Grid, NormalizedBars\n"
+        "GRID = Grid((Case('bank', 'bank'),), ('tl2',))\n"
+        f"EXPERIMENT = Experiment({exp_id!r}, 't', 't', GRID, GRID, NormalizedBars('tl2'))\n")
+
+
+def test_definitions_directory_from_the_environment(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    _write_definition(tmp_path, "b", "t-9")
+    _write_definition(tmp_path, "a", "t-10")
+    _write_definition(tmp_path, "c", "t-10b")
+    (tmp_path / "_helper.py").write_text("raise RuntimeError('not an experiment')\n")
+    monkeypatch.setenv(registry.EXPERIMENTS_DIR_ENV, str(tmp_path))
+    assert list(potm.experiments.EXPERIMENTS) == ["t-9", "t-10", "t-10b"]
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "d.py").write_text("X = 1\n")
+    monkeypatch.setenv(registry.EXPERIMENTS_DIR_ENV, str(other))
+    with pytest.raises(ValueError, match="d.py defines no EXPERIMENT"):
+        select()
+    (other / "d.py").write_text("import nope\n")
+    with pytest.raises(ValueError, match="d.py failed to load: ModuleNotFoundError"):
+        select()
+    twice = tmp_path / "twice"
+    twice.mkdir()
+    _write_definition(twice, "x", "t-1")
+    _write_definition(twice, "y", "t-1")
+    monkeypatch.setenv(registry.EXPERIMENTS_DIR_ENV, str(twice))
+    with pytest.raises(ValueError, match="'t-1' is defined twice: in x.py and y.py"):
+        select()
+    monkeypatch.setenv(registry.EXPERIMENTS_DIR_ENV, str(tmp_path / "nowhere"))
+    with pytest.raises(FileNotFoundError, match="not a directory"):
+        select()
+
+
+def test_installed_package_carries_the_definitions(fake_backends: Path,
+                                                   tmp_path: Path) -> None:
+    """An install outside a checkout (bindings/python/CMakeLists.txt copies
+    experiments/*.py into potm/_experiments) lists and runs them."""
+    site = tmp_path / "site"
+    shutil.copytree(Path(potm.__file__).parent, site / "potm",
+                    ignore=shutil.ignore_patterns("__pycache__", "_libs"))
+    shutil.copytree(SCRIPTS_DIR, site / "potm" / "_experiments",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.md"))
+    env = {k: v for k, v in os.environ.items() if k != registry.EXPERIMENTS_DIR_ENV}
+    env["PYTHONPATH"] = str(site)
+    done = subprocess.run([sys.executable, "-m", "potm", "experiments", "--lib-dir",
+                           str(fake_backends)], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, check=False, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert {line.split()[0] for line in done.stdout.splitlines()[3:] if line} == EXPECTED_IDS
+    probe = "from potm.experiments import registry; print(registry.definitions_dir())"
+    where = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert where == str(site / "potm" / "_experiments")
+    done = subprocess.run([sys.executable, str(site / "potm" / "_experiments" / "overhead.py"),
+                           "--no-progress", "--out", str(tmp_path / "out"), "--lib-dir",
+                           str(fake_backends)], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, check=False, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "overhead.csv").is_file()
 
 
 def test_grid_sweeps_and_variants(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -198,9 +288,9 @@ def test_reproduce_quick_with_the_fake(fake_backends: Path, tmp_path: Path,
     assert (out_dir / "overhead.png").stat().st_size > 1000
     assert "throughput of seq: gl 1.00x, tl2 1.00x" in (out_dir / "overhead.txt").read_text()
     summary = (out_dir / "summary.txt").read_text().splitlines()
-    assert summary[1].split()[:2] == ["overhead", "ok"]
-    assert summary[2].split()[:3] == ["fig-3.10", "skipped", "backend"]
-    assert "overhead.png" in summary[1]
+    assert summary[1].split()[:3] == ["fig-3.10", "skipped", "backend"]
+    assert summary[2].split()[:2] == ["overhead", "ok"]
+    assert "overhead.png" in summary[2]
     assert "variant 'pot' left out" in out
 
 
@@ -442,7 +532,7 @@ def test_pot_experiments_quick(pot_quick: tuple[Path, dict[str, Any]], exp_id: s
     exp = experiment(exp_id)
     grid = exp.grid("quick")
     built = set(LibraryDir(build_dir()).backends())
-    series = {variant(v).name for v in grid.variants if variant(v).backend in built}
+    series = {v.name for v in grid.resolved_variants() if v.backend in built}
     assert {r["variant"] for r in rows} == series
     assert {r["benchmark"] for r in rows} == {c.name for c in grid.cases}
     assert {int(r["threads"]) for r in rows} == set(grid.threads)
@@ -537,10 +627,19 @@ def test_htm_figures_run_stamp() -> None:
 
 SUBMODULES = sorted(m.name for m in pkgutil.walk_packages(potm.experiments.__path__,
                                                          "potm.experiments."))
+DEFINITIONS = sorted(p.name for p in registry.definition_files(SCRIPTS_DIR))
 
 
 @pytest.mark.parametrize("name", SUBMODULES)
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS,
                              extraglobs={"potm": potm})
+    assert result.failed == 0
+
+
+@pytest.mark.parametrize("name", DEFINITIONS)
+def test_definition_docstring_examples(name: str) -> None:
+    registry.load_definition(SCRIPTS_DIR / name)
+    module = sys.modules[f"potm_experiment_{name[:-3]}"]
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0

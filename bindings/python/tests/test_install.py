@@ -43,6 +43,16 @@ def test_pip_install_builds_and_finds_the_libraries(tmp_path: Path,
     cli = subprocess.run([str(env_dir / "bin" / "potm"), "backends"], check=True, env=env,
                          cwd=tmp_path, capture_output=True, text=True)
     assert "libpotm-tl2.so" in cli.stdout
+    # The experiment definitions come with the package: listed and read
+    # from the install, not from this checkout.
+    listed = subprocess.run([str(env_dir / "bin" / "potm"), "experiments"], check=True,
+                            env=env, cwd=tmp_path, capture_output=True, text=True)
+    ids = {line.split()[0] for line in listed.stdout.splitlines()[3:] if line}
+    assert {"overhead", "fig-3.7", "fig-3.10", "fig-7-1", "table-7.3"} <= ids
+    where = subprocess.run([str(python), "-c", "from potm.experiments import registry; "
+                            "print(registry.definitions_dir())"], check=True, env=env,
+                           cwd=tmp_path, capture_output=True, text=True).stdout.strip()
+    assert where.startswith(str(env_dir)) and where.endswith("_experiments")
     # STAMP without a checkout: the installed input table makes kmeans'
     # points and yada's mesh (with the installed generator) in the cache.
     cache = tmp_path / "cache"

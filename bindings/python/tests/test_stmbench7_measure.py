@@ -1,21 +1,29 @@
-"""stmbench7/measure.py's summary on a JSON-lines file of runs (the format
-its matrix writes), without running STMBench7: the medians, the Pot
-thesis's two views and where starvation appears."""
+"""'potm measure stmbench7': its summary on a JSON-lines file of runs (the
+format its matrix writes), without running STMBench7: the medians, the Pot
+thesis's two views and where starvation appears; and one tiny matrix on
+the binaries of the C build, when they are built."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-from conftest import SOURCE_DIR
+import pytest
 
-MEASURE = SOURCE_DIR / "stmbench7" / "measure.py"
+import potm
+from conftest import build_dir
+
+#: The command, from the package under test.
+MEASURE = [sys.executable, "-m", "potm", "measure", "stmbench7"]
+ENV = dict(os.environ, PYTHONPATH=str(Path(potm.__file__).parent.parent))
 
 
 def run_line(variant: str, threads: int, throughput: float,
-             ops: dict[str, tuple[int, int, float, float]]) -> dict:
+             ops: dict[str, tuple[int, int, float, float]]) -> dict[str, Any]:
     """One run of the rw mix, structural modifications off; ops maps an
     operation to (executions, aborts, total seconds, worst latency us)."""
     per_operation = {name: {"count": n, "aborts": a, "total_time_s": t, "max_latency_us": m}
@@ -43,8 +51,8 @@ def write_runs(path: Path) -> None:
 def test_summary_views_and_starvation(tmp_path: Path) -> None:
     runs = tmp_path / "runs.jsonl"
     write_runs(runs)
-    out = subprocess.run([sys.executable, str(MEASURE), "--summary", str(runs)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([*MEASURE, "--summary", str(runs)],
+                         capture_output=True, text=True, check=True, env=ENV).stdout
     # Medians and spread.
     assert "| off | rw | tl2 | 1 | 3 | 1000 | 900..1100 |" in out
     # Figure 3.10: each variant over tl2 at its thread count; 3.12: over
@@ -60,3 +68,27 @@ def test_summary_views_and_starvation(tmp_path: Path) -> None:
     assert "| rw | coarse | 2 | 0.000 | 0.00 |  | 0.00 | 40.0 | 4.0 |" in starvation
     # Single-thread rows are not part of that view.
     assert "| rw | tl2 | 1 |" not in starvation
+
+
+def test_a_tiny_matrix_on_the_build(tmp_path: Path) -> None:
+    """tl2 and pot under another order (pot@round-robin), one mix, both
+    structural-modification settings, short runs."""
+    build = build_dir()
+    needed = [build / "stmbench7" / f"stmbench7-{b}" for b in ("tl2", "pot")]
+    missing = [p.name for p in needed if not p.is_file()]
+    if missing:
+        pytest.skip(f"not built in {build}/stmbench7: {', '.join(missing)}")
+    runs = tmp_path / "runs.jsonl"
+    proc = subprocess.run([*MEASURE, "--build", str(build), "--out", str(runs), "--size",
+                           "tiny", "--duration-ms", "100", "--reps", "1", "--workloads", "rw",
+                           "--structural-mods", "false,true", "--configs", "tl2:1",
+                           "pot@round-robin:2"],
+                          capture_output=True, text=True, env=ENV, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in runs.read_text().splitlines()]
+    assert [(d["variant"], d["threads"], d["workload"], d["structural_mods"])
+            for d in lines] == [("tl2", 1, "rw", False), ("pot@round-robin", 2, "rw", False),
+                                ("tl2", 1, "rw", True), ("pot@round-robin", 2, "rw", True)]
+    assert all(d["ops"] > 0 for d in lines)
+    assert "| off | rw | pot@round-robin | 2 | 1 |" in proc.stdout
+    assert "Figure 3.12" in proc.stdout

@@ -30,7 +30,7 @@ from matplotlib.figure import Figure
 
 from potm.experiments.variants import Variant, variant
 from potm.table import SweepTable
-from potm.workloads import SINGLE_THREAD_BACKENDS
+from potm.workloads import SINGLE_THREAD_BACKENDS, STAMP_CASES
 
 #: quick: about a minute on 2 cores; full: the real sizes.
 Scale = Literal["quick", "full"]
@@ -44,6 +44,17 @@ class Case:
     name: str
     workload: str
     params: Mapping[str, Any] = field(default_factory=dict)
+
+
+def stamp_cases(size: str) -> tuple[Case, ...]:
+    """Every STAMP case (potm.workloads.STAMP_CASES: kmeans and vacation at
+    low and high contention) at the input set size.
+
+    >>> [c.params for c in stamp_cases("paper") if c.name.startswith("kmeans")]
+    [{'size': 'paper'}, {'size': 'paper-high'}]
+    """
+    return tuple(Case(name, app, {"size": size + flavour})
+                 for name, app, flavour in STAMP_CASES)
 
 
 @dataclass(frozen=True)

@@ -135,18 +135,21 @@ def _with_keys(table: SweepTable, keys: Sequence[KeyNumber], line: str) -> str:
 
 @dataclass(frozen=True)
 class NormalizedBars:
-    """Bars of value / value of the baseline variant, per benchmark."""
+    """Bars of value / value of the baseline variant, per benchmark
+    (ylabel: instead of "<value> relative to <baseline>")."""
 
     baseline: str
     value: str = "throughput"
     group: str = "benchmark"
     series: str = "variant"
+    ylabel: str = ""
     keys: tuple[KeyNumber, ...] = ()
 
     def __call__(self, table: SweepTable, exp: Experiment) -> Rendered:
         fig = normalized_bars(table, self.value, group=self.group, series=self.series,
                               baseline=self.baseline, title=exp.title,
-                              ylabel=f"{self.value} relative to {self.baseline}")
+                              ylabel=self.ylabel or f"{self.value} relative to "
+                                                    f"{self.baseline}")
         ratios = bar_ratios(table, self.value, group=self.group, series=self.series,
                             baseline=self.baseline)
         raw = point_stats(table, self.value, [self.group, self.series])
@@ -195,13 +198,16 @@ class Bars:
 
 @dataclass(frozen=True)
 class Speedup:
-    """Speedup over the baseline variant at its smallest thread count."""
+    """Speedup over the baseline variant at its smallest thread count
+    (xlabel, ylabel: instead of the column name and "speedup over ...")."""
 
     baseline: str
     value: str = "throughput"
     x: str = "threads"
     series: str = "variant"
     panel: Optional[str] = "benchmark"
+    xlabel: str = ""
+    ylabel: str = ""
 
     def __call__(self, table: SweepTable, exp: Experiment) -> Rendered:
         first = min(unique(table, self.x))
@@ -209,7 +215,9 @@ class Speedup:
         cores = usable_cores()
         fig = speedup_lines(table, self.value, x=self.x, series=self.series, baseline=base,
                             panel=self.panel, title=exp.title, cores=cores,
-                            ylabel=f"speedup over {self.baseline}, {self.x}={first}")
+                            xlabel=self.xlabel or None,
+                            ylabel=self.ylabel or f"speedup over {self.baseline}, "
+                                                  f"{self.x}={first}")
         data = speedups(table, self.value, x=self.x, series=self.series, baseline=base,
                         panel=self.panel)
         rows = [[str(p), str(s), str(xv), str(st.runs), format_cell(st)]

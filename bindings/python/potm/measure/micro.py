@@ -1,11 +1,11 @@
-#!/usr/bin/env python3
-"""Run potm microbenchmarks across backends and thread counts; print a table.
+"""``potm measure micro``: microbenchmark binaries across backends and threads.
 
 Each workload (a benchmark name plus its options, e.g. ``"intset -s rb -i
 4096"``) runs on every chosen backend at every thread count, ``--repeat``
-times.  Repetitions are interleaved (all configurations once, then all
-again, ...) so that a slow spell of a noisy machine spreads over all of
-them instead of spoiling one.  The table shows medians:
+times, as the binaries ``<build>/bench/<bench>-<backend>``.  Repetitions
+are interleaved (all configurations once, then all again, ...) so that a
+slow spell of a noisy machine spreads over all of them instead of spoiling
+one.  The table shows medians:
 
 * throughput in millions of transactions per second,
 * the ratio to the ``seq`` backend at one thread, measured in the same
@@ -15,14 +15,22 @@ them instead of spoiling one.  The table shows medians:
 
 A run that crashes, times out, exits non-zero or fails its verification is
 reported as FAILED with the tail of its stderr; the others go on, and the
-script exits with status 1 at the end.  The raw JSON lines and CSV files
+command exits with status 1 at the end.  The raw JSON lines and CSV files
 (one row per run, one per configuration) go to ``--out``.
 
 Examples::
 
-    python3 scripts/bench_table.py                     # the default table
-    python3 scripts/bench_table.py --build build --repeat 3
-    python3 scripts/bench_table.py "intset -s sl" "bank -a 256" --threads 1 2 8
+    potm measure micro                                  # the default table
+    potm measure micro --build build --repeat 3
+    potm measure micro "intset -s sl" "bank -a 256" --threads 1 2 8
+
+Example:
+    >>> parse_workload("intset -s rb -u 20").label
+    'intset -s rb -u 20'
+    >>> parse_workload("bank -t 2")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: workload 'bank -t 2': -t is set by potm measure micro (use --threads, --duration)
 """
 
 from __future__ import annotations
@@ -40,11 +48,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from potm.measure.common import default_build
+
 DEFAULT_WORKLOAD = "intset -s rb -i 4096 -r 8192 -u 20"
 DEFAULT_BACKENDS = ("seq", "gl", "tl2")
 BASELINE_BACKEND = "seq"
 STDERR_TAIL_LINES = 6
-# Options the script sets itself; a workload must not repeat them.
+# Options the runner sets itself; a workload must not repeat them.
 RESERVED_OPTIONS = ("-t", "-d", "-H", "-h")
 
 
@@ -152,7 +162,7 @@ def parse_workload(text: str) -> Workload:
     for w in words[1:]:
         if w[:2] in RESERVED_OPTIONS:
             raise argparse.ArgumentTypeError(
-                f"workload '{text}': {w[:2]} is set by the script "
+                f"workload '{text}': {w[:2]} is set by potm measure micro "
                 "(use --threads, --duration)")
     return Workload(words[0], tuple(words[1:]))
 
@@ -330,23 +340,19 @@ def write_outputs(out: Path, summaries: dict[Config, Summary]) -> None:
             ])
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    """The command line."""
-    p = argparse.ArgumentParser(
-        description="Run potm microbenchmarks across backends and thread "
-                    "counts and print median throughput, the ratio to seq at "
-                    "1 thread, the speedup and the abort rate.")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of 'potm measure micro'."""
     p.add_argument("workloads", nargs="*", type=parse_workload,
                    metavar="WORKLOAD",
                    help=f"benchmark and its options, quoted (default: "
                         f"'{DEFAULT_WORKLOAD}')")
-    p.add_argument("--build", type=Path, default=Path("build"),
-                   help="CMake build directory (default: build)")
+    p.add_argument("--build", type=Path, default=Path(default_build()),
+                   help="CMake build directory (default: $POTMPY_LIB_DIR, else build)")
     p.add_argument("--backends", nargs="+", metavar="B",
                    help="backends (default: those of seq gl tl2 that are built)")
     p.add_argument("--threads", nargs="+", type=int, default=[1, 2], metavar="N",
                    help="thread counts (default: 1 2)")
-    p.add_argument("--repeat", type=int, default=5,
+    p.add_argument("--repeat", "--reps", dest="repeat", type=int, default=5,
                    help="runs per configuration; the table shows medians "
                         "(default: 5)")
     p.add_argument("--duration", type=int, default=1000, metavar="MS",
@@ -360,25 +366,28 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--out", type=Path, default=None,
                    help="directory for runs.jsonl, runs.csv and summary.csv "
                         "(default: <build>/bench-table)")
-    args = p.parse_args(argv)
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """ValueError for option values no run could use."""
     if args.repeat < 1:
-        p.error("--repeat must be at least 1")
+        raise ValueError("--repeat must be at least 1")
     if args.duration < 1:
-        p.error("--duration must be at least 1 ms")
+        raise ValueError("--duration must be at least 1 ms")
     if any(t < 1 for t in args.threads):
-        p.error("--threads: thread counts must be at least 1")
+        raise ValueError("--threads: thread counts must be at least 1")
     for b in args.backends or ():
         if not b or not all(ch.isalnum() or ch == "-" for ch in b):
-            p.error(f"--backends: '{b}' is not a backend name (give the "
-                    "workloads before the options, or after --)")
+            raise ValueError(f"--backends: '{b}' is not a backend name (give the "
+                             "workloads before the options, or after --)")
     if not args.workloads:
         args.workloads = [parse_workload(DEFAULT_WORKLOAD)]
-    return args
 
 
-def main(argv: Sequence[str]) -> int:
-    """Run the sweep; 0 if every run succeeded, 1 if any failed, 2 on usage."""
-    args = parse_args(argv)
+def main(args: argparse.Namespace) -> int:
+    """Run the sweep; 0 if every run succeeded, 1 if any failed, 2 when
+    the binaries are not built."""
+    check_arguments(args)
     build: Path = args.build
     workloads: list[Workload] = args.workloads
     threads: list[int] = list(dict.fromkeys(args.threads))
@@ -397,12 +406,12 @@ def main(argv: Sequence[str]) -> int:
             elif args.backends:
                 missing.append(f"{w.bench}-{b}")
     if missing:
-        print(f"bench_table: not built in {build}: {', '.join(missing)}",
+        print(f"potm measure micro: not built in {build}: {', '.join(missing)}",
               file=sys.stderr)
         return 2
     backends = [b for b in backends if any((w.bench, b) in binaries for w in workloads)]
     if not backends:
-        print(f"bench_table: no benchmark binaries in {build}/bench for "
+        print(f"potm measure micro: no benchmark binaries in {build}/bench for "
               f"{', '.join(args.backends or DEFAULT_BACKENDS)}: build first "
               "(cmake --build <dir>)", file=sys.stderr)
         return 2
@@ -420,7 +429,7 @@ def main(argv: Sequence[str]) -> int:
 
     todo = [s for s in summaries.values() if not s.skipped]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"bench_table: {len(todo)} configurations x {args.repeat} runs on "
+    print(f"potm measure micro: {len(todo)} configurations x {args.repeat} runs on "
           f"{os.cpu_count()} CPUs (load average {load:.2f}), build {build}",
           flush=True)
     started = time.monotonic()
@@ -442,7 +451,3 @@ def main(argv: Sequence[str]) -> int:
     print(f"\nraw JSON lines: {out / 'runs.jsonl'}; CSV: {out / 'runs.csv'}, "
           f"{out / 'summary.csv'}")
     return 1 if any(s.failed for s in summaries.values()) else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

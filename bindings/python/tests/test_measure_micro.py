@@ -1,0 +1,54 @@
+"""'potm measure micro': the microbenchmark table of a build's binaries
+(skipped, saying why, when they are not built), its files and its usage
+errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import potm
+from conftest import build_dir
+
+#: The command, from the package under test.
+MEASURE = [sys.executable, "-m", "potm", "measure", "micro"]
+ENV = dict(os.environ, PYTHONPATH=str(Path(potm.__file__).parent.parent))
+
+
+def test_table_and_files(tmp_path: Path) -> None:
+    build = build_dir()
+    missing = [b for b in ("seq", "tl2") if not (build / "bench" / f"intset-{b}").is_file()]
+    if missing:
+        pytest.skip(f"intset-{', intset-'.join(missing)} not built in {build}/bench")
+    proc = subprocess.run([*MEASURE, "intset -s rb -i 256 -r 512 -u 20", "--build", str(build),
+                           "--backends", "seq", "tl2", "--threads", "1", "2", "--repeat", "2",
+                           "--duration", "50", "--out", str(tmp_path)],
+                          capture_output=True, text=True, env=ENV, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "intset -s rb -i 256 -r 512 -u 20 -d 50" in proc.stdout
+    assert "seq runs one thread only" in proc.stdout
+    rows = {(r["backend"], r["threads"]): r
+            for r in csv.DictReader(open(tmp_path / "summary.csv", newline=""))}
+    assert rows[("seq", "2")]["status"] == "skipped"
+    assert rows[("seq", "1")]["status"] == "ok" and rows[("seq", "1")]["runs"] == "2"
+    assert float(rows[("seq", "1")]["ratio_vs_seq_1t"]) == 1.0
+    assert rows[("tl2", "2")]["ok_runs"] == "2"
+    assert float(rows[("tl2", "2")]["throughput_median"]) > 0
+    lines = (tmp_path / "runs.jsonl").read_text().splitlines()
+    assert len(lines) == 6 and all(json.loads(line)["verified"] for line in lines)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["bank -t 2"], "-t is set by potm measure micro"),
+    (["--repeat", "0"], "--repeat must be at least 1"),
+    (["--backends", "nope", "--build", "/nonexistent"], "not built in /nonexistent"),
+])
+def test_usage_errors(args: list[str], message: str) -> None:
+    proc = subprocess.run([*MEASURE, *args], capture_output=True, text=True, env=ENV)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
