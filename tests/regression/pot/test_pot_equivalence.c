@@ -1,5 +1,5 @@
 /*
- * tests/test_pot_equivalence.c — what a Pot run computes is what the same
+ * tests/regression/pot/test_pot_equivalence.c — what a Pot run computes is what the same
  * transactions compute one after the other in the sequencer's order.
  *
  *  - replay: every transaction's result and the final state equal those of

@@ -1,5 +1,5 @@
 /*
- * tests/test_pot_weighted.c — the weighted order (POTM_SEQUENCER=weighted,
+ * tests/regression/pot/test_pot_weighted.c — the weighted order (POTM_SEQUENCER=weighted,
  * tm_set_weight): round-robin generalized by virtual finish time.
  *
  *  - the commit order is exactly the model's: thread i's k-th transaction

@@ -1,5 +1,5 @@
 /*
- * tests/test_pot_util.h — what the Pot tests share: running a program's
+ * tests/common/test_pot_util.h — what the Pot tests share: running a program's
  * transactions on n registered threads, recording each transaction's place
  * in the order, replaying them sequentially, hashing.
  *

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check_run.h"
+#include "check_run.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SCALE 4     /* ASan is ~4x slower: fewer operations, same checks */

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../check_run.h"
+#include "check_run.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SCALE 4

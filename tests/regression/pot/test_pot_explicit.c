@@ -1,5 +1,5 @@
 /*
- * tests/test_pot_explicit.c — the explicit-order sequencer
+ * tests/regression/pot/test_pot_explicit.c — the explicit-order sequencer
  * (POTM_SEQUENCER=explicit, tm_set_next_order) and the Pot settings.
  *
  *  - slots handed to threads in an order unrelated to their ids commit in

@@ -1,7 +1,7 @@
 /*
- * tests/htm/test_pot_htm.c — what is particular to Pot on hardware TM
- * (pot-rtm, pot-rot), beyond the Pot tests (tests/pot.cmake) that they pass
- * like pot:
+ * tests/regression/htm/test_pot_htm.c — what is particular to Pot on
+ * hardware TM (pot-rtm, pot-rot), beyond the Pot tests
+ * (tests/regression/pot) that they pass like pot:
  *
  *  - the statistics add up: every commit is either fast (in its turn: a
  *    rollback-only transaction or software in place) or speculative (a
@@ -22,14 +22,14 @@
  * (POTM_TEST_HTM_HARDWARE for pot-rtm, a POWER8 machine for pot-rot).
  */
 #define _GNU_SOURCE
-#include "../test_pot_util.h"
+#include "test_pot_util.h"
 
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check_run.h"
+#include "check_run.h"
 
 #define NTHREADS 4
 #define PER_THREAD 60

@@ -1,5 +1,5 @@
 /*
- * tests/test_pot_determinism.c — same program, same input, same thread
+ * tests/regression/pot/test_pot_determinism.c — same program, same input, same thread
  * count: same commit order and same final state, run after run.
  *
  * Built twice (tests/pot.cmake): against pot, where every deterministic

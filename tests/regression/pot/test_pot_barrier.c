@@ -1,5 +1,5 @@
 /*
- * tests/test_pot_barrier.c — tm barriers and membership events in the
+ * tests/regression/pot/test_pot_barrier.c — tm barriers and membership events in the
  * deterministic order, and the report of a thread that stalls the order.
  *
  *  - uneven work, non-transactional work between transactions, threads
