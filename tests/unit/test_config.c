@@ -39,9 +39,12 @@ typedef struct setting {
 	const char *choices[6];        /* STRING, NULL-ended; the first is the default */
 } setting_t;
 
-#define U(env, f, lo, hi, d) { env, #f, offsetof(tm_config_t, f), UINT, lo, hi, d, { NULL } }
-#define B(env, f, d) { env, #f, offsetof(tm_config_t, f), BOOL, 0, 1, d, { NULL } }
-#define S(env, f, ...) { env, #f, offsetof(tm_config_t, f), STRING, 0, 0, 0, { __VA_ARGS__, NULL } }
+#define U(env, f, lo, hi, d) \
+	{ env, #f, offsetof(tm_config_t, f), UINT, lo, hi, d, { NULL } }
+#define B(env, f, d) \
+	{ env, #f, offsetof(tm_config_t, f), BOOL, 0, 1, d, { NULL } }
+#define S(env, f, ...) \
+	{ env, #f, offsetof(tm_config_t, f), STRING, 0, 0, 0, { __VA_ARGS__, NULL } }
 static const setting_t settings[] = {
 	U("POTM_MAX_THREADS", max_threads, 1, 4096, 256),
 	B("POTM_PIN", pin, 0),
@@ -91,7 +94,7 @@ static const char *get_str(const tm_config_t *c, const setting_t *s)
 	return (const char *)c + s->offset;
 }
 
-/* ---- the environment ---------------------------------------------------------- */
+/* ---- the environment --------------------------------------------------- */
 
 extern char **environ;
 
@@ -168,7 +171,7 @@ static void assert_names_allowed(const setting_t *s, const char *msg, const char
 	}
 }
 
-/* ---- accepted values ------------------------------------------------------------ */
+/* ---- accepted values --------------------------------------------------- */
 
 START_TEST(test_bounds_accepted)
 {
@@ -199,7 +202,7 @@ START_TEST(test_bounds_accepted)
 }
 END_TEST
 
-/* ---- refused values ---------------------------------------------------------------- */
+/* ---- refused values ---------------------------------------------------- */
 
 static void expect_refused(const setting_t *s, const char *val)
 {
@@ -249,7 +252,7 @@ START_TEST(test_bad_values_refused)
 }
 END_TEST
 
-/* ---- the names ---------------------------------------------------------------------- */
+/* ---- the names --------------------------------------------------------- */
 
 START_TEST(test_unknown_variable_refused)
 {
@@ -313,7 +316,7 @@ START_TEST(test_build_variables_ignored)
 }
 END_TEST
 
-/* ---- defaults ------------------------------------------------------------------------- */
+/* ---- defaults ---------------------------------------------------------- */
 
 START_TEST(test_defaults_documented)
 {
@@ -365,7 +368,7 @@ START_TEST(test_init_null_is_defaults)
 }
 END_TEST
 
-/* ---- tm_init ----------------------------------------------------------------------------- */
+/* ---- tm_init ----------------------------------------------------------- */
 
 /* tm_init(&c) refuses c, naming field, variable and allowed values, and
  * starts nothing. */

@@ -127,7 +127,7 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* ---- the grace period ---------------------------------------------------------- */
+/* ---- the grace period -------------------------------------------------- */
 
 /* The Pot modes in which a transaction runs while another commits (PoGL's
  * wait for their turn at begin). */
@@ -219,7 +219,7 @@ START_TEST(test_grace_period_waits_for_reader)
 }
 END_TEST
 
-/* ---- shutdown ------------------------------------------------------------------- */
+/* ---- shutdown ---------------------------------------------------------- */
 
 static unsigned char *kept;
 
@@ -249,7 +249,7 @@ START_TEST(test_shutdown_returns_exited_frees)
 }
 END_TEST
 
-/* ---- aborted and cancelled attempts ------------------------------------------------ */
+/* ---- aborted and cancelled attempts ------------------------------------ */
 
 #define ATTEMPTS 3
 static unsigned char *volatile attempt_block[ATTEMPTS];
@@ -320,7 +320,7 @@ START_TEST(test_detector)
 }
 END_TEST
 
-/* ---- the batch paths -------------------------------------------------------------- */
+/* ---- the batch paths --------------------------------------------------- */
 
 static void *blocks[POLLED + 8];
 
@@ -413,7 +413,7 @@ START_TEST(test_call_rcu_with_two_threads)
 }
 END_TEST
 
-/* ---- outside a transaction --------------------------------------------------------- */
+/* ---- outside a transaction --------------------------------------------- */
 
 static void *free_unregistered(void *p)
 {

@@ -47,7 +47,7 @@ static void init_order(const char *mode, const char *sequencer)
 	ck_assert_str_eq(tm_current_config()->sequencer, sequencer);
 }
 
-/* ---- schedules ----------------------------------------------------------- */
+/* ---- schedules --------------------------------------------------------- */
 
 #define MAXT 6
 #define MAXOPS 16
@@ -156,7 +156,7 @@ static void model(const parsed_t *p, bool weighted, uint64_t slot[MAXT][MAXOPS +
 	}
 }
 
-/* ---- running a schedule ---------------------------------------------------- */
+/* ---- running a schedule ------------------------------------------------ */
 
 static parsed_t run_p;
 static tm_barrier_t run_bar[MAXB];
@@ -243,7 +243,7 @@ static void run_and_check(const sched_t *s, unsigned w_all, bool model_weighted,
 	ck_assert_uint_eq(mix, want_mix);
 }
 
-/* ---- round-robin ------------------------------------------------------------ */
+/* ---- round-robin ------------------------------------------------------- */
 
 /* Thread 1 exits early; threads 0 and 2 meet at a barrier that thread 2's
  * arrival releases; the weights must change nothing. */
@@ -305,7 +305,7 @@ START_TEST(test_round_robin)
 }
 END_TEST
 
-/* ---- weighted ------------------------------------------------------------------ */
+/* ---- weighted ---------------------------------------------------------- */
 
 /* Ties (2+2 = 1+3 = 4), a heavy transaction, an early exit, a barrier. */
 static const sched_t w_ties = {
@@ -382,7 +382,7 @@ START_TEST(test_equal_weights_round_robin)
 }
 END_TEST
 
-/* ---- explicit ------------------------------------------------------------------- */
+/* ---- explicit ---------------------------------------------------------- */
 
 #define XSLOTS 60
 #define XTHREADS 3
@@ -511,7 +511,7 @@ START_TEST(test_explicit_supplied_once)
 }
 END_TEST
 
-/* ---- no order ---------------------------------------------------------------------- */
+/* ---- no order ---------------------------------------------------------- */
 
 static long plain;
 

@@ -17,9 +17,10 @@
  *    make the tests run anyway (POTM_HTM_FALLBACK_ONLY, POTM_HTM_FORCE),
  *    tm_init fails with TM_ERR_UNSUPPORTED and says why.
  *
- * Here (AMD, qemu-ppc64le) the tests run the software fast path and the
- * ordering for real; the hardware paths run only where the CPU has them
- * (POTM_TEST_HTM_HARDWARE for pot-rtm, a POWER8 machine for pot-rot).
+ * Without the hardware (an x86-64 CPU without RTM, qemu-ppc64le) the tests
+ * run the software fast path and the ordering for real; the hardware
+ * paths run only where the CPU has them (POTM_TEST_HTM_HARDWARE for
+ * pot-rtm, a POWER8 CPU for pot-rot).
  */
 #define _GNU_SOURCE
 #include "test_pot_util.h"

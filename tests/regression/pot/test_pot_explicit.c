@@ -241,7 +241,7 @@ START_TEST(test_gap_is_reported)
 	ck_assert_int_eq(tm_set_next_order(0), 0);
 	plain_tx();
 	ck_assert_int_eq(tm_set_next_order(2), 0);
-	plain_tx();   /* aborts the process after 200 ms */
+	plain_tx();   /* aborts the process after POTM_TURN_TIMEOUT_MS */
 }
 END_TEST
 
