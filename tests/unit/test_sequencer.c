@@ -255,8 +255,9 @@ static const sched_t rr_exit_barrier = {
 	},
 };
 
-/* Thread 0 is released by its own arrival, after thread 2 parked early;
- * thread 1 leaves while the others are parked or running. */
+/* Thread 0's own arrival releases the first barrier, where thread 2
+ * parked early; thread 1 leaves while the others are parked or running;
+ * thread 2's arrival releases the second. */
 static const sched_t rr_uneven = {
 	"uneven phases", 4, {
 		"T T T T T B T T B T",
@@ -432,8 +433,8 @@ static void x_thread(unsigned id, void *arg)
 START_TEST(test_explicit)
 {
 	const char *mode = pot_sequenced_modes[_i];
-	/* Each thread owns slots on both sides of the barrier and of thread
-	 * 2's exit, and some run of consecutive slots changes thread. */
+	/* The schedule is what it says: every thread owns slots on both
+	 * sides of the barrier. */
 	unsigned owned[XTHREADS][2] = { { 0 } };
 	for (unsigned s = 0; s < XSLOTS; s++)
 		owned[x_owner(s)][s >= X_BARRIER_AT]++;
