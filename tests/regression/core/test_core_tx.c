@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../check_run.h"
+#include "check_run.h"
 
 #define IS(b) (strcmp(POTM_BACKEND_NAME, b) == 0)
 /* seq keeps no log: it cannot roll back. */

@@ -1,6 +1,6 @@
 /*
  * Concurrency invariants, each under 2 threads and under oversubscription
- * (8 threads on the 2-core machines): bank totals over 10^6 transfers,
+ * (8 threads): bank totals over 10^6 transfers,
  * exact shared counters, opacity (a doomed transaction never sees an
  * inconsistent snapshot), sub-word writes racing on one word,
  * allocation churn with deferred reclamation, bulk frees with polled
@@ -23,10 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check_run.h"
+#include "check_run.h"
 
 #if defined(__SANITIZE_ADDRESS__)
-#define SCALE 4     /* ASan is ~4x slower: fewer operations, same checks */
+#define SCALE 4     /* under ASan: fewer operations, the same checks */
 #else
 #define SCALE 1
 #endif
@@ -488,9 +488,7 @@ static void long_progress(unsigned n)
 	assert_big_balanced();
 	ck_assert_int_eq(long_bad_sums, 0);
 	/* tl2 takes the token after at most 32 aborts (TL2_STARVING_ABORTS),
-	 * and the holder runs irrevocably: it cannot lose that attempt.
-	 * Without the token, 8 threads here drove a long transaction to 58
-	 * attempts. */
+	 * and the holder runs irrevocably: it cannot lose that attempt. */
 	if (strcmp(POTM_BACKEND_NAME, "tl2") == 0)
 		ck_assert_msg(long_max_attempts <= 32 + 1,
 		              "a long transaction took %u attempts (the commit token "

@@ -1,8 +1,9 @@
 /*
- * tests/test_pot_determinism.c — same program, same input, same thread
- * count: same commit order and same final state, run after run.
+ * tests/regression/pot/test_pot_determinism.c — same program, same input,
+ * same thread count: same commit order and same final state, run after
+ * run.
  *
- * Built twice (tests/pot.cmake): against pot, where every deterministic
+ * Built twice (this directory's CMakeLists.txt): against pot, where every deterministic
  * mode must give one commit-order hash and one final-state hash over 20
  * runs of each program at 2, 4 and 8 threads; and against tl2, where the
  * same runs must differ at least once — evidence that the test can see a

@@ -1,6 +1,7 @@
 /*
- * tests/check_run.h — the end of every Check test's main(): run the suite
- * (forking each test, Check's default), report, exit status for ctest.
+ * tests/common/check_run.h — the end of every Check test's main(): run
+ * the suite (forking each test, Check's default), report, exit status for
+ * ctest.
  */
 #ifndef POTM_TESTS_CHECK_RUN_H
 #define POTM_TESTS_CHECK_RUN_H

@@ -1,4 +1,4 @@
-/* tests/test_pot_util.c — see test_pot_util.h. */
+/* tests/common/test_pot_util.c — see test_pot_util.h. */
 #define _GNU_SOURCE
 #include "test_pot_util.h"
 

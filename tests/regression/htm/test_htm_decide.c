@@ -8,7 +8,7 @@
 #include "rot_decide.h"
 #include "rtm_decide.h"
 
-#include "../check_run.h"
+#include "check_run.h"
 
 /* ---- Intel RTM: _xbegin status ---------------------------------------- */
 

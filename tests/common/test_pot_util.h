@@ -1,7 +1,7 @@
 /*
- * tests/test_pot_util.h — what the Pot tests share: running a program's
- * transactions on n registered threads, recording each transaction's place
- * in the order, replaying them sequentially, hashing.
+ * tests/common/test_pot_util.h — what the Pot tests share: running a
+ * program's transactions on n registered threads, recording each
+ * transaction's place in the order, replaying them sequentially, hashing.
  *
  * A test program is a set of transactions named by (thread id, per-thread
  * index k).  What transaction (id, k) does depends only on (id, k) and on

@@ -4,7 +4,7 @@
  * ordered puts, top-K), stashed transactions all committing, no read of a
  * partial reconciliation, the classifier splitting a hot record and
  * joining it again, offline workers not holding up phases, API misuse,
- * a stress run of 8 threads on 2 cores with a phase change every
+ * a stress run of 8 threads (oversubscribed) with a phase change every
  * millisecond, and, on deterministic backends, what potm/doppel.h promises
  * stays deterministic: the commit order while nothing is split, the final
  * state of records changed only by splittable operations while split.
@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../check_run.h"
+#include "check_run.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SCALE 4
@@ -467,7 +467,7 @@ START_TEST(split_exact_2)
 }
 END_TEST
 
-/* 8 threads on 2 cores, a phase change every millisecond. */
+/* 8 threads, more than the cores, a phase change every millisecond. */
 START_TEST(split_stress_8)
 {
 	split_run(8, 1, 25000);

@@ -1,6 +1,7 @@
 /*
- * tests/test_pot_equivalence.c — what a Pot run computes is what the same
- * transactions compute one after the other in the sequencer's order.
+ * tests/regression/pot/test_pot_equivalence.c — what a Pot run computes is
+ * what the same transactions compute one after the other in the
+ * sequencer's order.
  *
  *  - replay: every transaction's result and the final state equal those of
  *    a sequential replay in slot order (tm_last_order), for every mode;

@@ -1,7 +1,7 @@
 /*
- * tests/htm/test_pot_htm.c — what is particular to Pot on hardware TM
- * (pot-rtm, pot-rot), beyond the Pot tests (tests/pot.cmake) that they pass
- * like pot:
+ * tests/regression/htm/test_pot_htm.c — what is particular to Pot on
+ * hardware TM (pot-rtm, pot-rot), beyond the Pot tests
+ * (tests/regression/pot) that they pass like pot:
  *
  *  - the statistics add up: every commit is either fast (in its turn: a
  *    rollback-only transaction or software in place) or speculative (a
@@ -17,19 +17,20 @@
  *    make the tests run anyway (POTM_HTM_FALLBACK_ONLY, POTM_HTM_FORCE),
  *    tm_init fails with TM_ERR_UNSUPPORTED and says why.
  *
- * Here (AMD, qemu-ppc64le) the tests run the software fast path and the
- * ordering for real; the hardware paths run only where the CPU has them
- * (POTM_TEST_HTM_HARDWARE for pot-rtm, a POWER8 machine for pot-rot).
+ * Without the hardware (an x86-64 CPU without RTM, qemu-ppc64le) the tests
+ * run the software fast path and the ordering for real; the hardware
+ * paths run only where the CPU has them (POTM_TEST_HTM_HARDWARE for
+ * pot-rtm, a POWER8 CPU for pot-rot).
  */
 #define _GNU_SOURCE
-#include "../test_pot_util.h"
+#include "test_pot_util.h"
 
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check_run.h"
+#include "check_run.h"
 
 #define NTHREADS 4
 #define PER_THREAD 60

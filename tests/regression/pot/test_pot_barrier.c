@@ -1,6 +1,7 @@
 /*
- * tests/test_pot_barrier.c — tm barriers and membership events in the
- * deterministic order, and the report of a thread that stalls the order.
+ * tests/regression/pot/test_pot_barrier.c — tm barriers and membership
+ * events in the deterministic order, and the report of a thread that
+ * stalls the order.
  *
  *  - uneven work, non-transactional work between transactions, threads
  *    exiting early, barriers whose count shrinks as threads leave: no

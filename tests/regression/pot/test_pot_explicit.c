@@ -1,5 +1,5 @@
 /*
- * tests/test_pot_explicit.c — the explicit-order sequencer
+ * tests/regression/pot/test_pot_explicit.c — the explicit-order sequencer
  * (POTM_SEQUENCER=explicit, tm_set_next_order) and the Pot settings.
  *
  *  - slots handed to threads in an order unrelated to their ids commit in
@@ -241,7 +241,7 @@ START_TEST(test_gap_is_reported)
 	ck_assert_int_eq(tm_set_next_order(0), 0);
 	plain_tx();
 	ck_assert_int_eq(tm_set_next_order(2), 0);
-	plain_tx();   /* aborts the process after 200 ms */
+	plain_tx();   /* aborts the process after POTM_TURN_TIMEOUT_MS */
 }
 END_TEST
 

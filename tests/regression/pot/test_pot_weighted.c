@@ -1,6 +1,7 @@
 /*
- * tests/test_pot_weighted.c — the weighted order (POTM_SEQUENCER=weighted,
- * tm_set_weight): round-robin generalized by virtual finish time.
+ * tests/regression/pot/test_pot_weighted.c — the weighted order
+ * (POTM_SEQUENCER=weighted, tm_set_weight): round-robin generalized by
+ * virtual finish time.
  *
  *  - the commit order is exactly the model's: thread i's k-th transaction
  *    ends at virtual time w(i,0) + ... + w(i,k) after the start barrier,

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../stmbench7/sb7_text.h"
+#include "../../../stmbench7/sb7_text.h"
 
-#include "../check_run.h"
+#include "check_run.h"
 
 __thread unsigned long sb7_stores_by_this_thread;
 
