@@ -122,7 +122,7 @@ static inline bool pot_htm_may_commit(const pot_htm_thread_t *h)
 {
 	if (!pot_is_turn(&h->pt))
 		return false;
-	return pot_order.mode != POT_DESTM || seq_round_mates_started();
+	return !pot_order.mode.rounds || seq_round_mates_started();
 }
 
 /* Fast mode in software: in place, undo-logged (the thesis's fast mode;
@@ -177,24 +177,16 @@ static void pot_htm_cancel_in_turn(pot_htm_thread_t *h)
 static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 {
 	pot_thread_t *p = &h->pt;
-	switch (pot_order.mode) {
-	case POT_POGL:
+	if (pot_order.mode.global_lock) {
 		pot_wait_outside_rcu(p, POT_WAIT_TURN);
 		pot_htm_run_fast(h);
 		return;
-	case POT_DESTM:
-		/* "Cannot start before the previous round finished." */
+	}
+	if (pot_order.mode.rounds)   /* "cannot start before the previous round finished" */
 		pot_wait_outside_rcu(p, POT_WAIT_ROUND);
-		break;
-	case POT_ORDERED:
-		break;
-	case POT_FULL:
-	case POT_FAST:
-		if (pot_is_turn(p)) {
-			pot_htm_run_fast(h);   /* fast mode: begun in its turn */
-			return;
-		}
-		break;
+	if (pot_order.mode.fast_mode && pot_is_turn(p)) {
+		pot_htm_run_fast(h);   /* fast mode: begun in its turn */
+		return;
 	}
 	if (!pot_htm.fallback_only) {
 		for (unsigned attempt = 0; attempt < pot_htm.retries; attempt++) {

@@ -27,8 +27,6 @@
 
 #include "sequencer.h"
 
-enum pot_mode { POT_FULL, POT_FAST, POT_ORDERED, POT_POGL, POT_DESTM };
-
 typedef struct pot_thread {
 	potm_thread_t th;              /* first: the core's descriptor */
 	seq_turn_key_t key;            /* what "my turn" looks like */
@@ -37,36 +35,26 @@ typedef struct pot_thread {
 } pot_thread_t;
 
 static struct {
-	enum pot_mode mode;
+	potm_mode_policy_t mode;       /* POTM_MODE's row (lib/pot_modes.h) */
 	bool explicit_order;           /* POTM_SEQUENCER=explicit */
 	bool weighted;                 /* POTM_SEQUENCER=weighted */
 } pot_order;
 
-/* Parse POTM_MODE / POTM_SEQUENCER and start the sequencer.  backend names
- * the backend in messages.  Returns 0 or -1 (potm_error). */
+/* Take the mode and the order tm_init parsed, and start the sequencer.
+ * backend names the backend in messages.  Returns 0 or -1 (potm_error). */
 static inline int pot_order_init(const char *backend, const tm_config_t *cfg)
 {
-	static const char *const names[] = {
-		[POT_FULL] = "pot", [POT_FAST] = "pot-fast", [POT_ORDERED] = "pot-ordered",
-		[POT_POGL] = "pogl", [POT_DESTM] = "destm",
-	};
-	int mode = -1;
-	for (int m = 0; m < (int)(sizeof names / sizeof *names); m++)
-		if (strcmp(cfg->mode, names[m]) == 0)
-			mode = m;
-	if (mode < 0)
-		return potm_error("%s: unknown mode \"%s\" (POTM_MODE); allowed: pot, "
-		                  "pot-fast, pot-ordered, pogl, destm", backend, cfg->mode);
-	pot_order.mode = (enum pot_mode)mode;
-	pot_order.explicit_order = strcmp(cfg->sequencer, "explicit") == 0;
-	pot_order.weighted = strcmp(cfg->sequencer, "weighted") == 0;
-	if (pot_order.mode == POT_DESTM && strcmp(cfg->sequencer, "round-robin") != 0)
-		return potm_error("%s: POTM_MODE=destm runs in rounds of the "
-		                  "threads' turns and needs POTM_SEQUENCER=round-robin",
-		                  backend);
+	pot_order.mode = potm_mode_policies[potm_cfg_mode];
+	pot_order.explicit_order = potm_cfg_sequencer == POTM_SEQUENCER_EXPLICIT;
+	pot_order.weighted = potm_cfg_sequencer == POTM_SEQUENCER_WEIGHTED;
+	/* Rounds are rounds of the members' turns: only round-robin has them. */
+	if (pot_order.mode.rounds && potm_cfg_sequencer != POTM_SEQUENCER_ROUND_ROBIN)
+		return potm_error("%s: POTM_MODE=%s runs in rounds of the threads' "
+		                  "turns and needs POTM_SEQUENCER=round-robin",
+		                  backend, pot_order.mode.name);
 	return seq_init(pot_order.explicit_order ? SEQ_EXPLICIT_ORDER : SEQ_ROUND_ROBIN,
 	                cfg->max_threads, cfg->turn_timeout_ms,
-	                pot_order.mode == POT_DESTM, pot_order.weighted);
+	                pot_order.mode.rounds, pot_order.weighted);
 }
 
 /* A top-level transaction begins (or restarts): in weighted order, declare
@@ -115,8 +103,8 @@ static inline __attribute__((always_inline)) void pot_order_pass(pot_thread_t *p
 
 enum pot_wait_for {
 	POT_WAIT_TURN,    /* our turn */
-	POT_WAIT_ROUND,   /* destm: the round after our previous slot began */
-	POT_WAIT_COMMIT,  /* our turn, and (destm) every round-mate started */
+	POT_WAIT_ROUND,   /* rounds: the round after our previous slot began */
+	POT_WAIT_COMMIT,  /* our turn, and (rounds) every round-mate started */
 };
 
 /* Wait for the order before the transaction has read anything (or after a
@@ -133,7 +121,7 @@ static inline void pot_wait_outside_rcu(pot_thread_t *p, enum pot_wait_for what)
 		seq_round_begin(&p->th);
 		break;
 	case POT_WAIT_COMMIT:
-		if (pot_order.mode == POT_DESTM)
+		if (pot_order.mode.rounds)
 			seq_round_wait_mates(&p->th);
 		/* fall through */
 	case POT_WAIT_TURN:

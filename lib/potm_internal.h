@@ -18,6 +18,8 @@
 
 #include <potm/tm.h>
 
+#include "pot_modes.h"
+
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -256,6 +258,19 @@ extern const potm_backend_t potm_backend;
 
 /* The configuration in force (valid between tm_init and tm_shutdown). */
 extern tm_config_t potm_cfg;
+
+/* POTM_SEQUENCER's values: the order a deterministic backend's
+ * transactions take effect in (lib/sequencer.h). */
+enum potm_sequencer {
+	POTM_SEQUENCER_ROUND_ROBIN,  /* "round-robin": by logical id, in rounds */
+	POTM_SEQUENCER_WEIGHTED,     /* "weighted": by weighted finish time */
+	POTM_SEQUENCER_EXPLICIT,     /* "explicit": tm_set_next_order's slots */
+	POTM_SEQUENCER_COUNT
+};
+
+/* POTM_SEQUENCER, parsed once by tm_init (lib/config.c), valid as long
+ * as potm_cfg; POTM_MODE's is potm_cfg_mode (lib/pot_modes.h). */
+extern enum potm_sequencer potm_cfg_sequencer;
 
 /* ---- errors ------------------------------------------------------------ */
 

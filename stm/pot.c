@@ -147,9 +147,6 @@ static struct {
 	volatile uintptr_t *stripes POTM_ALIGNED;
 	uintptr_t mask;
 	unsigned shift;
-	bool promote;          /* live promotion */
-	bool mark_stripes;     /* speculative readers exist (all but pogl) */
-	bool count_fast;       /* fast mode exists (pot, pot-fast) */
 	bool solo_unmarked;    /* P5 is in force */
 	bool serial_on;        /* P6: POTM_SERIAL, in a mode with fast mode
 	                          or pogl */
@@ -255,7 +252,7 @@ static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
 	tx->fast_word = (uintptr_t)(clock + 1) << 1 | 1;
 	pot_set_fast(tx, true);
 	tx->pt.th.txd.undo.plain_max = pot.serial_at;   /* P6: 0: no mark */
-	pot_set_mark(tx, pot.mark_stripes);
+	pot_set_mark(tx, pot_order.mode.speculative);
 	potm_undo_clear(&tx->pt.th.txd.undo);
 }
 
@@ -431,7 +428,7 @@ static bool pot_spec_load(pot_tx_t *tx, const void *a, unsigned size, uint64_t *
 		}
 		/* Written after our snapshot.  If that writer handed the turn
 		 * to us, promotion revalidates and we read in place. */
-		if (pot.promote && pot_holds_turn(tx)) {
+		if (pot_order.mode.live_promotion && pot_holds_turn(tx)) {
 			pot_promote(tx);
 			return false;
 		}
@@ -449,7 +446,7 @@ static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 	 * stop now rather than at the end of a long body. */
 	if (unlikely(pot.serial_on) && __atomic_load_n(&pot.serial, __ATOMIC_RELAXED))
 		pot_abort(tx, TM_ABORT_SERIAL);
-	if (pot.promote && pot_holds_turn(tx)) {
+	if (pot_order.mode.live_promotion && pot_holds_turn(tx)) {
 		pot_promote(tx);
 		return tm_load_bytes_(a, size);
 	}
@@ -467,7 +464,7 @@ static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 static void pot_write_spec(pot_tx_t *tx, void *a, unsigned size, uint64_t b) __attribute__((noinline));
 static void pot_write_spec(pot_tx_t *tx, void *a, unsigned size, uint64_t b)
 {
-	if (pot.promote && pot_holds_turn(tx)) {
+	if (pot_order.mode.live_promotion && pot_holds_turn(tx)) {
 		pot_promote(tx);
 		pot_fast_write(tx, a, size, b);
 		return;
@@ -559,9 +556,14 @@ int tm_tx_start_(tm_txd_t *d)
 	} else {
 		pot_order_declare(&tx->pt);
 	}
-	switch (pot_order.mode) {
-	case POT_FULL:
-	case POT_FAST: {
+	if (pot_order.mode.global_lock) {
+		/* PoGL: the turn is the lock; nobody reads beside its holder. */
+		if (!pot_holds_turn(tx))
+			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
+		pot_enter_fast(tx, seq_clock());
+		if (pot.serial_on)   /* P6 */
+			tx->pt.th.txd.flags |= TM_TXD_SERIAL;
+	} else if (pot_order.mode.fast_mode) {
 		uint64_t s = seq_load_state();
 		/* Weighted order: a heavy transaction that already lost a
 		 * speculative attempt would most likely lose the next one
@@ -591,23 +593,11 @@ int tm_tx_start_(tm_txd_t *d)
 		} else {
 			pot_begin_spec(tx);
 		}
-		break;
-	}
-	case POT_ORDERED:
+	} else {
+		/* Rounds: "cannot start before the previous round finished". */
+		if (pot_order.mode.rounds)
+			pot_wait_outside_rcu(&tx->pt, POT_WAIT_ROUND);
 		pot_begin_spec(tx);
-		break;
-	case POT_POGL:
-		if (!pot_holds_turn(tx))
-			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
-		pot_enter_fast(tx, seq_clock());
-		if (pot.serial_on)   /* P6: nobody reads beside a pogl holder */
-			tx->pt.th.txd.flags |= TM_TXD_SERIAL;
-		break;
-	case POT_DESTM:
-		/* "Cannot start before the previous round finished." */
-		pot_wait_outside_rcu(&tx->pt, POT_WAIT_ROUND);
-		pot_begin_spec(tx);
-		break;
 	}
 	return 1;
 }
@@ -619,7 +609,7 @@ int tm_tx_start_(tm_txd_t *d)
  * (P3), or retry in the turn. */
 static void pot_wait_turn_and_validate(pot_tx_t *tx)
 {
-	if (pot_order.mode == POT_DESTM)
+	if (pot_order.mode.rounds)
 		seq_round_wait_mates(&tx->pt.th);   /* "nor commit before its round-mates started" */
 	pot_stop_reading(tx);
 	seq_wait_turn(&tx->pt.th, &tx->pt.key);
@@ -667,7 +657,7 @@ void tm_tx_end_(tm_txd_t *d)
 		if (tx->pt.th.txd.flags & TM_TXD_SERIAL)
 			POTM_STAT_INC(&tx->pt.th, serial);
 		pot_set_fast(tx, false);
-		if (pot.count_fast)
+		if (pot_order.mode.fast_mode)
 			POTM_STAT_INC(&tx->pt.th, fast_commits);
 		tx->pt.last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
 	} else {
@@ -728,12 +718,10 @@ static int pot_init(const tm_config_t *cfg)
 {
 	if (pot_order_init("pot", cfg) != 0)
 		return -1;
-	pot.promote = pot_order.mode == POT_FULL;
-	pot.mark_stripes = pot_order.mode != POT_POGL;
-	pot.count_fast = pot_order.mode == POT_FULL || pot_order.mode == POT_FAST;
+	const potm_mode_policy_t *m = &pot_order.mode;
 	/* P5 needs the asymmetric barrier; without it (old kernels, qemu-user)
 	 * fast transactions always mark. */
-	pot.solo_unmarked = pot.count_fast && !pot_order.explicit_order &&
+	pot.solo_unmarked = m->fast_mode && !pot_order.explicit_order &&
 		potm_membarrier_ok;
 	size_t n = (size_t)1 << cfg->lock_bits;
 	pot.stripes = calloc(n, sizeof(uintptr_t));
@@ -744,8 +732,8 @@ static int pot_init(const tm_config_t *cfg)
 	}
 	pot.mask = n - 1;
 	pot.shift = cfg->stripe_shift;
-	pot.serial_on = cfg->serial && (pot.count_fast || pot_order.mode == POT_POGL);
-	pot.serial_fast = cfg->serial && pot.count_fast;
+	pot.serial_on = cfg->serial && (m->fast_mode || m->global_lock);
+	pot.serial_fast = cfg->serial && m->fast_mode;
 	pot.serial_at = pot.serial_fast ? cfg->serial_writes : 0;
 	pot.serial = 0;
 	pot.serial_epoch = 0;

@@ -28,3 +28,7 @@ potm_add_check_test(pot-explicit
 potm_add_check_test(pot-weighted
   SOURCES ${_pot_tests}/test_pot_weighted.c ${_pot_tests}/test_pot_util.c
   BACKENDS ${_pot_backends} tl2 TIMEOUT 180)
+# Pot's modes: tm_mode_name's list, each mode's policy row, the refusal of
+# an unknown POTM_MODE; every backend library parses POTM_MODE.
+potm_add_check_test(pot-modes
+  SOURCES ${_pot_tests}/test_pot_modes.c TIMEOUT 60)

@@ -44,10 +44,11 @@ typedef struct tm_config {
 	int verbose;            /* POTM_VERBOSE      0|1, default 0 */
 	/* Deterministic execution (the pot backend; others ignore these). */
 	char mode[24];          /* POTM_MODE  pot | pot-fast | pot-ordered |
-	                           pogl | destm, default "pot": Pot with live
-	                           promotion, without it (Pot*), ordered commits
-	                           only (Pot-), a preordered global lock, or
-	                           round-based DeSTM */
+	                           pogl | destm (tm_mode_name), default "pot":
+	                           Pot with fast mode and live promotion, Pot*
+	                           without live promotion, Pot- with ordered
+	                           commit only, PoGL (the preordered global
+	                           lock) or round-based DeSTM */
 	char sequencer[16];     /* POTM_SEQUENCER round-robin | weighted |
 	                           explicit, default "round-robin": the order
 	                           comes from the threads' logical ids, from
@@ -116,6 +117,10 @@ void tm_config_default(tm_config_t *cfg);
 /* Apply the POTM_* environment variables to *cfg.  Returns 0, or -1 with
  * tm_last_error() naming the bad variable and its allowed values. */
 int tm_config_from_env(tm_config_t *cfg);
+
+/* The i-th value POTM_MODE allows (tm_config_t.mode), NULL past the last:
+ * for (unsigned i = 0; tm_mode_name(i); i++) lists them all. */
+const char *tm_mode_name(unsigned i);
 
 #ifdef __cplusplus
 }
