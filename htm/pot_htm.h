@@ -51,7 +51,7 @@
  * the turn and fall back to fast mode; a transient abort (a conflict, most
  * likely with the fast transaction's stores): re-run fast if the turn has
  * come, else wait until the current fast transaction has finished
- * (seq_wait_holder_idle), then retry in hardware.
+ * (seqr_wait_holder_idle), then retry in hardware.
  *
  * Modes (POTM_MODE): pot and pot-fast are the design above (hardware has
  * no live promotion: a SPEC transaction that finds its turn at commit
@@ -122,7 +122,7 @@ static inline bool pot_htm_may_commit(const pot_htm_thread_t *h)
 {
 	if (!pot_is_turn(&h->pt))
 		return false;
-	return !pot_order.mode.rounds || seq_round_mates_started();
+	return !pot_order.mode.rounds || seqr_round_mates_started();
 }
 
 /* Fast mode in software: in place, undo-logged (the thesis's fast mode;
@@ -163,7 +163,7 @@ static void pot_htm_cancel_in_turn(pot_htm_thread_t *h) __attribute__((noreturn)
 static void pot_htm_cancel_in_turn(pot_htm_thread_t *h)
 {
 	h->path = POT_PATH_NONE;
-	h->pt.last_order = seq_clock();
+	h->pt.last_order = seqr_clock();
 	pot_order_pass(&h->pt);
 	__atomic_store_n(h->pt.busy, 0, __ATOMIC_RELAXED);
 	potm_tx_cancelled(&h->pt.th);
@@ -213,7 +213,7 @@ static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 			/* Most likely a conflict with the fast transaction's
 			 * stores: retrying before it ends would only meet
 			 * them again. */
-			seq_wait_holder_idle(p->th.id);
+			seqr_wait_holder_idle(p->th.id);
 		}
 	}
 	pot_wait_outside_rcu(p, POT_WAIT_COMMIT);
@@ -270,7 +270,7 @@ void tm_tx_end_(tm_txd_t *d)
 	h->path = POT_PATH_NONE;
 	/* Committed in our turn (H1): the clock is our slot; passing the turn
 	 * publishes the commit to the order. */
-	h->pt.last_order = seq_clock();
+	h->pt.last_order = seqr_clock();
 	pot_order_pass(&h->pt);
 	__atomic_store_n(h->pt.busy, 0, __ATOMIC_RELAXED);
 	potm_tx_committed(&h->pt.th, ro);
@@ -346,7 +346,7 @@ static int pot_htm_init(const tm_config_t *cfg)
 
 static void pot_htm_shutdown(void)
 {
-	seq_shutdown();
+	seqr_shutdown();
 }
 
 static int pot_htm_thread_init(potm_thread_t *t)

@@ -29,7 +29,7 @@
 
 typedef struct pot_thread {
 	potm_thread_t th;              /* first: the core's descriptor */
-	seq_turn_key_t key;            /* what "my turn" looks like */
+	seqr_turn_key_t key;            /* what "my turn" looks like */
 	uint32_t *busy;                /* our busy word in the sequencer */
 	uint64_t last_order;           /* tm_last_order() */
 } pot_thread_t;
@@ -52,9 +52,9 @@ static inline int pot_order_init(const char *backend, const tm_config_t *cfg)
 		return potm_error("%s: POTM_MODE=%s runs in rounds of the threads' "
 		                  "turns and needs POTM_SEQUENCER=round-robin",
 		                  backend, pot_order.mode.name);
-	return seq_init(pot_order.explicit_order ? SEQ_EXPLICIT_ORDER : SEQ_ROUND_ROBIN,
-	                cfg->max_threads, cfg->turn_timeout_ms,
-	                pot_order.mode.rounds, pot_order.weighted);
+	return seqr_init(pot_order.explicit_order ? SEQR_EXPLICIT_ORDER : SEQR_ROUND_ROBIN,
+	                 cfg->max_threads, cfg->turn_timeout_ms,
+	                 pot_order.mode.rounds, pot_order.weighted);
 }
 
 /* A top-level transaction begins (or restarts): in weighted order, declare
@@ -64,7 +64,7 @@ static inline int pot_order_init(const char *backend, const tm_config_t *cfg)
 static inline void pot_order_declare(const pot_thread_t *p)
 {
 	if (unlikely(pot_order.weighted))
-		seq_declare(p->th.id, seq_weight(p->th.id));
+		seqr_declare(p->th.id, seqr_weight(p->th.id));
 }
 
 /* The same for a transaction that will run alone (serial mode, stm/pot.c
@@ -77,18 +77,18 @@ static inline void pot_order_declare(const pot_thread_t *p)
 static inline void pot_order_declare_alone(const pot_thread_t *p)
 {
 	if (unlikely(pot_order.weighted))
-		seq_declare(p->th.id, 1);
+		seqr_declare(p->th.id, 1);
 }
 
 static inline bool pot_is_turn(const pot_thread_t *p)
 {
-	return seq_is_turn(&p->key);
+	return seqr_is_turn(&p->key);
 }
 
 /* Every transaction of the explicit order needs a slot supplied first. */
 static inline void pot_order_check_supplied(const pot_thread_t *p)
 {
-	if (unlikely(pot_order.explicit_order && p->key.want == SEQ_HOLDER_MASK))
+	if (unlikely(pot_order.explicit_order && p->key.want == SEQR_HOLDER_MASK))
 		tm_misuse_("POTM_SEQUENCER=explicit: call tm_set_next_order() "
 		           "before each transaction");
 }
@@ -97,8 +97,8 @@ static inline void pot_order_check_supplied(const pot_thread_t *p)
 static inline __attribute__((always_inline)) void pot_order_pass(pot_thread_t *p)
 {
 	if (pot_order.explicit_order)
-		seq_supply_done(p->th.id, &p->key);
-	seq_pass(p->th.id, false);
+		seqr_supply_done(p->th.id, &p->key);
+	seqr_pass(p->th.id, false);
 }
 
 enum pot_wait_for {
@@ -118,14 +118,14 @@ static inline void pot_wait_outside_rcu(pot_thread_t *p, enum pot_wait_for what)
 		potm_rcu_read_unlock(&p->th);
 	switch (what) {
 	case POT_WAIT_ROUND:
-		seq_round_begin(&p->th);
+		seqr_round_begin(&p->th);
 		break;
 	case POT_WAIT_COMMIT:
 		if (pot_order.mode.rounds)
-			seq_round_wait_mates(&p->th);
+			seqr_round_wait_mates(&p->th);
 		/* fall through */
 	case POT_WAIT_TURN:
-		seq_wait_turn(&p->th, &p->key);
+		seqr_wait_turn(&p->th, &p->key);
 		break;
 	}
 	if (rcu)
@@ -137,17 +137,17 @@ static inline void pot_wait_outside_rcu(pot_thread_t *p, enum pot_wait_for what)
 static inline void pot_order_thread_init(pot_thread_t *p)
 {
 	p->last_order = TM_ORDER_NONE;
-	p->busy = seq_busy_word(p->th.id);
+	p->busy = seqr_busy_word(p->th.id);
 	if (pot_order.explicit_order)
-		seq_key_none(&p->key);
+		seqr_key_none(&p->key);
 	else
-		seq_key_round_robin(&p->key, p->th.id);
-	seq_thread_join(p->th.id);   /* an event: joins at the next round boundary */
+		seqr_key_round_robin(&p->key, p->th.id);
+	seqr_thread_join(p->th.id);   /* an event: joins at the next round boundary */
 }
 
 static inline void pot_order_thread_fini(pot_thread_t *p)
 {
-	seq_thread_leave(&p->th);    /* an event: leaves in its own turn */
+	seqr_thread_leave(&p->th);    /* an event: leaves in its own turn */
 }
 
 /* ---- ordering hooks (barriers, explicit order) ------------------------------ */
@@ -155,13 +155,13 @@ static inline void pot_order_thread_fini(pot_thread_t *p)
 static void pot_order_arrive(potm_thread_t *t)
 {
 	if (!pot_order.explicit_order)
-		seq_event_acquire(t);
+		seqr_event_acquire(t);
 }
 
 static void pot_order_park(potm_thread_t *t)
 {
 	if (!pot_order.explicit_order)
-		seq_park(t->id);
+		seqr_park(t->id);
 }
 
 static void pot_order_release(potm_thread_t *t, const unsigned *parked, unsigned n)
@@ -169,9 +169,9 @@ static void pot_order_release(potm_thread_t *t, const unsigned *parked, unsigned
 	if (pot_order.explicit_order)
 		return;
 	if (t != NULL)
-		seq_release_parked(t->id, parked, n);
+		seqr_release_parked(t->id, parked, n);
 	else
-		seq_rejoin_unordered(parked, n);
+		seqr_rejoin_unordered(parked, n);
 }
 
 static int pot_order_set_next(potm_thread_t *t, uint64_t seqno)
@@ -179,12 +179,12 @@ static int pot_order_set_next(potm_thread_t *t, uint64_t seqno)
 	if (!pot_order.explicit_order)
 		return potm_error("tm_set_next_order: the sequencer is round-robin; "
 		                  "set POTM_SEQUENCER=explicit (tm_config_t.sequencer)");
-	return seq_supply(t->id, seqno, &((pot_thread_t *)t)->key);
+	return seqr_supply(t->id, seqno, &((pot_thread_t *)t)->key);
 }
 
 static int pot_order_set_weight(potm_thread_t *t, uint32_t weight)
 {
-	seq_set_weight(t->id, weight);   /* kept, unused, in the other orders */
+	seqr_set_weight(t->id, weight);   /* kept, unused, in the other orders */
 	return 0;
 }
 

@@ -289,7 +289,7 @@ static void pot_abort(pot_tx_t *tx, int cause)
 static void pot_promote(pot_tx_t *tx) __attribute__((noinline));
 static void pot_promote(pot_tx_t *tx)
 {
-	uint64_t clock = seq_clock();
+	uint64_t clock = seqr_clock();
 	if (clock != tx->rv && !pot_validate(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
 	pot_enter_fast(tx, clock);
@@ -365,7 +365,7 @@ static void pot_restart_serial(pot_tx_t *tx)
  * serial transaction store since it was taken (P6)? */
 static bool pot_snapshot_current(const pot_tx_t *tx)
 {
-	return (seq_clock() == tx->rv || pot_validate(tx)) &&
+	return (seqr_clock() == tx->rv || pot_validate(tx)) &&
 	       tx->epoch == __atomic_load_n(&pot.serial_epoch, __ATOMIC_ACQUIRE);
 }
 
@@ -391,7 +391,7 @@ static bool pot_extend(pot_tx_t *tx, uint64_t need)
 	if (!potm_cfg.extend)
 		return false;
 	uint64_t now;
-	for (unsigned i = 0; (now = seq_clock()) < need; i++) {
+	for (unsigned i = 0; (now = seqr_clock()) < need; i++) {
 		if (i < POT_MARKED_SPINS)
 			potm_cpu_relax();
 		else
@@ -524,7 +524,7 @@ static inline void pot_begin_spec(pot_tx_t *tx)
 	pot_set_fast(tx, false);
 	if (pot.serial_on)
 		pot_start_reading(tx);
-	tx->rv = seq_clock();
+	tx->rv = seqr_clock();
 }
 
 int tm_tx_start_(tm_txd_t *d)
@@ -543,7 +543,7 @@ int tm_tx_start_(tm_txd_t *d)
 		/* P5: nothing read yet; make sure no unmarked fast
 		 * transaction is still writing. */
 		potm_membarrier();
-		seq_wait_holder_idle(tx->pt.th.id);
+		seqr_wait_holder_idle(tx->pt.th.id);
 		tx->sync_first_tx = false;
 	}
 	__atomic_store_n(tx->pt.busy, 1, __ATOMIC_RELAXED);
@@ -560,11 +560,11 @@ int tm_tx_start_(tm_txd_t *d)
 		/* PoGL: the turn is the lock; nobody reads beside its holder. */
 		if (!pot_holds_turn(tx))
 			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
-		pot_enter_fast(tx, seq_clock());
+		pot_enter_fast(tx, seqr_clock());
 		if (pot.serial_on)   /* P6 */
 			tx->pt.th.txd.flags |= TM_TXD_SERIAL;
 	} else if (pot_order.mode.fast_mode) {
-		uint64_t s = seq_load_state();
+		uint64_t s = seqr_load_state();
 		/* Weighted order: a heavy transaction that already lost a
 		 * speculative attempt would most likely lose the next one
 		 * too (the others commit about its weight in short ones
@@ -572,19 +572,19 @@ int tm_tx_start_(tm_txd_t *d)
 		 * burning the caches the holder works in.  So does a serial
 		 * one (want_serial: hinted, above, or restarted at the mark). */
 		if (unlikely(((pot_order.weighted && tx->pt.th.attempt > 0 &&
-		               seq_weight(tx->pt.th.id) >= POT_HEAVY_WEIGHT) ||
+		               seqr_weight(tx->pt.th.id) >= POT_HEAVY_WEIGHT) ||
 		              tx->want_serial) &&
 		             (s & tx->pt.key.mask) != tx->pt.key.want)) {
 			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
-			s = seq_load_state();
+			s = seqr_load_state();
 		}
 		if ((s & tx->pt.key.mask) == tx->pt.key.want) {
-			pot_enter_fast(tx, s >> SEQ_HOLDER_BITS);   /* fast mode */
+			pot_enter_fast(tx, s >> SEQR_HOLDER_BITS);   /* fast mode */
 			/* P5: busy is stored above; the compiler must not move
 			 * the load of the count before it (the CPU may: that is
 			 * what the other side's membarrier is for). */
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			if (pot.solo_unmarked && seq_registered() == 1)
+			if (pot.solo_unmarked && seqr_registered() == 1)
 				pot_set_mark(tx, false);
 			if (unlikely(tx->want_serial)) {
 				tx->want_serial = false;
@@ -610,9 +610,9 @@ int tm_tx_start_(tm_txd_t *d)
 static void pot_wait_turn_and_validate(pot_tx_t *tx)
 {
 	if (pot_order.mode.rounds)
-		seq_round_wait_mates(&tx->pt.th);   /* "nor commit before its round-mates started" */
+		seqr_round_wait_mates(&tx->pt.th);   /* "nor commit before its round-mates started" */
 	pot_stop_reading(tx);
-	seq_wait_turn(&tx->pt.th, &tx->pt.key);
+	seqr_wait_turn(&tx->pt.th, &tx->pt.key);
 	if (!pot_snapshot_current(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
 }
@@ -623,7 +623,7 @@ static void pot_commit_spec(pot_tx_t *tx)
 {
 	pot_wait_turn_and_validate(tx);
 	if (tx->ws.n) {
-		uint64_t wv = seq_clock() + 1;
+		uint64_t wv = seqr_clock() + 1;
 		tx->fast_word = (uintptr_t)wv << 1 | 1;
 		for (size_t i = 0; i < tx->ws.n; i++)
 			pot_mark(tx, (const void *)tx->ws.e[i].addr);
@@ -664,7 +664,7 @@ void tm_tx_end_(tm_txd_t *d)
 		ro = tx->ws.n == 0;
 		pot_commit_spec(tx);
 		tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
-		tx->pt.last_order = seq_clock();
+		tx->pt.last_order = seqr_clock();
 	}
 	pot_stop_reading(tx);   /* a promoted attempt's */
 	pot_order_pass(&tx->pt);
@@ -706,7 +706,7 @@ void tm_cancel(void)
 	pot_set_fast(tx, false);
 	pot_stop_reading(tx);
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
-	tx->pt.last_order = seq_clock();
+	tx->pt.last_order = seqr_clock();
 	pot_order_pass(&tx->pt);
 	__atomic_store_n(tx->pt.busy, 0, __ATOMIC_RELAXED);
 	potm_tx_cancelled(&tx->pt.th);
@@ -726,7 +726,7 @@ static int pot_init(const tm_config_t *cfg)
 	size_t n = (size_t)1 << cfg->lock_bits;
 	pot.stripes = calloc(n, sizeof(uintptr_t));
 	if (pot.stripes == NULL) {
-		seq_shutdown();
+		seqr_shutdown();
 		return potm_error("pot: cannot allocate %zu stripe words (POTM_LOCK_BITS=%u)",
 		                  n, cfg->lock_bits);
 	}
@@ -743,7 +743,7 @@ static int pot_init(const tm_config_t *cfg)
 
 static void pot_shutdown(void)
 {
-	seq_shutdown();
+	seqr_shutdown();
 	free((void *)pot.stripes);
 	pot.stripes = NULL;
 	free(pot.reading);
