@@ -83,10 +83,10 @@
 #include <stdio.h>
 
 enum pot_htm_path {
-	POT_PATH_NONE,   /* between transactions */
-	POT_PATH_SPEC,   /* hardware transaction, before its turn */
-	POT_PATH_ROT,    /* fast: rollback-only hardware transaction */
-	POT_PATH_SW,     /* fast: in place, in software */
+	POT_PATH_NONE,           /* between transactions */
+	POT_PATH_SPEC,           /* hardware transaction, before its turn */
+	POT_PATH_ROLLBACK_ONLY,  /* fast: rollback-only hardware transaction */
+	POT_PATH_SW,             /* fast: in place, in software */
 };
 
 typedef struct pot_htm_thread {
@@ -253,7 +253,7 @@ void tm_tx_end_(tm_txd_t *d)
 		POTM_STAT_INC(&h->pt.th, htm_commits);
 		POTM_STAT_INC(&h->pt.th, spec_commits);
 		break;
-	case POT_PATH_ROT:
+	case POT_PATH_ROLLBACK_ONLY:
 		HTM_END();                /* a failure resumes in pot_htm_run_fast */
 		POTM_STAT_INC(&h->pt.th, htm_commits);
 		POTM_STAT_INC(&h->pt.th, fast_commits);

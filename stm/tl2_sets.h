@@ -380,8 +380,8 @@ static inline void tl2_write_in_place(potm_undo_t *undo, volatile uintptr_t *str
 	tl2_store_bytes(a, size, b);
 }
 
-/* Live promotion (Pot's, tl2's): apply a validated write set in place,
- * as the only writer.  Every stripe is marked first (one release fence
+/* Pot's live promotion and tl2's escalation: apply a validated write set
+ * in place, as the only writer.  Every stripe is marked first (one release fence
  * each), so no reader can accept a stored value before the commit
  * unmarks it; then the entries are stored, their old bytes logged. */
 static void tl2_ws_apply_in_place(const tl2_wset_t *ws, potm_undo_t *undo,

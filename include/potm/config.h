@@ -80,15 +80,15 @@ typedef struct tm_config {
 	                           256: tl2: a transaction whose write set
 	                           reaches this many words takes the commit
 	                           token if it is free and continues
-	                           irrevocably, in place (live promotion);
-	                           0 = never */
+	                           irrevocably, in place (escalation, tl2.c
+	                           I4; not Pot's live promotion); 0 = never */
 	unsigned promote_reads; /* POTM_PROMOTE_READS 0..16777216, default
 	                           16384: tl2: a transaction that has read
 	                           this many stripes shares its snapshot with
 	                           the other long readers and goes on with
 	                           plain reads, commits waiting meanwhile, if
 	                           it has written nothing; if it has, it
-	                           tries live promotion; 0 = never */
+	                           tries escalation; 0 = never */
 	int serial;             /* POTM_SERIAL 0/1, default 0: tl2, pot: a
 	                           long transaction (its writes reach
 	                           serial_writes, tl2: or it starves; or
@@ -106,8 +106,8 @@ typedef struct tm_config {
 	                           pot: its undo log, in its turn) make it
 	                           restart serially, in place of
 	                           promote_writes: a restart gives the attempt
-	                           up where live promotion keeps it, so it
-	                           waits for more; 0 = never (only hinted and
+	                           up where escalation keeps it, so it waits
+	                           for more; 0 = never (only hinted and
 	                           starving ones run serially) */
 } tm_config_t;
 
