@@ -16,10 +16,11 @@
  *                      inside: POTM_POTRTM_WAIT), POWER8 waits in
  *                      suspended mode (tsuspend./tresume.) and then commits
  *                      (it also makes its check of the turn suspended).
- *  fast (ROT)          POWER8: the transaction whose turn it is runs as a
- *                      rollback-only transaction (tbegin. R=1): its stores
- *                      are undone by the hardware on tm_restart/tm_cancel
- *                      and become visible only at tend.
+ *  fast (rollback-only)  POWER8: the transaction whose turn it is runs
+ *                      as a rollback-only transaction (tbegin. R=1): its
+ *                      stores are undone by the hardware on
+ *                      tm_restart/tm_cancel and become visible only at
+ *                      tend.
  *  fast (SW)           the transaction whose turn it is runs in place,
  *                      non-transactionally, with an undo log only for
  *                      explicit aborts (TM_TXD_UNDO): the thesis's fast
@@ -53,19 +54,23 @@
  * come, else wait until the current fast transaction has finished
  * (seqr_wait_holder_idle), then retry in hardware.
  *
- * Modes (POTM_MODE): pot and pot-fast are the design above (hardware has
- * no live promotion: a SPEC transaction that finds its turn at commit
- * simply commits); pot-ordered starts every transaction speculatively, even
- * in its turn (fast mode only after hardware failure); pogl runs every
- * transaction fast, in its turn; destm starts a transaction only once the
- * previous round finished and commits it only once all its round-mates
- * have started (checked inside the hardware transaction at commit).
+ * Modes (POTM_MODE, the flags of lib/pot_modes.h's policy table): with
+ * fast mode (pot, pot-fast) the design above; live promotion has no
+ * hardware counterpart (a SPEC transaction that finds its turn at commit
+ * simply commits), so pot and pot-fast behave alike.  Without fast mode
+ * (pot-ordered, destm) every transaction starts speculatively, even in its
+ * turn (fast mode only after hardware failure); with rounds (destm) a
+ * transaction starts only once the previous round finished and commits
+ * only once all its round-mates have started (checked inside the hardware
+ * transaction at commit).  With the global lock (pogl) every transaction
+ * runs fast, in its turn.
  *
- * Statistics: htm_starts/htm_commits count hardware transactions (SPEC and
- * ROT), spec_commits the SPEC commits, fast_commits the commits in fast
- * mode (ROT or SW), htm_fallbacks the transactions run in software (SW),
- * htm_persistent the persistent hardware aborts, aborts_by_cause[ORDER]
- * the SPEC attempts aborted because their turn had not come.
+ * Statistics: htm_starts/htm_commits count hardware transactions (SPEC
+ * and rollback-only), spec_commits the SPEC commits, fast_commits the
+ * commits in fast mode (rollback-only or SW), htm_fallbacks the
+ * transactions run in software (SW), htm_persistent the persistent
+ * hardware aborts, aborts_by_cause[ORDER] the SPEC attempts aborted
+ * because their turn had not come.
  *
  * The including backend defines first: HTM_NAME, the primitives of
  * rtm_prims.h or rot_prims.h (HTM_BEGIN, HTM_STATUS, HTM_END, HTM_ABORT,
@@ -278,8 +283,8 @@ void tm_tx_end_(tm_txd_t *d)
 
 /* ---- explicit aborts ------------------------------------------------------------------- */
 
-/* In hardware (SPEC or ROT): abort with code; the attempt resumes at its
- * HTM_BEGIN, which knows what to do with it. */
+/* In hardware (SPEC or rollback-only): abort with code; the attempt
+ * resumes at its HTM_BEGIN, which knows what to do with it. */
 static void pot_htm_abort_hw(const pot_htm_thread_t *h, const char *which, bool restart)
 	__attribute__((noreturn));
 static void pot_htm_abort_hw(const pot_htm_thread_t *h, const char *which, bool restart)

@@ -1,7 +1,8 @@
 /*
  * lib/pot_order.h — what the Pot backends share (stm/pot.c on TL2,
- * htm/pot_rtm.c on Intel RTM, htm/pot_rot.c on POWER8): the modes, the
- * per-thread order state, the slot hand-over, waiting for the order outside
+ * htm/pot_rtm.c on Intel RTM, htm/pot_rot.c on POWER8): the mode in force
+ * (its row of the policy table, lib/pot_modes.h), the per-thread order
+ * state, the slot hand-over, waiting for the order outside
  * the RCU read-side section, and the ordering hooks that tm barriers, thread
  * enter/exit and the explicit order need (lib/sequencer.h is the order
  * itself).
@@ -71,9 +72,7 @@ static inline void pot_order_declare(const pot_thread_t *p)
  * P6): the least weight, whatever tm_set_weight said.  A weight buys a
  * slot that finishes later, so that the others commit that much work
  * while the transaction runs beside them; nothing runs beside a serial
- * one, and its thread would only wait idle for its turn meanwhile
- * (STMBench7, r, 2 threads: a hinted T3c took 20.6 ms, 8.5 in
- * round-robin order). */
+ * one, and its thread would only wait idle for its turn meanwhile. */
 static inline void pot_order_declare_alone(const pot_thread_t *p)
 {
 	if (unlikely(pot_order.weighted))

@@ -10,7 +10,8 @@
  * final state depend only on the program, its input and its thread count.
  * The commit counter (slots consumed) doubles as the version clock.
  *
- * Modes (POTM_MODE):
+ * Modes (POTM_MODE; each is one row of the policy table, lib/pot_modes.h,
+ * whose flags this file tests):
  *  pot-ordered (Pot-)  TL2 reads against a snapshot rv, writes buffered;
  *                      commit waits for the turn, validates the read set
  *                      and writes back.  Commits are serialized by the
@@ -28,10 +29,10 @@
  *                      at a read or a write) validates what it has read,
  *                      applies its buffered writes in place and continues
  *                      in fast mode.
- *  pogl                a preordered global lock: the turn is the lock.
+ *  pogl (PoGL)         a preordered global lock: the turn is the lock.
  *                      Every transaction waits for its turn at begin and
  *                      runs in place.  The non-speculative baseline.
- *  destm               round-based deterministic STM after DeSTM: in each
+ *  destm (DeSTM)       round-based deterministic STM after DeSTM: in each
  *                      round every member thread runs one transaction; a
  *                      transaction cannot start before the previous round
  *                      finished, nor commit before all its round-mates
@@ -516,7 +517,8 @@ static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 /* ---- begin ------------------------------------------------------------------------ */
 
 /* Weighted order: the weight from which a transaction that lost a
- * speculative attempt waits for its turn (about 128 us of work). */
+ * speculative attempt waits for its turn (long enough that a lost retry
+ * costs more than the wait). */
 #define POT_HEAVY_WEIGHT 64
 
 static inline void pot_begin_spec(pot_tx_t *tx)

@@ -1,10 +1,10 @@
-# Pot tests (issue 3): deterministic transactions, the sequencer, tm
-# barriers and the explicit order.  Included at the end of
-# tests/CMakeLists.txt; potm_add_check_test builds t-<name>-<backend>.
-# The mode is chosen inside each test (POTM_MODE before tm_init), so one
-# binary covers pot, pot-fast, pot-ordered, pogl and destm.  The HTM Pot
-# backends (issue 4) must pass the same tests: pot-rtm on its software
-# fast path unless POTM_TEST_HTM_HARDWARE, pot-rot under qemu-ppc64le.
+# Pot tests: deterministic transactions, the sequencer, tm barriers and the
+# explicit order.  Included at the end of tests/CMakeLists.txt;
+# potm_add_check_test builds t-<name>-<backend>.  The mode is chosen inside
+# each test (POTM_MODE before tm_init), so one binary covers pot, pot-fast,
+# pot-ordered, pogl and destm.  The HTM Pot backends must pass the same
+# tests: pot-rtm on its software fast path unless POTM_TEST_HTM_HARDWARE,
+# pot-rot under qemu-ppc64le.
 set(_pot_tests ${CMAKE_CURRENT_LIST_DIR})
 set(_pot_backends pot pot-rtm pot-rot)
 
