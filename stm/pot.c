@@ -96,10 +96,9 @@
  *      and runs serially from its first attempt; in the weighted order it
  *      declares the least weight (a weight buys a later slot so that the
  *      others work beside a long transaction; nobody works beside a
- *      serial one).  Under pogl every
- *      transaction runs alone: all are serial.  Where the order comes
- *      from does not change: serial mode changes how a body runs, not
- *      what it computes.
+ *      serial one).  Under pogl every transaction runs alone: all are
+ *      serial.  Where the order comes from does not change: serial mode
+ *      changes how a body runs, not what it computes.
  *
  * Explicit aborts.  A decision taken while holding the turn on a valid
  * snapshot is deterministic, one taken speculatively may not be.  So:
