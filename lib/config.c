@@ -27,15 +27,19 @@ struct cfg_field {
 	size_t size;                /* CFG_STRING: the char array's size */
 };
 
-/* Pot's modes, in enum potm_mode order (lib/pot_modes.h).  The mode names
- * exist here only: the messages and tm_mode_name read them from this table. */
+/* Pot's modes, in enum potm_mode order (lib/pot_modes.h); a flag left out
+ * is false.  The mode names exist here only: the messages and
+ * tm_mode_name read them from this table. */
 const potm_mode_policy_t potm_mode_policies[POTM_MODE_COUNT] = {
-	/*                          name           thesis   spec  fast  promo rounds gl */
-	[POTM_MODE_POT]         = { "pot",         "Pot",   true, true, true,  false, false },
-	[POTM_MODE_POT_FAST]    = { "pot-fast",    "Pot*",  true, true, false, false, false },
-	[POTM_MODE_POT_ORDERED] = { "pot-ordered", "Pot-",  true, false, false, false, false },
-	[POTM_MODE_POGL]        = { "pogl",        "PoGL",  false, false, false, false, true },
-	[POTM_MODE_DESTM]       = { "destm",       "DeSTM", true, false, false, true, false },
+	[POTM_MODE_POT] = { .name = "pot", .thesis = "Pot", .speculative = true,
+	                    .fast_mode = true, .live_promotion = true },
+	[POTM_MODE_POT_FAST] = { .name = "pot-fast", .thesis = "Pot*", .speculative = true,
+	                         .fast_mode = true },
+	[POTM_MODE_POT_ORDERED] = { .name = "pot-ordered", .thesis = "Pot-",
+	                            .speculative = true },
+	[POTM_MODE_POGL] = { .name = "pogl", .thesis = "PoGL", .global_lock = true },
+	[POTM_MODE_DESTM] = { .name = "destm", .thesis = "DeSTM", .speculative = true,
+	                      .rounds = true },
 };
 
 const char *tm_mode_name(unsigned i)
@@ -60,7 +64,7 @@ enum potm_sequencer potm_cfg_sequencer;
 
 #define F(env, member, kind, lo, hi) \
 	{ env, #member, offsetof(tm_config_t, member), kind, lo, hi, NULL, 0 }
-#define S(env, member, choice)                                              \
+#define S(env, member, choice)                                                   \
 	{ env, #member, offsetof(tm_config_t, member), CFG_STRING, 0, 0, choice, \
 	  sizeof(((tm_config_t *)0)->member) }
 static const struct cfg_field cfg_fields[] = {
