@@ -182,7 +182,7 @@ static void pot_htm_cancel_in_turn(pot_htm_thread_t *h)
 static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 {
 	pot_thread_t *p = &h->pt;
-	if (pot_order.mode.global_lock) {
+	if (pot_order.mode.global_lock) {   /* PoGL: the turn is the lock */
 		pot_wait_outside_rcu(p, POT_WAIT_TURN);
 		pot_htm_run_fast(h);
 		return;
