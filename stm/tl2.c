@@ -79,8 +79,8 @@
  *     while a share is held, so the snapshot stays current.  Several
  *     readers share at once; updates still run beside them, only their
  *     commits wait.  A transaction that reaches the mark having written
- *     tries escalation instead (I4): it would have to take the token to
- *     write anyway (R3).
+ *     cannot share (a shared reader writes only after taking the token,
+ *     R3) and tries escalation instead (I4).
  *  R2 (exclusion) A committer announces itself, then backs off while a
  *     share or the token is held (I1's handshake, readers added); a
  *     token holder drains the shares as it drains the commits.  A reader
@@ -120,9 +120,9 @@
  *     2,048 words against 256, so that transactions of a few hundred
  *     words are not restarted).  A starving one takes the token and runs
  *     serially too, and so does one the program said is long
- *     (tm_hint_serial), from its first attempt.  Waiting at the gate, an attempt stays in its read-side
- *     section (lib/reclaim.c): a grace period waits for the serial
- *     transaction, which nobody blocks on.
+ *     (tm_hint_serial), from its first attempt.  Waiting at the gate, an
+ *     attempt stays in its read-side section (lib/reclaim.c): a grace
+ *     period waits for the serial transaction, which nobody blocks on.
  */
 #include "tl2_sets.h"
 
