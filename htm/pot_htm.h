@@ -16,10 +16,11 @@
  *                      inside: POTM_POTRTM_WAIT), POWER8 waits in
  *                      suspended mode (tsuspend./tresume.) and then commits
  *                      (it also makes its check of the turn suspended).
- *  fast (ROT)          POWER8: the transaction whose turn it is runs as a
- *                      rollback-only transaction (tbegin. R=1): its stores
- *                      are undone by the hardware on tm_restart/tm_cancel
- *                      and become visible only at tend.
+ *  fast (rollback-only)  POWER8: the transaction whose turn it is runs
+ *                      as a rollback-only transaction (tbegin. R=1): its
+ *                      stores are undone by the hardware on
+ *                      tm_restart/tm_cancel and become visible only at
+ *                      tend.
  *  fast (SW)           the transaction whose turn it is runs in place,
  *                      non-transactionally, with an undo log only for
  *                      explicit aborts (TM_TXD_UNDO): the thesis's fast
@@ -51,21 +52,25 @@
  * the turn and fall back to fast mode; a transient abort (a conflict, most
  * likely with the fast transaction's stores): re-run fast if the turn has
  * come, else wait until the current fast transaction has finished
- * (seq_wait_holder_idle), then retry in hardware.
+ * (seqr_wait_holder_idle), then retry in hardware.
  *
- * Modes (POTM_MODE): pot and pot-fast are the design above (hardware has
- * no live promotion: a SPEC transaction that finds its turn at commit
- * simply commits); pot-ordered starts every transaction speculatively, even
- * in its turn (fast mode only after hardware failure); pogl runs every
- * transaction fast, in its turn; destm starts a transaction only once the
- * previous round finished and commits it only once all its round-mates
- * have started (checked inside the hardware transaction at commit).
+ * Modes (POTM_MODE, the flags of lib/pot_modes.h's policy table): with
+ * fast mode (pot, pot-fast) the design above; live promotion has no
+ * hardware counterpart (a SPEC transaction that finds its turn at commit
+ * simply commits), so pot and pot-fast behave alike.  Without fast mode
+ * (pot-ordered, destm) every transaction starts speculatively, even in its
+ * turn (fast mode only after hardware failure); with rounds (destm) a
+ * transaction starts only once the previous round finished and commits
+ * only once all its round-mates have started (checked inside the hardware
+ * transaction at commit).  With the global lock (pogl) every transaction
+ * runs fast, in its turn.
  *
- * Statistics: htm_starts/htm_commits count hardware transactions (SPEC and
- * ROT), spec_commits the SPEC commits, fast_commits the commits in fast
- * mode (ROT or SW), htm_fallbacks the transactions run in software (SW),
- * htm_persistent the persistent hardware aborts, aborts_by_cause[ORDER]
- * the SPEC attempts aborted because their turn had not come.
+ * Statistics: htm_starts/htm_commits count hardware transactions (SPEC
+ * and rollback-only), spec_commits the SPEC commits, fast_commits the
+ * commits in fast mode (rollback-only or SW), htm_fallbacks the
+ * transactions run in software (SW), htm_persistent the persistent
+ * hardware aborts, aborts_by_cause[ORDER] the SPEC attempts aborted
+ * because their turn had not come.
  *
  * The including backend defines first: HTM_NAME, the primitives of
  * rtm_prims.h or rot_prims.h (HTM_BEGIN, HTM_STATUS, HTM_END, HTM_ABORT,
@@ -83,10 +88,10 @@
 #include <stdio.h>
 
 enum pot_htm_path {
-	POT_PATH_NONE,   /* between transactions */
-	POT_PATH_SPEC,   /* hardware transaction, before its turn */
-	POT_PATH_ROT,    /* fast: rollback-only hardware transaction */
-	POT_PATH_SW,     /* fast: in place, in software */
+	POT_PATH_NONE,           /* between transactions */
+	POT_PATH_SPEC,           /* hardware transaction, before its turn */
+	POT_PATH_ROLLBACK_ONLY,  /* fast: rollback-only hardware transaction */
+	POT_PATH_SW,             /* fast: in place, in software */
 };
 
 typedef struct pot_htm_thread {
@@ -122,7 +127,7 @@ static inline bool pot_htm_may_commit(const pot_htm_thread_t *h)
 {
 	if (!pot_is_turn(&h->pt))
 		return false;
-	return pot_order.mode != POT_DESTM || seq_round_mates_started();
+	return !pot_order.mode.rounds || seqr_round_mates_started();
 }
 
 /* Fast mode in software: in place, undo-logged (the thesis's fast mode;
@@ -163,7 +168,7 @@ static void pot_htm_cancel_in_turn(pot_htm_thread_t *h) __attribute__((noreturn)
 static void pot_htm_cancel_in_turn(pot_htm_thread_t *h)
 {
 	h->path = POT_PATH_NONE;
-	h->pt.last_order = seq_clock();
+	h->pt.last_order = seqr_clock();
 	pot_order_pass(&h->pt);
 	__atomic_store_n(h->pt.busy, 0, __ATOMIC_RELAXED);
 	potm_tx_cancelled(&h->pt.th);
@@ -177,24 +182,16 @@ static void pot_htm_cancel_in_turn(pot_htm_thread_t *h)
 static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 {
 	pot_thread_t *p = &h->pt;
-	switch (pot_order.mode) {
-	case POT_POGL:
+	if (pot_order.mode.global_lock) {   /* PoGL: the turn is the lock */
 		pot_wait_outside_rcu(p, POT_WAIT_TURN);
 		pot_htm_run_fast(h);
 		return;
-	case POT_DESTM:
-		/* "Cannot start before the previous round finished." */
+	}
+	if (pot_order.mode.rounds)   /* "cannot start before the previous round finished" */
 		pot_wait_outside_rcu(p, POT_WAIT_ROUND);
-		break;
-	case POT_ORDERED:
-		break;
-	case POT_FULL:
-	case POT_FAST:
-		if (pot_is_turn(p)) {
-			pot_htm_run_fast(h);   /* fast mode: begun in its turn */
-			return;
-		}
-		break;
+	if (pot_order.mode.fast_mode && pot_is_turn(p)) {
+		pot_htm_run_fast(h);   /* fast mode: begun in its turn */
+		return;
 	}
 	if (!pot_htm.fallback_only) {
 		for (unsigned attempt = 0; attempt < pot_htm.retries; attempt++) {
@@ -221,7 +218,7 @@ static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 			/* Most likely a conflict with the fast transaction's
 			 * stores: retrying before it ends would only meet
 			 * them again. */
-			seq_wait_holder_idle(p->th.id);
+			seqr_wait_holder_idle(p->th.id);
 		}
 	}
 	pot_wait_outside_rcu(p, POT_WAIT_COMMIT);
@@ -261,7 +258,7 @@ void tm_tx_end_(tm_txd_t *d)
 		POTM_STAT_INC(&h->pt.th, htm_commits);
 		POTM_STAT_INC(&h->pt.th, spec_commits);
 		break;
-	case POT_PATH_ROT:
+	case POT_PATH_ROLLBACK_ONLY:
 		HTM_END();                /* a failure resumes in pot_htm_run_fast */
 		POTM_STAT_INC(&h->pt.th, htm_commits);
 		POTM_STAT_INC(&h->pt.th, fast_commits);
@@ -278,7 +275,7 @@ void tm_tx_end_(tm_txd_t *d)
 	h->path = POT_PATH_NONE;
 	/* Committed in our turn (H1): the clock is our slot; passing the turn
 	 * publishes the commit to the order. */
-	h->pt.last_order = seq_clock();
+	h->pt.last_order = seqr_clock();
 	pot_order_pass(&h->pt);
 	__atomic_store_n(h->pt.busy, 0, __ATOMIC_RELAXED);
 	potm_tx_committed(&h->pt.th, ro);
@@ -286,8 +283,8 @@ void tm_tx_end_(tm_txd_t *d)
 
 /* ---- explicit aborts ------------------------------------------------------------------- */
 
-/* In hardware (SPEC or ROT): abort with code; the attempt resumes at its
- * HTM_BEGIN, which knows what to do with it. */
+/* In hardware (SPEC or rollback-only): abort with code; the attempt
+ * resumes at its HTM_BEGIN, which knows what to do with it. */
 static void pot_htm_abort_hw(const pot_htm_thread_t *h, const char *which, bool restart)
 	__attribute__((noreturn));
 static void pot_htm_abort_hw(const pot_htm_thread_t *h, const char *which, bool restart)
@@ -354,7 +351,7 @@ static int pot_htm_init(const tm_config_t *cfg)
 
 static void pot_htm_shutdown(void)
 {
-	seq_shutdown();
+	seqr_shutdown();
 }
 
 static int pot_htm_thread_init(potm_thread_t *t)

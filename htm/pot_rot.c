@@ -97,8 +97,8 @@ static __attribute__((noinline)) void pot_htm_run_fast(pot_htm_thread_t *h)
 	if (!pot_htm.fallback_only) {
 		for (unsigned attempt = 0; attempt < pot_htm.retries; attempt++) {
 			POTM_STAT_INC(t, htm_starts);
-			if (HTM_BEGIN_ROT()) {
-				h->path = POT_PATH_ROT;
+			if (HTM_BEGIN_ROLLBACK_ONLY()) {
+				h->path = POT_PATH_ROLLBACK_ONLY;
 				return;
 			}
 			/* Undone by the hardware, allocation log included. */

@@ -24,8 +24,9 @@
  *                     hardware only if the turn was already ours; the
  *                     hand-over aborts it as a data conflict (counted under
  *                     TM_ABORT_HTM_CONFLICT), after which the turn is ours
- *                     and it re-runs in fast mode.  Measured against outside
- *                     to show what waiting inside costs on RTM.
+ *                     and it re-runs in fast mode.  The counterpart of
+ *                     POWER8's suspended wait, kept to compare with
+ *                     outside.
  *
  * Without RTM tm_init fails with TM_ERR_UNSUPPORTED; POTM_HTM_FALLBACK_ONLY=1
  * runs every transaction in fast mode in its turn (no hardware at all),

@@ -4,8 +4,8 @@
  * Exception and Status Register").
  *
  * TEXASR is a 64-bit SPR described in IBM bit order (bit 0 = most
- * significant).  We decode it by hand: GCC 12's htmxlintrin.h __TM_is_*
- * helpers read the wrong half on little-endian.  IBM bit i is value bit
+ * significant).  We decode it by hand: htmxlintrin.h's __TM_is_* helpers
+ * (as GCC ships them) read the wrong half on little-endian.  IBM bit i is value bit
  * 63 - i:
  *   0:7   failure code (tabort. operand; bit 7 = Failure Persistent)
  *   8     disallowed            9  nesting overflow    10 footprint overflow
@@ -14,7 +14,8 @@
  *   15    implementation-specific 16 instruction fetch conflict
  *   31    abort (tabort. issued) 32 suspended          36 failure summary
  *   38    rollback-only transaction
- * Seen under qemu 7.2: 0x014000003c000000 = persistent + nesting overflow.
+ * qemu-user fails every tbegin. with persistent + nesting overflow
+ * (0x014000003c000000), which tests/htm/test_htm_decide.c decodes.
  */
 #ifndef POTM_ROT_DECIDE_H
 #define POTM_ROT_DECIDE_H
@@ -38,7 +39,7 @@
 #define TEXASR_ABORT               TEXASR_BIT(31)
 #define TEXASR_SUSPENDED           TEXASR_BIT(32)
 #define TEXASR_FAILURE_SUMMARY     TEXASR_BIT(36)
-#define TEXASR_ROT                 TEXASR_BIT(38)
+#define TEXASR_ROLLBACK_ONLY       TEXASR_BIT(38)
 
 #define TEXASR_ANY_CONFLICT (TEXASR_SELF_CONFLICT | TEXASR_NONTX_CONFLICT | \
 	TEXASR_TX_CONFLICT | TEXASR_TLB_CONFLICT | TEXASR_IFETCH_CONFLICT)

@@ -25,7 +25,7 @@
 #define HTM_BEGIN()     (__builtin_tbegin(0) != 0)
 /* A rollback-only transaction (tbegin. with R=1): its stores are undone on
  * failure, its loads are not tracked. */
-#define HTM_BEGIN_ROT() (__builtin_tbegin(1) != 0)
+#define HTM_BEGIN_ROLLBACK_ONLY() (__builtin_tbegin(1) != 0)
 #define HTM_STATUS()    __builtin_get_texasr()
 #define HTM_END()       ((void)__builtin_tend(0))
 #define HTM_ABORT(code) ((void)__builtin_tabort(code))

@@ -21,20 +21,51 @@ struct cfg_field {
 	size_t offset;
 	enum cfg_kind kind;
 	unsigned long min, max;
-	const char *const *choices; /* CFG_STRING: the allowed values, NULL-ended */
+	/* CFG_STRING: the i-th allowed value, NULL past the last; the
+	 * value's index is the setting's enum (potm_cfg_mode, ...) */
+	const char *(*choice)(unsigned i);
 	size_t size;                /* CFG_STRING: the char array's size */
 };
 
-/* The values of the string settings. */
-static const char *const cfg_modes[] = {
-	"pot", "pot-fast", "pot-ordered", "pogl", "destm", NULL,
+/* Pot's modes, in enum potm_mode order (lib/pot_modes.h); a flag left out
+ * is false.  The mode names exist here only: the messages and
+ * tm_mode_name read them from this table. */
+const potm_mode_policy_t potm_mode_policies[POTM_MODE_COUNT] = {
+	[POTM_MODE_POT] = { .name = "pot", .thesis = "Pot", .speculative = true,
+	                    .fast_mode = true, .live_promotion = true },
+	[POTM_MODE_POT_FAST] = { .name = "pot-fast", .thesis = "Pot*", .speculative = true,
+	                         .fast_mode = true },
+	[POTM_MODE_POT_ORDERED] = { .name = "pot-ordered", .thesis = "Pot-",
+	                            .speculative = true },
+	[POTM_MODE_POGL] = { .name = "pogl", .thesis = "PoGL", .global_lock = true },
+	[POTM_MODE_DESTM] = { .name = "destm", .thesis = "DeSTM", .speculative = true,
+	                      .rounds = true },
 };
-static const char *const cfg_sequencers[] = { "round-robin", "weighted", "explicit", NULL };
+
+const char *tm_mode_name(unsigned i)
+{
+	return i < POTM_MODE_COUNT ? potm_mode_policies[i].name : NULL;
+}
+
+/* POTM_SEQUENCER's values, in enum potm_sequencer order. */
+static const char *const cfg_sequencers[POTM_SEQUENCER_COUNT] = {
+	[POTM_SEQUENCER_ROUND_ROBIN] = "round-robin",
+	[POTM_SEQUENCER_WEIGHTED] = "weighted",
+	[POTM_SEQUENCER_EXPLICIT] = "explicit",
+};
+
+static const char *cfg_sequencer_name(unsigned i)
+{
+	return i < POTM_SEQUENCER_COUNT ? cfg_sequencers[i] : NULL;
+}
+
+enum potm_mode potm_cfg_mode;
+enum potm_sequencer potm_cfg_sequencer;
 
 #define F(env, member, kind, lo, hi) \
 	{ env, #member, offsetof(tm_config_t, member), kind, lo, hi, NULL, 0 }
-#define S(env, member, choices)                                              \
-	{ env, #member, offsetof(tm_config_t, member), CFG_STRING, 0, 0, choices, \
+#define S(env, member, choice)                                                   \
+	{ env, #member, offsetof(tm_config_t, member), CFG_STRING, 0, 0, choice, \
 	  sizeof(((tm_config_t *)0)->member) }
 static const struct cfg_field cfg_fields[] = {
 	F("POTM_MAX_THREADS", max_threads, CFG_UINT, 1, 4096),
@@ -47,8 +78,8 @@ static const struct cfg_field cfg_fields[] = {
 	F("POTM_HTM_FALLBACK_ONLY", htm_fallback_only, CFG_BOOL, 0, 1),
 	F("POTM_HTM_FORCE", htm_force, CFG_BOOL, 0, 1),
 	F("POTM_VERBOSE", verbose, CFG_BOOL, 0, 1),
-	S("POTM_MODE", mode, cfg_modes),
-	S("POTM_SEQUENCER", sequencer, cfg_sequencers),
+	S("POTM_MODE", mode, tm_mode_name),
+	S("POTM_SEQUENCER", sequencer, cfg_sequencer_name),
 	F("POTM_TURN_TIMEOUT_MS", turn_timeout_ms, CFG_UINT, 0, 3600000),
 	F("POTM_DP_SPLIT_MS", dp_split_ms, CFG_UINT, 1, 10000),
 	F("POTM_DP_STASH_MAX", dp_stash_max, CFG_UINT, 1, 1000000),
@@ -81,8 +112,8 @@ void tm_config_default(tm_config_t *cfg)
 	cfg->extend = 1;
 	cfg->htm_retries = 10;
 	cfg->verbose = 0;
-	strcpy(cfg->mode, "pot");
-	strcpy(cfg->sequencer, "round-robin");
+	strcpy(cfg->mode, tm_mode_name(POTM_MODE_POT));
+	strcpy(cfg->sequencer, cfg_sequencer_name(POTM_SEQUENCER_ROUND_ROBIN));
 	cfg->turn_timeout_ms = 60000;
 	cfg->dp_split_ms = 20;
 	cfg->dp_stash_max = 1024;
@@ -116,9 +147,9 @@ static int cfg_allowed(const struct cfg_field *f, char *buf, size_t len)
 	if (f->kind == CFG_STRING) {
 		size_t used = 0;
 		buf[0] = '\0';
-		for (size_t i = 0; f->choices[i] && used < len; i++)
+		for (unsigned i = 0; f->choice(i) && used < len; i++)
 			used += (size_t)snprintf(buf + used, len - used, "%s%s",
-			                         i ? ", " : "", f->choices[i]);
+			                         i ? ", " : "", f->choice(i));
 		return (int)used;
 	}
 	if (f->kind == CFG_BOOL)
@@ -131,20 +162,28 @@ static int cfg_allowed(const struct cfg_field *f, char *buf, size_t len)
 static int cfg_choice(const struct cfg_field *f, const char *s, size_t n)
 {
 	size_t len = strnlen(s, n);
-	for (int i = 0; f->choices[i]; i++)
-		if (strlen(f->choices[i]) == len && strncmp(f->choices[i], s, len) == 0)
-			return i;
+	const char *c;
+	for (unsigned i = 0; (c = f->choice(i)) != NULL; i++)
+		if (strlen(c) == len && strncmp(c, s, len) == 0)
+			return (int)i;
 	return -1;
 }
 
-/* Returns 0, or -1 with the error naming the first out-of-range field. */
+/* Returns 0 and sets potm_cfg_mode and potm_cfg_sequencer, or -1 with the
+ * error naming the first out-of-range field. */
 int potm_config_validate(const tm_config_t *cfg)
 {
+	int mode = -1, sequencer = -1;
 	for (size_t i = 0; i < NFIELDS; i++) {
 		const struct cfg_field *f = &cfg_fields[i];
 		if (f->kind == CFG_STRING) {
 			const char *str = (const char *)cfg + f->offset;
-			if (cfg_choice(f, str, f->size) >= 0)
+			int c = cfg_choice(f, str, f->size);
+			if (f->offset == offsetof(tm_config_t, mode))
+				mode = c;
+			else if (f->offset == offsetof(tm_config_t, sequencer))
+				sequencer = c;
+			if (c >= 0)
 				continue;
 			char allowed[128];
 			cfg_allowed(f, allowed, sizeof allowed);
@@ -160,6 +199,8 @@ int potm_config_validate(const tm_config_t *cfg)
 			                  "(%s); allowed: %s", f->field, v, f->env, allowed);
 		}
 	}
+	potm_cfg_mode = (enum potm_mode)mode;
+	potm_cfg_sequencer = (enum potm_sequencer)sequencer;
 	return 0;
 }
 
@@ -224,7 +265,7 @@ int tm_config_from_env(tm_config_t *cfg)
 			}
 			char *dst = (char *)cfg + f->offset;
 			memset(dst, 0, f->size);
-			strcpy(dst, f->choices[c]);   /* every choice is shorter than its field */
+			strcpy(dst, f->choice((unsigned)c));   /* every choice is shorter than its field */
 			continue;
 		}
 		unsigned long v;

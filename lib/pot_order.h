@@ -1,7 +1,8 @@
 /*
  * lib/pot_order.h — what the Pot backends share (stm/pot.c on TL2,
- * htm/pot_rtm.c on Intel RTM, htm/pot_rot.c on POWER8): the modes, the
- * per-thread order state, the slot hand-over, waiting for the order outside
+ * htm/pot_rtm.c on Intel RTM, htm/pot_rot.c on POWER8): the mode in force
+ * (its row of the policy table, lib/pot_modes.h), the per-thread order
+ * state, the slot hand-over, waiting for the order outside
  * the RCU read-side section, and the ordering hooks that tm barriers, thread
  * enter/exit and the explicit order need (lib/sequencer.h is the order
  * itself).
@@ -27,46 +28,34 @@
 
 #include "sequencer.h"
 
-enum pot_mode { POT_FULL, POT_FAST, POT_ORDERED, POT_POGL, POT_DESTM };
-
 typedef struct pot_thread {
 	potm_thread_t th;              /* first: the core's descriptor */
-	seq_turn_key_t key;            /* what "my turn" looks like */
+	seqr_turn_key_t key;            /* what "my turn" looks like */
 	uint32_t *busy;                /* our busy word in the sequencer */
 	uint64_t last_order;           /* tm_last_order() */
 } pot_thread_t;
 
 static struct {
-	enum pot_mode mode;
+	potm_mode_policy_t mode;       /* POTM_MODE's row (lib/pot_modes.h) */
 	bool explicit_order;           /* POTM_SEQUENCER=explicit */
 	bool weighted;                 /* POTM_SEQUENCER=weighted */
 } pot_order;
 
-/* Parse POTM_MODE / POTM_SEQUENCER and start the sequencer.  backend names
- * the backend in messages.  Returns 0 or -1 (potm_error). */
+/* Take the mode and the order tm_init parsed, and start the sequencer.
+ * backend names the backend in messages.  Returns 0 or -1 (potm_error). */
 static inline int pot_order_init(const char *backend, const tm_config_t *cfg)
 {
-	static const char *const names[] = {
-		[POT_FULL] = "pot", [POT_FAST] = "pot-fast", [POT_ORDERED] = "pot-ordered",
-		[POT_POGL] = "pogl", [POT_DESTM] = "destm",
-	};
-	int mode = -1;
-	for (int m = 0; m < (int)(sizeof names / sizeof *names); m++)
-		if (strcmp(cfg->mode, names[m]) == 0)
-			mode = m;
-	if (mode < 0)
-		return potm_error("%s: unknown mode \"%s\" (POTM_MODE); allowed: pot, "
-		                  "pot-fast, pot-ordered, pogl, destm", backend, cfg->mode);
-	pot_order.mode = (enum pot_mode)mode;
-	pot_order.explicit_order = strcmp(cfg->sequencer, "explicit") == 0;
-	pot_order.weighted = strcmp(cfg->sequencer, "weighted") == 0;
-	if (pot_order.mode == POT_DESTM && strcmp(cfg->sequencer, "round-robin") != 0)
-		return potm_error("%s: POTM_MODE=destm runs in rounds of the "
-		                  "threads' turns and needs POTM_SEQUENCER=round-robin",
-		                  backend);
-	return seq_init(pot_order.explicit_order ? SEQ_EXPLICIT_ORDER : SEQ_ROUND_ROBIN,
-	                cfg->max_threads, cfg->turn_timeout_ms,
-	                pot_order.mode == POT_DESTM, pot_order.weighted);
+	pot_order.mode = potm_mode_policies[potm_cfg_mode];
+	pot_order.explicit_order = potm_cfg_sequencer == POTM_SEQUENCER_EXPLICIT;
+	pot_order.weighted = potm_cfg_sequencer == POTM_SEQUENCER_WEIGHTED;
+	/* Rounds are rounds of the members' turns: only round-robin has them. */
+	if (pot_order.mode.rounds && potm_cfg_sequencer != POTM_SEQUENCER_ROUND_ROBIN)
+		return potm_error("%s: POTM_MODE=%s runs in rounds of the threads' "
+		                  "turns and needs POTM_SEQUENCER=round-robin",
+		                  backend, pot_order.mode.name);
+	return seqr_init(pot_order.explicit_order ? SEQR_EXPLICIT_ORDER : SEQR_ROUND_ROBIN,
+	                 cfg->max_threads, cfg->turn_timeout_ms,
+	                 pot_order.mode.rounds, pot_order.weighted);
 }
 
 /* A top-level transaction begins (or restarts): in weighted order, declare
@@ -76,31 +65,29 @@ static inline int pot_order_init(const char *backend, const tm_config_t *cfg)
 static inline void pot_order_declare(const pot_thread_t *p)
 {
 	if (unlikely(pot_order.weighted))
-		seq_declare(p->th.id, seq_weight(p->th.id));
+		seqr_declare(p->th.id, seqr_weight(p->th.id));
 }
 
 /* The same for a transaction that will run alone (serial mode, stm/pot.c
  * P6): the least weight, whatever tm_set_weight said.  A weight buys a
  * slot that finishes later, so that the others commit that much work
  * while the transaction runs beside them; nothing runs beside a serial
- * one, and its thread would only wait idle for its turn meanwhile
- * (STMBench7, r, 2 threads: a hinted T3c took 20.6 ms, 8.5 in
- * round-robin order). */
+ * one, and its thread would only wait idle for its turn meanwhile. */
 static inline void pot_order_declare_alone(const pot_thread_t *p)
 {
 	if (unlikely(pot_order.weighted))
-		seq_declare(p->th.id, 1);
+		seqr_declare(p->th.id, 1);
 }
 
 static inline bool pot_is_turn(const pot_thread_t *p)
 {
-	return seq_is_turn(&p->key);
+	return seqr_is_turn(&p->key);
 }
 
 /* Every transaction of the explicit order needs a slot supplied first. */
 static inline void pot_order_check_supplied(const pot_thread_t *p)
 {
-	if (unlikely(pot_order.explicit_order && p->key.want == SEQ_HOLDER_MASK))
+	if (unlikely(pot_order.explicit_order && p->key.want == SEQR_HOLDER_MASK))
 		tm_misuse_("POTM_SEQUENCER=explicit: call tm_set_next_order() "
 		           "before each transaction");
 }
@@ -109,14 +96,14 @@ static inline void pot_order_check_supplied(const pot_thread_t *p)
 static inline __attribute__((always_inline)) void pot_order_pass(pot_thread_t *p)
 {
 	if (pot_order.explicit_order)
-		seq_supply_done(p->th.id, &p->key);
-	seq_pass(p->th.id, false);
+		seqr_supply_done(p->th.id, &p->key);
+	seqr_pass(p->th.id, false);
 }
 
 enum pot_wait_for {
 	POT_WAIT_TURN,    /* our turn */
-	POT_WAIT_ROUND,   /* destm: the round after our previous slot began */
-	POT_WAIT_COMMIT,  /* our turn, and (destm) every round-mate started */
+	POT_WAIT_ROUND,   /* rounds: the round after our previous slot began */
+	POT_WAIT_COMMIT,  /* our turn, and (rounds) every round-mate started */
 };
 
 /* Wait for the order before the transaction has read anything (or after a
@@ -130,14 +117,14 @@ static inline void pot_wait_outside_rcu(pot_thread_t *p, enum pot_wait_for what)
 		potm_rcu_read_unlock(&p->th);
 	switch (what) {
 	case POT_WAIT_ROUND:
-		seq_round_begin(&p->th);
+		seqr_round_begin(&p->th);
 		break;
 	case POT_WAIT_COMMIT:
-		if (pot_order.mode == POT_DESTM)
-			seq_round_wait_mates(&p->th);
+		if (pot_order.mode.rounds)
+			seqr_round_wait_mates(&p->th);
 		/* fall through */
 	case POT_WAIT_TURN:
-		seq_wait_turn(&p->th, &p->key);
+		seqr_wait_turn(&p->th, &p->key);
 		break;
 	}
 	if (rcu)
@@ -149,17 +136,17 @@ static inline void pot_wait_outside_rcu(pot_thread_t *p, enum pot_wait_for what)
 static inline void pot_order_thread_init(pot_thread_t *p)
 {
 	p->last_order = TM_ORDER_NONE;
-	p->busy = seq_busy_word(p->th.id);
+	p->busy = seqr_busy_word(p->th.id);
 	if (pot_order.explicit_order)
-		seq_key_none(&p->key);
+		seqr_key_none(&p->key);
 	else
-		seq_key_round_robin(&p->key, p->th.id);
-	seq_thread_join(p->th.id);   /* an event: joins at the next round boundary */
+		seqr_key_round_robin(&p->key, p->th.id);
+	seqr_thread_join(p->th.id);   /* an event: joins at the next round boundary */
 }
 
 static inline void pot_order_thread_fini(pot_thread_t *p)
 {
-	seq_thread_leave(&p->th);    /* an event: leaves in its own turn */
+	seqr_thread_leave(&p->th);    /* an event: leaves in its own turn */
 }
 
 /* ---- ordering hooks (barriers, explicit order) ------------------------------ */
@@ -167,13 +154,13 @@ static inline void pot_order_thread_fini(pot_thread_t *p)
 static void pot_order_arrive(potm_thread_t *t)
 {
 	if (!pot_order.explicit_order)
-		seq_event_acquire(t);
+		seqr_event_acquire(t);
 }
 
 static void pot_order_park(potm_thread_t *t)
 {
 	if (!pot_order.explicit_order)
-		seq_park(t->id);
+		seqr_park(t->id);
 }
 
 static void pot_order_release(potm_thread_t *t, const unsigned *parked, unsigned n)
@@ -181,9 +168,9 @@ static void pot_order_release(potm_thread_t *t, const unsigned *parked, unsigned
 	if (pot_order.explicit_order)
 		return;
 	if (t != NULL)
-		seq_release_parked(t->id, parked, n);
+		seqr_release_parked(t->id, parked, n);
 	else
-		seq_rejoin_unordered(parked, n);
+		seqr_rejoin_unordered(parked, n);
 }
 
 static int pot_order_set_next(potm_thread_t *t, uint64_t seqno)
@@ -191,12 +178,12 @@ static int pot_order_set_next(potm_thread_t *t, uint64_t seqno)
 	if (!pot_order.explicit_order)
 		return potm_error("tm_set_next_order: the sequencer is round-robin; "
 		                  "set POTM_SEQUENCER=explicit (tm_config_t.sequencer)");
-	return seq_supply(t->id, seqno, &((pot_thread_t *)t)->key);
+	return seqr_supply(t->id, seqno, &((pot_thread_t *)t)->key);
 }
 
 static int pot_order_set_weight(potm_thread_t *t, uint32_t weight)
 {
-	seq_set_weight(t->id, weight);   /* kept, unused, in the other orders */
+	seqr_set_weight(t->id, weight);   /* kept, unused, in the other orders */
 	return 0;
 }
 

@@ -18,6 +18,8 @@
 
 #include <potm/tm.h>
 
+#include "pot_modes.h"
+
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -257,6 +259,19 @@ extern const potm_backend_t potm_backend;
 /* The configuration in force (valid between tm_init and tm_shutdown). */
 extern tm_config_t potm_cfg;
 
+/* POTM_SEQUENCER's values: the order a deterministic backend's
+ * transactions take effect in (lib/sequencer.h). */
+enum potm_sequencer {
+	POTM_SEQUENCER_ROUND_ROBIN,  /* "round-robin": by logical id, in rounds */
+	POTM_SEQUENCER_WEIGHTED,     /* "weighted": by weighted finish time */
+	POTM_SEQUENCER_EXPLICIT,     /* "explicit": tm_set_next_order's slots */
+	POTM_SEQUENCER_COUNT
+};
+
+/* POTM_SEQUENCER, parsed once by tm_init (lib/config.c), valid as long
+ * as potm_cfg; POTM_MODE's is potm_cfg_mode (lib/pot_modes.h). */
+extern enum potm_sequencer potm_cfg_sequencer;
+
 /* ---- errors ------------------------------------------------------------ */
 
 /* Record a message for tm_last_error(); returns -1 for `return potm_error(...)`. */
@@ -346,7 +361,8 @@ void potm_reclaim_defer(potm_thread_t *t, void **ptrs, size_t n);
  * tm_thread_exit and tm_reclaim_barrier). */
 #define POTM_RECLAIM_BATCH 64
 /* A batch of at least this many takes a polled grace period of its own
- * (lib/reclaim.c, Q2): a membarrier costs about what 200 frees do. */
+ * (lib/reclaim.c, Q2): below it, the membarrier would cost more than the
+ * delay it saves. */
 #define POTM_RECLAIM_POLLED 192
 void potm_reclaim_flush(potm_thread_t *t);
 /* The same, freeing them now: only where one thread runs at a time. */

@@ -12,13 +12,10 @@
  * The grace period is urcu's (call_rcu); the free() is the owner's.  The
  * call_rcu thread does not free a registered thread's blocks itself: it
  * pushes the batch onto the owner's inbox, and the owner frees it at its
- * next flush.  Freeing in the call_rcu thread made the allocator the
- * bottleneck of allocation-heavy transactions (STMBench7's OP11 copies
- * 4,000 text chunks: 545 us on seq against 240 us for the same code with
- * plain free, perf: the two threads fighting over the owner's arena lock,
- * and the owner growing its heap with fresh zeroed pages because its own
- * frees came back late and to another thread's cache).  In the owner, a
- * free goes to its own tcache and arena and the next malloc reuses it.
+ * next flush.  Freed in the call_rcu thread, the blocks would go to that
+ * thread's cache while the owner fights it for its arena's lock and grows
+ * its heap with fresh pages; freed by the owner, a block goes to the
+ * owner's own tcache and arena and its next malloc reuses it.
  *
  * Invariants:
  *  R1  A block reaches free() only after a grace period that started after
@@ -32,13 +29,11 @@
  * Polled grace periods, for big batches.  call_rcu's grace periods are
  * batched in its own thread and take a while; meanwhile the allocator
  * hands out fresh memory.  For a transaction that frees a lot at once
- * (STMBench7's OP11 replaces the 252 chunks of its 1 MB manual) the old
- * and the new copies then keep cycling through several megabytes, and the
- * operation runs from L3 instead of L2: tl2 at one thread, OP11 114 us
- * where seq (free at commit) takes 56.  So a batch of at least
- * POTM_RECLAIM_POLLED blocks takes a grace period of its own, which the
- * owner polls, in the manner of Linux's poll_state_synchronize_rcu (our
- * liburcu, 0.13, has no polling API):
+ * (one that replaces a large document) the old and the new copies then
+ * keep cycling through several megabytes, out of the nearer caches.  So
+ * a batch of at least POTM_RECLAIM_POLLED blocks takes a grace period of
+ * its own, which the owner polls, in the manner of Linux's
+ * poll_state_synchronize_rcu (liburcu's memb flavour has no polling API):
  *  Q1  Each registered thread has a reader word that only it writes: odd
  *      while it is inside a read-side section (potm_rcu_read_lock, held
  *      from a transaction's first attempt to its commit or cancel, left
@@ -56,9 +51,9 @@
  *      tm_reclaim_barrier what is still waiting goes to call_rcu, whose
  *      grace period starts later still (R1).
  * Where membarrier is unavailable (an old kernel, an emulator), every
- * batch goes to call_rcu.  The membarrier costs about 10 us on this kind
- * of machine when the other threads run, which is why small batches do
- * not take this path.
+ * batch goes to call_rcu.  A membarrier interrupts every CPU that runs
+ * one of our threads, which costs more than a small batch's frees, so
+ * small batches do not take this path.
  */
 #include "potm_internal.h"
 
@@ -189,13 +184,11 @@ static void reclaim_drain(potm_thread_t *t)
  * membarrier is unavailable or other threads are registered (the caller
  * uses call_rcu).  Frees them at once when no other thread was inside a
  * section.
- * Why only alone: with two threads rewriting STMBench7's manual (tl2, w,
- * structural modifications on, AMD EPYC) the polled batches queued up
- * behind the other thread's sections, up to 85 per thread, and the runs
- * fell into a mode of 21,500-29,100 ops/s (OP11 450-630 us) in 5 of 10;
- * through call_rcu, interleaved with them, 48,000-72,000 (OP11 150-220
- * us).  A thread that registers after the test is still covered: the
- * membarrier and the scan below see its section. */
+ * Only alone: beside other threads the polled batches queue up behind
+ * their long read-side sections, and the blocks stay out of the
+ * allocator longer than through call_rcu.  A thread that registers after
+ * the test is still covered: the membarrier and the scan below see its
+ * section. */
 static bool reclaim_polled_start(potm_thread_t *t)
 {
 	if (!potm_membarrier_ok || potm_live_threads() > 1 || potm_membarrier() != 0)
@@ -285,10 +278,8 @@ void potm_reclaim_flush(potm_thread_t *t)
  * one thread at a time (seq), no transaction can still hold a pointer to
  * them, so they go back to the allocator at commit, as a sequential
  * program's free() would.  Deferred (a batch, call_rcu, the grace period,
- * the owner's next flush), they cost the backend that sets the limit for
- * the others: STMBench7 with structural modifications on (OP11 replaces
- * 252 text chunks, SM2 deletes whole composite parts), 1 thread, went
- * from 86,245 to 130,862 ops/s on rw. */
+ * the owner's next flush), they would slow down the backend that sets
+ * the limit for the others, in allocation-heavy programs most. */
 void potm_reclaim_now(potm_thread_t *t)
 {
 	reclaim_drain(t);

@@ -12,40 +12,40 @@
 #include <time.h>
 #include <unistd.h>
 
-struct potm_seq potm_seq;
+struct potm_seqr potm_seqr;
 
-#define SEQ_NONE UINT32_MAX   /* bitmap scan found nothing */
+#define SEQR_NONE UINT32_MAX   /* bitmap scan found nothing */
 
 /* Waiting policy, in three phases:
- *  1. up to SEQ_PAUSE_NS, check with a pause in between — unless threads
+ *  1. up to SEQR_PAUSE_NS, check with a pause in between — unless threads
  *     outnumber CPUs: then the holder may be waiting for our CPU;
- *  2. up to SEQ_SPIN_NS since the start, check with sched_yield() in
+ *  2. up to SEQR_SPIN_NS since the start, check with sched_yield() in
  *     between: nearly a spin when our CPU is not wanted, and the holder
  *     gets it at once when it is (another process may crowd us even when
  *     our own threads do not);
- *  3. futex sleeps of at most SEQ_SLEEP_MS, so that a stall is noticed
+ *  3. futex sleeps of at most SEQR_SLEEP_MS, so that a stall is noticed
  *     even if nobody wakes us.
  * Why phase 2 is long: a thread that sleeps costs the thread that hands it
  * the turn a wake-up, and itself a wake-up latency (tens of microseconds,
  * more on a loaded or virtualized machine).  If waiters gave up sooner
  * than that, every hand-off would find its next holder asleep and the
  * order would settle into a convoy: one transaction per wake-up latency. */
-#define SEQ_PAUSE_NS 4000u
-#define SEQ_SPIN_NS 200000u
-#define SEQ_SLEEP_MS 50
+#define SEQR_PAUSE_NS 4000u
+#define SEQR_SPIN_NS 200000u
+#define SEQR_SLEEP_MS 50
 
 /* CPUs we may run on: when registered threads outnumber them, waiting
  * threads yield instead of spinning. */
-static unsigned seq_ncpus;
+static unsigned seqr_ncpus;
 
 /* ---- small helpers --------------------------------------------------------- */
 
-static long seq_futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+static long seqr_futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 {
 	return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
 }
 
-static uint64_t seq_now_ns(void)
+static uint64_t seqr_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -67,38 +67,38 @@ static inline bool bm_test(const uint64_t *bm, unsigned i)
 	return (bm[i >> 6] >> (i & 63)) & 1;
 }
 
-/* First set bit at or after from, or SEQ_NONE. */
+/* First set bit at or after from, or SEQR_NONE. */
 static unsigned bm_next(const uint64_t *bm, unsigned nwords, unsigned from)
 {
 	unsigned w = from >> 6;
 	if (w >= nwords)
-		return SEQ_NONE;
+		return SEQR_NONE;
 	uint64_t bits = bm[w] & (~(uint64_t)0 << (from & 63));
 	for (;;) {
 		if (bits)
 			return (w << 6) + (unsigned)__builtin_ctzll(bits);
 		if (++w >= nwords)
-			return SEQ_NONE;
+			return SEQR_NONE;
 		bits = bm[w];
 	}
 }
 
 /* Highest id ever registered + 1: the scans of slot records stop there. */
-static unsigned seq_nids;
+static unsigned seqr_nids;
 
-static inline seq_slot_t *seq_slot(unsigned id)
+static inline seqr_slot_t *seqr_slot(unsigned id)
 {
-	return &potm_seq.slots[id];
+	return &potm_seqr.slots[id];
 }
 
-static inline uint32_t seq_membership(unsigned id)
+static inline uint32_t seqr_membership(unsigned id)
 {
-	return __atomic_load_n(&seq_slot(id)->membership, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&seqr_slot(id)->membership, __ATOMIC_ACQUIRE);
 }
 
-static inline void seq_set_membership(unsigned id, enum seq_membership m)
+static inline void seqr_set_membership(unsigned id, enum seqr_membership m)
 {
-	__atomic_store_n(&seq_slot(id)->membership, (uint32_t)m, __ATOMIC_RELEASE);
+	__atomic_store_n(&seqr_slot(id)->membership, (uint32_t)m, __ATOMIC_RELEASE);
 }
 
 /* ---- the wake-up handshake ---------------------------------------------------
@@ -115,18 +115,18 @@ static inline void seq_set_membership(unsigned id, enum seq_membership m)
  * the state store waiting in it is a cache miss (waiters poll that line).
  * Where membarrier is missing (old kernels, seccomp filters, qemu-user)
  * both sides fence. */
-static bool seq_asym_fence;
+static bool seqr_asym_fence;
 
-static void seq_fence_init(void)
+static void seqr_fence_init(void)
 {
-	seq_asym_fence = potm_membarrier_ok;
+	seqr_asym_fence = potm_membarrier_ok;
 }
 
 /* The waker's side: between storing what ends a wait and reading the
  * waiter's sleeping flag. */
-static inline void seq_fence_waker(void)
+static inline void seqr_fence_waker(void)
 {
-	if (likely(seq_asym_fence))
+	if (likely(seqr_asym_fence))
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	else
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -134,78 +134,78 @@ static inline void seq_fence_waker(void)
 
 /* The sleeper's side: between announcing the sleep and the last look.  If
  * membarrier fails after all, the waker may be fencing only the compiler:
- * a lost wake-up then costs one bounded sleep (SEQ_SLEEP_MS), never a
+ * a lost wake-up then costs one bounded sleep (SEQR_SLEEP_MS), never a
  * hang, and from then on both sides fence. */
-static void seq_fence_sleeper(void)
+static void seqr_fence_sleeper(void)
 {
-	if (seq_asym_fence && potm_membarrier() == 0)
+	if (seqr_asym_fence && potm_membarrier() == 0)
 		return;
-	__atomic_store_n(&seq_asym_fence, false, __ATOMIC_RELAXED);
+	__atomic_store_n(&seqr_asym_fence, false, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /* Wake id if it sleeps.  The caller has just stored what ends its wait;
- * with seq_fence_sleeper in seq_wait, either the waiter sees that store
+ * with seqr_fence_sleeper in seqr_wait, either the waiter sees that store
  * before sleeping, or we see its sleeping flag here. */
-static void seq_wake(unsigned id)
+static void seqr_wake(unsigned id)
 {
-	seq_slot_t *s = seq_slot(id);
-	seq_fence_waker();
+	seqr_slot_t *s = seqr_slot(id);
+	seqr_fence_waker();
 	if (__atomic_load_n(&s->sleeping, __ATOMIC_RELAXED)) {
 		__atomic_fetch_add(&s->futex, 1, __ATOMIC_RELEASE);
-		seq_futex(&s->futex, FUTEX_WAKE_PRIVATE, 1, NULL);
+		seqr_futex(&s->futex, FUTEX_WAKE_PRIVATE, 1, NULL);
 	}
 }
 
 /* Rounds mode: a new round or a new start may end anybody's wait. */
-static void seq_wake_all(void)
+static void seqr_wake_all(void)
 {
-	unsigned n = __atomic_load_n(&seq_nids, __ATOMIC_RELAXED);
+	unsigned n = __atomic_load_n(&seqr_nids, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < n; i++)
-		seq_wake(i);
+		seqr_wake(i);
 }
 
 /* ---- life cycle ------------------------------------------------------------ */
 
-int seq_init(enum seq_kind kind, unsigned max_threads, unsigned timeout_ms, bool rounds,
-             bool weighted)
+int seqr_init(enum seqr_kind kind, unsigned max_threads, unsigned timeout_ms, bool rounds,
+              bool weighted)
 {
-	struct potm_seq *q = &potm_seq;
-	if (max_threads > SEQ_MAX_THREADS)
+	struct potm_seqr *q = &potm_seqr;
+	if (max_threads > SEQR_MAX_THREADS)
 		return potm_error("sequencer: at most %u threads (POTM_MAX_THREADS=%u)",
-		                  SEQ_MAX_THREADS, max_threads);
+		                  SEQR_MAX_THREADS, max_threads);
 	memset(q, 0, sizeof *q);
 	pthread_mutex_init(&q->lock, NULL);
-	seq_fence_init();
+	seqr_fence_init();
 	q->kind = kind;
 	q->rounds = rounds;
-	q->weighted = weighted && kind == SEQ_ROUND_ROBIN && !rounds;
+	q->weighted = weighted && kind == SEQR_ROUND_ROBIN && !rounds;
 	q->timeout_ms = timeout_ms;
 	q->max_threads = max_threads;
 	q->nwords = (max_threads + 63) / 64;
 	q->members = calloc(q->nwords, sizeof(uint64_t));
 	q->pending = calloc(q->nwords, sizeof(uint64_t));
 	if (posix_memalign((void **)&q->slots, POTM_CACHELINE,
-	                   sizeof(seq_slot_t) * max_threads) != 0)
+	                   sizeof(seqr_slot_t) * max_threads) != 0)
 		q->slots = NULL;
 	if (q->members == NULL || q->pending == NULL || q->slots == NULL) {
-		seq_shutdown();
+		seqr_shutdown();
 		return potm_error("sequencer: out of memory");
 	}
-	memset(q->slots, 0, sizeof(seq_slot_t) * max_threads);
+	memset(q->slots, 0, sizeof(seqr_slot_t) * max_threads);
 	for (unsigned i = 0; i < max_threads; i++)
 		q->slots[i].weight = 1;
-	q->state = kind == SEQ_EXPLICIT_ORDER ? SEQ_EXPLICIT : SEQ_NOBODY;
-	q->solo_id = SEQ_NONE;
-	seq_nids = 0;
+	q->state = kind == SEQR_EXPLICIT_ORDER ? SEQR_EXPLICIT : SEQR_NOBODY;
+	q->solo_id = SEQR_NONE;
+	seqr_nids = 0;
 	cpu_set_t cpus;
-	seq_ncpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? (unsigned)CPU_COUNT(&cpus) : 1;
+	seqr_ncpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? (unsigned)CPU_COUNT(&cpus) : 1;
 	return 0;
 }
 
-void seq_shutdown(void)
+void seqr_shutdown(void)
 {
-	struct potm_seq *q = &potm_seq;
+	struct potm_seqr *q = &potm_seqr;
 	free(q->members);
 	free(q->pending);
 	free(q->slots);
@@ -216,44 +216,44 @@ void seq_shutdown(void)
 
 /* ---- rounds and membership (S2, S3) ---------------------------------------- */
 
-/* The members changed (S2: we may write them): refresh seq_pass's fast
+/* The members changed (S2: we may write them): refresh seqr_pass's fast
  * path. */
-static void seq_members_changed(void)
+static void seqr_members_changed(void)
 {
-	struct potm_seq *q = &potm_seq;
+	struct potm_seqr *q = &potm_seqr;
 	unsigned first = bm_next(q->members, q->nwords, 0);
-	bool one = first != SEQ_NONE && bm_next(q->members, q->nwords, first + 1) == SEQ_NONE;
-	q->solo_id = one && q->kind == SEQ_ROUND_ROBIN && !q->rounds ? first : SEQ_NONE;
+	bool one = first != SEQR_NONE && bm_next(q->members, q->nwords, first + 1) == SEQR_NONE;
+	q->solo_id = one && q->kind == SEQR_ROUND_ROBIN && !q->rounds ? first : SEQR_NONE;
 }
 
-/* Move the pending threads into the membership.  Caller holds seq.lock and
- * is the holder, or the state says SEQ_NOBODY.  The new members' first
+/* Move the pending threads into the membership.  Caller holds potm_seqr.lock and
+ * is the holder, or the state says SEQR_NOBODY.  The new members' first
  * round is the one about to begin. */
-static void seq_merge_pending_locked(void)
+static void seqr_merge_pending_locked(void)
 {
-	struct potm_seq *q = &potm_seq;
+	struct potm_seqr *q = &potm_seqr;
 	for (unsigned w = 0; w < q->nwords; w++) {
 		uint64_t bits = q->pending[w];
 		while (bits) {
 			unsigned id = (w << 6) + (unsigned)__builtin_ctzll(bits);
 			bits &= bits - 1;
-			__atomic_store_n(&seq_slot(id)->round_min, q->round + 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&seqr_slot(id)->round_min, q->round + 1, __ATOMIC_RELAXED);
 			/* Weighted: a newcomer starts at the current virtual
 			 * time (W1), not at 0, or it would take every slot
 			 * until it caught up. */
-			__atomic_store_n(&seq_slot(id)->vclock, q->vnow, __ATOMIC_RELAXED);
-			seq_set_membership(id, SEQ_MEMBER);
+			__atomic_store_n(&seqr_slot(id)->vclock, q->vnow, __ATOMIC_RELAXED);
+			seqr_set_membership(id, SEQR_MEMBER);
 		}
 		q->members[w] |= q->pending[w];
 		q->pending[w] = 0;
 	}
 	__atomic_store_n(&q->pending_any, 0, __ATOMIC_RELAXED);
-	seq_members_changed();
+	seqr_members_changed();
 }
 
-static bool seq_no_members(void)
+static bool seqr_no_members(void)
 {
-	struct potm_seq *q = &potm_seq;
+	struct potm_seqr *q = &potm_seqr;
 	for (unsigned w = 0; w < q->nwords; w++)
 		if (q->members[w])
 			return false;
@@ -264,63 +264,63 @@ static bool seq_no_members(void)
  * its slot of the old round by now; but a barrier release cuts a round
  * short, and members that had already started in it (and wait for their
  * turn) must count as started in the new one, or their mates would wait
- * for them forever.  Handshake with seq_round_begin: it stores its mark,
+ * for them forever.  Handshake with seqr_round_begin: it stores its mark,
  * then (fence) checks that the round did not move; we move the round,
  * then (fence) convert old marks.  Either it sees the new round and marks
  * again, or we see its old mark. */
-static void seq_next_round(void)
+static void seqr_next_round(void)
 {
-	struct potm_seq *q = &potm_seq;
+	struct potm_seqr *q = &potm_seqr;
 	uint64_t old = q->round;
 	__atomic_store_n(&q->round, old + 1, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	unsigned n = __atomic_load_n(&seq_nids, __ATOMIC_RELAXED);
+	unsigned n = __atomic_load_n(&seqr_nids, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t mark = old + 1;
-		__atomic_compare_exchange_n(&seq_slot(i)->started_round, &mark, old + 2,
+		__atomic_compare_exchange_n(&seqr_slot(i)->started_round, &mark, old + 2,
 		                            false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	}
 }
 
 /* A round boundary: pending threads join, the round counter moves and the
  * turn goes to the lowest member.  Returns that member; or, when there is
- * no member at all, stores state = turn | SEQ_NOBODY under the lock (so a
+ * no member at all, stores state = turn | SEQR_NOBODY under the lock (so a
  * thread registering at the same time either is merged here or sees
- * SEQ_NOBODY and resolves it) and returns SEQ_NOBODY.  locked: the caller
- * already holds seq.lock (SEQ_NOBODY resolution). */
-static unsigned seq_begin_round(uint64_t turn, bool locked)
+ * SEQR_NOBODY and resolves it) and returns SEQR_NOBODY.  locked: the caller
+ * already holds potm_seqr.lock (SEQR_NOBODY resolution). */
+static unsigned seqr_begin_round(uint64_t turn, bool locked)
 {
-	struct potm_seq *q = &potm_seq;
+	struct potm_seqr *q = &potm_seqr;
 	bool take = !locked && (__atomic_load_n(&q->pending_any, __ATOMIC_ACQUIRE) ||
-	                        seq_no_members());
+	                        seqr_no_members());
 	if (take)
 		pthread_mutex_lock(&q->lock);
 	if (take || locked)
-		seq_merge_pending_locked();
+		seqr_merge_pending_locked();
 	unsigned first = bm_next(q->members, q->nwords, 0);
-	if (first == SEQ_NONE) {
-		__atomic_store_n(&q->state, turn << SEQ_HOLDER_BITS | SEQ_NOBODY,
+	if (first == SEQR_NONE) {
+		__atomic_store_n(&q->state, turn << SEQR_HOLDER_BITS | SEQR_NOBODY,
 		                 __ATOMIC_RELEASE);
 		if (take)
 			pthread_mutex_unlock(&q->lock);
-		return SEQ_NOBODY;
+		return SEQR_NOBODY;
 	}
 	if (q->rounds)
-		seq_next_round();
+		seqr_next_round();
 	if (take)
 		pthread_mutex_unlock(&q->lock);
 	return first;
 }
 
 /* Hand the turn to next (a member) with the given turn count. */
-static void seq_hand_over(unsigned from, uint64_t turn, unsigned next, bool round_began)
+static void seqr_hand_over(unsigned from, uint64_t turn, unsigned next, bool round_began)
 {
-	struct potm_seq *q = &potm_seq;
-	__atomic_store_n(&q->state, turn << SEQ_HOLDER_BITS | next, __ATOMIC_RELEASE);
+	struct potm_seqr *q = &potm_seqr;
+	__atomic_store_n(&q->state, turn << SEQR_HOLDER_BITS | next, __ATOMIC_RELEASE);
 	if (round_began && q->rounds)
-		seq_wake_all();
+		seqr_wake_all();
 	else if (next != from)
-		seq_wake(next);
+		seqr_wake(next);
 }
 
 /* ---- weighted order (W1, W2) ------------------------------------------------ */
@@ -328,9 +328,9 @@ static void seq_hand_over(unsigned from, uint64_t turn, unsigned next, bool roun
 /* Virtual finish time of member id's next slot: its declared weight, or
  * the least weight there is (1) while it has declared none (then
  * *declared, if asked, is false). */
-static inline uint64_t seq_finish_time(unsigned id, bool *declared)
+static inline uint64_t seqr_finish_time(unsigned id, bool *declared)
 {
-	seq_slot_t *s = seq_slot(id);
+	seqr_slot_t *s = seqr_slot(id);
 	uint32_t w = __atomic_load_n(&s->declared, __ATOMIC_ACQUIRE);
 	if (declared)
 		*declared = w != 0;
@@ -338,18 +338,18 @@ static inline uint64_t seq_finish_time(unsigned id, bool *declared)
 }
 
 /* The member whose next slot finishes first (lowest id on ties), or
- * SEQ_NONE without members.  *declared: that member has declared its
+ * SEQR_NONE without members.  *declared: that member has declared its
  * weight, so nobody can come before it (the others' finish times only grow
- * when they declare).  Caller holds seq.lock. */
-static unsigned seq_weighted_first(bool *declared)
+ * when they declare).  Caller holds potm_seqr.lock. */
+static unsigned seqr_weighted_first(bool *declared)
 {
-	struct potm_seq *q = &potm_seq;
-	unsigned best = SEQ_NONE;
+	struct potm_seqr *q = &potm_seqr;
+	unsigned best = SEQR_NONE;
 	uint64_t best_t = UINT64_MAX;
-	for (unsigned i = bm_next(q->members, q->nwords, 0); i != SEQ_NONE;
+	for (unsigned i = bm_next(q->members, q->nwords, 0); i != SEQR_NONE;
 	     i = bm_next(q->members, q->nwords, i + 1)) {
 		bool d;
-		uint64_t t = seq_finish_time(i, &d);
+		uint64_t t = seqr_finish_time(i, &d);
 		if (t < best_t) {
 			best = i;
 			best_t = t;
@@ -361,53 +361,53 @@ static unsigned seq_weighted_first(bool *declared)
 
 /* Give the turn (number turn) to the member that goes first, or mark it
  * undecided until that member declares (W2).  from: the caller's id, or
- * SEQ_NOBODY.  Caller holds seq.lock. */
-static void seq_weighted_decide_locked(uint64_t turn, unsigned from)
+ * SEQR_NOBODY.  Caller holds potm_seqr.lock. */
+static void seqr_weighted_decide_locked(uint64_t turn, unsigned from)
 {
-	struct potm_seq *q = &potm_seq;
+	struct potm_seqr *q = &potm_seqr;
 	if (__atomic_load_n(&q->pending_any, __ATOMIC_ACQUIRE))
-		seq_merge_pending_locked();
+		seqr_merge_pending_locked();
 	for (;;) {
 		bool declared = false;
-		unsigned first = seq_weighted_first(&declared);
-		if (first == SEQ_NONE) {
-			__atomic_store_n(&q->state, turn << SEQ_HOLDER_BITS | SEQ_NOBODY,
+		unsigned first = seqr_weighted_first(&declared);
+		if (first == SEQR_NONE) {
+			__atomic_store_n(&q->state, turn << SEQR_HOLDER_BITS | SEQR_NOBODY,
 			                 __ATOMIC_RELEASE);
 			return;
 		}
 		if (declared) {
-			seq_hand_over(from, turn, first, false);
+			seqr_hand_over(from, turn, first, false);
 			return;
 		}
-		__atomic_store_n(&q->state, turn << SEQ_HOLDER_BITS | SEQ_UNDECIDED,
+		__atomic_store_n(&q->state, turn << SEQR_HOLDER_BITS | SEQR_UNDECIDED,
 		                 __ATOMIC_RELEASE);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);   /* W2, the pass's side */
-		if (__atomic_load_n(&seq_slot(first)->declared, __ATOMIC_ACQUIRE) == 0)
+		if (__atomic_load_n(&seqr_slot(first)->declared, __ATOMIC_ACQUIRE) == 0)
 			return;   /* it decides when it declares */
 	}
 }
 
-void seq_declare_slow(unsigned id, uint32_t weight)
+void seqr_declare_slow(unsigned id, uint32_t weight)
 {
-	struct potm_seq *q = &potm_seq;
-	__atomic_store_n(&seq_slot(id)->declared, weight, __ATOMIC_RELEASE);
+	struct potm_seqr *q = &potm_seqr;
+	__atomic_store_n(&seqr_slot(id)->declared, weight, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);   /* W2, the declarer's side */
-	uint64_t s = seq_load_state();
-	if ((s & SEQ_HOLDER_MASK) != SEQ_UNDECIDED)
+	uint64_t s = seqr_load_state();
+	if ((s & SEQR_HOLDER_MASK) != SEQR_UNDECIDED)
 		return;
 	pthread_mutex_lock(&q->lock);
 	s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
-	if ((s & SEQ_HOLDER_MASK) == SEQ_UNDECIDED)
-		seq_weighted_decide_locked(s >> SEQ_HOLDER_BITS, id);
+	if ((s & SEQR_HOLDER_MASK) == SEQR_UNDECIDED)
+		seqr_weighted_decide_locked(s >> SEQR_HOLDER_BITS, id);
 	pthread_mutex_unlock(&q->lock);
 }
 
 /* The holder consumes its slot: its clock moves to the slot's finish
- * time.  Caller holds seq.lock.  Returns that time. */
-static uint64_t seq_weighted_consume(unsigned id)
+ * time.  Caller holds potm_seqr.lock.  Returns that time. */
+static uint64_t seqr_weighted_consume(unsigned id)
 {
-	seq_slot_t *me = seq_slot(id);
-	uint64_t t = seq_finish_time(id, NULL);
+	seqr_slot_t *me = seqr_slot(id);
+	uint64_t t = seqr_finish_time(id, NULL);
 	__atomic_store_n(&me->vclock, t, __ATOMIC_RELAXED);
 	__atomic_store_n(&me->declared, 0, __ATOMIC_RELAXED);
 	return t;
@@ -415,66 +415,66 @@ static uint64_t seq_weighted_consume(unsigned id)
 
 /* Nobody holds the turn and a thread waits for it: begin a round (or, in
  * weighted order, decide who goes first). */
-static void seq_resolve_nobody(void)
+static void seqr_resolve_nobody(void)
 {
-	struct potm_seq *q = &potm_seq;
+	struct potm_seqr *q = &potm_seqr;
 	pthread_mutex_lock(&q->lock);
 	uint64_t s = __atomic_load_n(&q->state, __ATOMIC_ACQUIRE);
-	if ((s & SEQ_HOLDER_MASK) == SEQ_NOBODY) {
-		uint64_t turn = s >> SEQ_HOLDER_BITS;
+	if ((s & SEQR_HOLDER_MASK) == SEQR_NOBODY) {
+		uint64_t turn = s >> SEQR_HOLDER_BITS;
 		if (q->weighted) {
-			seq_weighted_decide_locked(turn, SEQ_NOBODY);
+			seqr_weighted_decide_locked(turn, SEQR_NOBODY);
 		} else {
-			unsigned first = seq_begin_round(turn, true);
-			if (first != SEQ_NOBODY)
-				seq_hand_over(SEQ_NOBODY, turn, first, true);
+			unsigned first = seqr_begin_round(turn, true);
+			if (first != SEQR_NOBODY)
+				seqr_hand_over(SEQR_NOBODY, turn, first, true);
 		}
 	}
 	pthread_mutex_unlock(&q->lock);
 }
 
-void seq_pass_slow(unsigned id, bool new_round)
+void seqr_pass_slow(unsigned id, bool new_round)
 {
-	struct potm_seq *q = &potm_seq;
-	__atomic_store_n(&seq_slot(id)->cpu, sched_getcpu(), __ATOMIC_RELAXED);
+	struct potm_seqr *q = &potm_seqr;
+	__atomic_store_n(&seqr_slot(id)->cpu, sched_getcpu(), __ATOMIC_RELAXED);
 	/* Relaxed: only the holder moves the state (S1), and that is us. */
-	uint64_t turn = (__atomic_load_n(&q->state, __ATOMIC_RELAXED) >> SEQ_HOLDER_BITS) + 1;
-	if (q->kind == SEQ_EXPLICIT_ORDER) {
-		__atomic_store_n(&q->state, turn << SEQ_HOLDER_BITS | SEQ_EXPLICIT,
+	uint64_t turn = (__atomic_load_n(&q->state, __ATOMIC_RELAXED) >> SEQR_HOLDER_BITS) + 1;
+	if (q->kind == SEQR_EXPLICIT_ORDER) {
+		__atomic_store_n(&q->state, turn << SEQR_HOLDER_BITS | SEQR_EXPLICIT,
 		                 __ATOMIC_RELEASE);
 		/* Wake whoever supplied the next slot. */
-		unsigned n = __atomic_load_n(&seq_nids, __ATOMIC_RELAXED);
+		unsigned n = __atomic_load_n(&seqr_nids, __ATOMIC_RELAXED);
 		for (unsigned i = 0; i < n; i++)
-			if (__atomic_load_n(&seq_slot(i)->want, __ATOMIC_RELAXED) == turn + 1)
-				seq_wake(i);
+			if (__atomic_load_n(&seqr_slot(i)->want, __ATOMIC_RELAXED) == turn + 1)
+				seqr_wake(i);
 		return;
 	}
 	if (q->weighted) {
 		pthread_mutex_lock(&q->lock);
-		q->vnow = seq_weighted_consume(id);
-		seq_weighted_decide_locked(turn, id);
+		q->vnow = seqr_weighted_consume(id);
+		seqr_weighted_decide_locked(turn, id);
 		pthread_mutex_unlock(&q->lock);
 		return;
 	}
 	if (q->rounds) {
-		seq_slot_t *me = seq_slot(id);
+		seqr_slot_t *me = seqr_slot(id);
 		__atomic_store_n(&me->round_min, q->round + 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&me->started_round, 0, __ATOMIC_RELAXED);
 	}
-	unsigned next = new_round ? SEQ_NONE : bm_next(q->members, q->nwords, id + 1);
-	bool round_began = next == SEQ_NONE;
+	unsigned next = new_round ? SEQR_NONE : bm_next(q->members, q->nwords, id + 1);
+	bool round_began = next == SEQR_NONE;
 	if (round_began) {
-		next = seq_begin_round(turn, false);
-		if (next == SEQ_NOBODY)
+		next = seqr_begin_round(turn, false);
+		if (next == SEQR_NOBODY)
 			return;
 	}
-	seq_hand_over(id, turn, next, round_began);
+	seqr_hand_over(id, turn, next, round_began);
 }
 
-void seq_thread_join(unsigned id)
+void seqr_thread_join(unsigned id)
 {
-	struct potm_seq *q = &potm_seq;
-	seq_slot_t *s = seq_slot(id);
+	struct potm_seqr *q = &potm_seqr;
+	seqr_slot_t *s = seqr_slot(id);
 	pthread_mutex_lock(&q->lock);
 	__atomic_store_n(&s->want, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->busy, 0, __ATOMIC_RELAXED);
@@ -482,14 +482,14 @@ void seq_thread_join(unsigned id)
 	__atomic_store_n(&s->started_round, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->weight, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->declared, 0, __ATOMIC_RELAXED);
-	if (id + 1 > seq_nids)
-		__atomic_store_n(&seq_nids, id + 1, __ATOMIC_RELAXED);
+	if (id + 1 > seqr_nids)
+		__atomic_store_n(&seqr_nids, id + 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&q->registered, 1, __ATOMIC_SEQ_CST);
-	if (q->kind == SEQ_EXPLICIT_ORDER) {
-		seq_set_membership(id, SEQ_MEMBER);
+	if (q->kind == SEQR_EXPLICIT_ORDER) {
+		seqr_set_membership(id, SEQR_MEMBER);
 	} else {
 		bm_set(q->pending, id);
-		seq_set_membership(id, SEQ_PENDING);
+		seqr_set_membership(id, SEQR_PENDING);
 		__atomic_store_n(&q->pending_any, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&q->lock);
@@ -497,11 +497,11 @@ void seq_thread_join(unsigned id)
 
 /* ---- waiting ---------------------------------------------------------------- */
 
-enum seq_wait_for { SEQ_WAIT_TURN, SEQ_WAIT_ROUND, SEQ_WAIT_MATES };
+enum seqr_wait_for { SEQR_WAIT_TURN, SEQR_WAIT_ROUND, SEQR_WAIT_MATES };
 
-struct seq_wait_arg {
-	enum seq_wait_for what;
-	const seq_turn_key_t *key;
+struct seqr_wait_arg {
+	enum seqr_wait_for what;
+	const seqr_turn_key_t *key;
 	unsigned id;
 };
 
@@ -510,14 +510,14 @@ struct seq_wait_arg {
  * The members bitmap may change under us only by threads leaving in their
  * slot, which counts as consumed, or by a barrier release starting a new
  * round; in both cases the predicate is simply evaluated again. */
-static bool seq_mates_started(unsigned *missing)
+static bool seqr_mates_started(unsigned *missing)
 {
-	struct potm_seq *q = &potm_seq;
+	struct potm_seqr *q = &potm_seqr;
 	uint64_t round = __atomic_load_n(&q->round, __ATOMIC_ACQUIRE);
-	unsigned n = __atomic_load_n(&seq_nids, __ATOMIC_RELAXED);
+	unsigned n = __atomic_load_n(&seqr_nids, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < n; i++) {
-		seq_slot_t *s = seq_slot(i);
-		if (seq_membership(i) != SEQ_MEMBER)
+		seqr_slot_t *s = seqr_slot(i);
+		if (seqr_membership(i) != SEQR_MEMBER)
 			continue;
 		if (__atomic_load_n(&s->round_min, __ATOMIC_RELAXED) > round)
 			continue;   /* slot of this round consumed, or joins later */
@@ -530,44 +530,44 @@ static bool seq_mates_started(unsigned *missing)
 	return true;
 }
 
-static bool seq_ready(const struct seq_wait_arg *a)
+static bool seqr_ready(const struct seqr_wait_arg *a)
 {
 	switch (a->what) {
-	case SEQ_WAIT_TURN:
-		return seq_is_turn(a->key);
-	case SEQ_WAIT_ROUND:
-		return seq_membership(a->id) == SEQ_MEMBER &&
-		       __atomic_load_n(&potm_seq.round, __ATOMIC_ACQUIRE) >=
-		               __atomic_load_n(&seq_slot(a->id)->round_min, __ATOMIC_RELAXED);
-	case SEQ_WAIT_MATES:
-		return seq_mates_started(NULL);
+	case SEQR_WAIT_TURN:
+		return seqr_is_turn(a->key);
+	case SEQR_WAIT_ROUND:
+		return seqr_membership(a->id) == SEQR_MEMBER &&
+		       __atomic_load_n(&potm_seqr.round, __ATOMIC_ACQUIRE) >=
+		               __atomic_load_n(&seqr_slot(a->id)->round_min, __ATOMIC_RELAXED);
+	case SEQR_WAIT_MATES:
+		return seqr_mates_started(NULL);
 	}
 	return true;
 }
 
-static bool seq_busy(unsigned id)
+static bool seqr_busy(unsigned id)
 {
-	return __atomic_load_n(&seq_slot(id)->busy, __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&seqr_slot(id)->busy, __ATOMIC_RELAXED) != 0;
 }
 
 /* No progress for timeout_ms.  If the thread we wait for is inside a
  * transaction or a TM call it is slow, not stuck: return and keep waiting.
  * Otherwise it is blocked somewhere the order cannot see, and every thread
  * behind it would wait forever: report and abort. */
-static void seq_report_stall(const struct seq_wait_arg *a, uint64_t waited_ns)
+static void seqr_report_stall(const struct seqr_wait_arg *a, uint64_t waited_ns)
 {
-	struct potm_seq *q = &potm_seq;
-	uint64_t s = seq_load_state();
-	uint64_t turn = s >> SEQ_HOLDER_BITS;
+	struct potm_seqr *q = &potm_seqr;
+	uint64_t s = seqr_load_state();
+	uint64_t turn = s >> SEQR_HOLDER_BITS;
 	unsigned ms = (unsigned)(waited_ns / 1000000u);
 
-	if (q->kind == SEQ_EXPLICIT_ORDER) {
-		unsigned n = __atomic_load_n(&seq_nids, __ATOMIC_RELAXED);
+	if (q->kind == SEQR_EXPLICIT_ORDER) {
+		unsigned n = __atomic_load_n(&seqr_nids, __ATOMIC_RELAXED);
 		for (unsigned i = 0; i < n; i++) {
-			seq_slot_t *sl = seq_slot(i);
+			seqr_slot_t *sl = seqr_slot(i);
 			if (__atomic_load_n(&sl->want, __ATOMIC_RELAXED) != turn + 1)
 				continue;
-			if (seq_busy(i))
+			if (seqr_busy(i))
 				return;
 			potm_fatal("explicit order stalled: thread %u supplied slot %" PRIu64
 			           " but has not run its transaction for %u ms (it is "
@@ -582,10 +582,10 @@ static void seq_report_stall(const struct seq_wait_arg *a, uint64_t waited_ns)
 		           turn, ms, a->id, q->timeout_ms);
 	}
 
-	if (a->what == SEQ_WAIT_MATES) {
-		unsigned m = SEQ_NONE;
-		if (seq_mates_started(&m) || m == SEQ_NONE ||
-		    seq_busy(m))
+	if (a->what == SEQR_WAIT_MATES) {
+		unsigned m = SEQR_NONE;
+		if (seqr_mates_started(&m) || m == SEQR_NONE ||
+		    seqr_busy(m))
 			return;
 		potm_fatal("deterministic order stalled (destm): thread %u has not "
 		           "started its transaction of round %" PRIu64 " for %u ms; "
@@ -596,13 +596,13 @@ static void seq_report_stall(const struct seq_wait_arg *a, uint64_t waited_ns)
 		           m, q->timeout_ms);
 	}
 
-	unsigned h = (unsigned)(s & SEQ_HOLDER_MASK);
-	if (h == SEQ_UNDECIDED) {
+	unsigned h = (unsigned)(s & SEQR_HOLDER_MASK);
+	if (h == SEQR_UNDECIDED) {
 		bool declared = false;
 		pthread_mutex_lock(&q->lock);
-		unsigned first = seq_weighted_first(&declared);
+		unsigned first = seqr_weighted_first(&declared);
 		pthread_mutex_unlock(&q->lock);
-		if (first == SEQ_NONE || declared || seq_busy(first))
+		if (first == SEQR_NONE || declared || seqr_busy(first))
 			return;
 		potm_fatal("deterministic order stalled (weighted): thread %u goes "
 		           "next (its next transaction finishes first in virtual "
@@ -611,7 +611,7 @@ static void seq_report_stall(const struct seq_wait_arg *a, uint64_t waited_ns)
 		           "long non-transactional work (POTM_TURN_TIMEOUT_MS=%u)",
 		           first, ms, a->id, first, q->timeout_ms);
 	}
-	if (h == SEQ_NOBODY || seq_busy(h))
+	if (h == SEQR_NOBODY || seqr_busy(h))
 		return;
 	potm_fatal("deterministic order stalled: thread %u has held the turn "
 	           "(slot %" PRIu64 ") for %u ms without running a transaction, "
@@ -627,63 +627,63 @@ static void seq_report_stall(const struct seq_wait_arg *a, uint64_t waited_ns)
 /* Round-robin turn wait: did the holder last run on our CPU?  Then it
  * cannot be running now (or it was preempted for us): spinning would only
  * delay it. */
-static bool seq_holder_shares_cpu(const struct seq_wait_arg *a, int my_cpu)
+static bool seqr_holder_shares_cpu(const struct seqr_wait_arg *a, int my_cpu)
 {
-	if (a->what != SEQ_WAIT_TURN || potm_seq.kind != SEQ_ROUND_ROBIN || my_cpu < 0)
+	if (a->what != SEQR_WAIT_TURN || potm_seqr.kind != SEQR_ROUND_ROBIN || my_cpu < 0)
 		return false;
-	unsigned h = (unsigned)(seq_load_state() & SEQ_HOLDER_MASK);
-	return h < potm_seq.max_threads && h != a->id &&
-	       __atomic_load_n(&seq_slot(h)->cpu, __ATOMIC_RELAXED) == my_cpu;
+	unsigned h = (unsigned)(seqr_load_state() & SEQR_HOLDER_MASK);
+	return h < potm_seqr.max_threads && h != a->id &&
+	       __atomic_load_n(&seqr_slot(h)->cpu, __ATOMIC_RELAXED) == my_cpu;
 }
 
-static void seq_wait(potm_thread_t *t, const struct seq_wait_arg *a)
+static void seqr_wait(potm_thread_t *t, const struct seqr_wait_arg *a)
 {
-	struct potm_seq *q = &potm_seq;
-	seq_slot_t *me = seq_slot(t->id);
-	uint64_t start = seq_now_ns();
+	struct potm_seqr *q = &potm_seqr;
+	seqr_slot_t *me = seqr_slot(t->id);
+	uint64_t start = seqr_now_ns();
 	uint64_t last_progress = start;
-	uint64_t seen_state = seq_load_state();
+	uint64_t seen_state = seqr_load_state();
 	uint64_t seen_round = __atomic_load_n(&q->round, __ATOMIC_RELAXED);
 	int my_cpu = sched_getcpu();
 	__atomic_store_n(&me->cpu, my_cpu, __ATOMIC_RELAXED);
-	bool pausing = seq_registered() <= seq_ncpus && !seq_holder_shares_cpu(a, my_cpu);
+	bool pausing = seqr_registered() <= seqr_ncpus && !seqr_holder_shares_cpu(a, my_cpu);
 	bool spinning = true;
 
 	for (unsigned i = 0;; i++) {
-		if (q->kind == SEQ_ROUND_ROBIN &&
-		    (seq_load_state() & SEQ_HOLDER_MASK) == SEQ_NOBODY)
-			seq_resolve_nobody();
-		if (seq_ready(a))
+		if (q->kind == SEQR_ROUND_ROBIN &&
+		    (seqr_load_state() & SEQR_HOLDER_MASK) == SEQR_NOBODY)
+			seqr_resolve_nobody();
+		if (seqr_ready(a))
 			break;
 		if (spinning) {
 			if (pausing) {
 				potm_cpu_relax();
-				if ((i & 15) == 15 && seq_now_ns() - start > SEQ_PAUSE_NS)
+				if ((i & 15) == 15 && seqr_now_ns() - start > SEQR_PAUSE_NS)
 					pausing = false;
 			} else {
 				sched_yield();
-				if ((i & 7) == 7 && seq_now_ns() - start > SEQ_SPIN_NS)
+				if ((i & 7) == 7 && seqr_now_ns() - start > SEQR_SPIN_NS)
 					spinning = false;
 			}
 			continue;
 		}
-		/* Sleep.  Announce it, then look once more: seq_wake's fence
+		/* Sleep.  Announce it, then look once more: seqr_wake's fence
 		 * and ours make sure one of us sees the other. */
 		uint32_t f = __atomic_load_n(&me->futex, __ATOMIC_ACQUIRE);
 		__atomic_store_n(&me->sleeping, 1, __ATOMIC_RELAXED);
-		seq_fence_sleeper();
-		if (seq_ready(a) ||
-		    (q->kind == SEQ_ROUND_ROBIN &&
-		     (seq_load_state() & SEQ_HOLDER_MASK) == SEQ_NOBODY)) {
+		seqr_fence_sleeper();
+		if (seqr_ready(a) ||
+		    (q->kind == SEQR_ROUND_ROBIN &&
+		     (seqr_load_state() & SEQR_HOLDER_MASK) == SEQR_NOBODY)) {
 			__atomic_store_n(&me->sleeping, 0, __ATOMIC_RELAXED);
 			continue;
 		}
-		struct timespec ts = { 0, SEQ_SLEEP_MS * 1000000L };
-		seq_futex(&me->futex, FUTEX_WAIT_PRIVATE, f, &ts);
+		struct timespec ts = { 0, SEQR_SLEEP_MS * 1000000L };
+		seqr_futex(&me->futex, FUTEX_WAIT_PRIVATE, f, &ts);
 		__atomic_store_n(&me->sleeping, 0, __ATOMIC_RELAXED);
 
-		uint64_t now = seq_now_ns();
-		uint64_t st = seq_load_state();
+		uint64_t now = seqr_now_ns();
+		uint64_t st = seqr_load_state();
 		uint64_t rd = __atomic_load_n(&q->round, __ATOMIC_RELAXED);
 		if (st != seen_state || rd != seen_round) {
 			seen_state = st;
@@ -691,31 +691,31 @@ static void seq_wait(potm_thread_t *t, const struct seq_wait_arg *a)
 			last_progress = now;
 		} else if (q->timeout_ms &&
 		           now - last_progress > (uint64_t)q->timeout_ms * 1000000u) {
-			seq_report_stall(a, now - last_progress);
+			seqr_report_stall(a, now - last_progress);
 			last_progress = now;   /* the thread we wait for is busy */
 		}
 	}
-	POTM_STAT_ADD(t, wait_turn_ns, seq_now_ns() - start);
+	POTM_STAT_ADD(t, wait_turn_ns, seqr_now_ns() - start);
 }
 
-void seq_wait_turn_slow(potm_thread_t *t, const seq_turn_key_t *k)
+void seqr_wait_turn_slow(potm_thread_t *t, const seqr_turn_key_t *k)
 {
-	struct seq_wait_arg a = { SEQ_WAIT_TURN, k, t->id };
+	struct seqr_wait_arg a = { SEQR_WAIT_TURN, k, t->id };
 	/* Weighted: whoever waits for its turn is beginning a slot; if a
 	 * path came here without declaring it (a retry after the slot was
 	 * given up), declare it now, or the order would wait for us. */
-	seq_declare(t->id, seq_weight(t->id));
-	seq_wait(t, &a);
+	seqr_declare(t->id, seqr_weight(t->id));
+	seqr_wait(t, &a);
 }
 
-void seq_wait_holder_idle(unsigned self)
+void seqr_wait_holder_idle(unsigned self)
 {
-	uint64_t s0 = seq_load_state();
-	unsigned h = (unsigned)(s0 & SEQ_HOLDER_MASK);
+	uint64_t s0 = seqr_load_state();
+	unsigned h = (unsigned)(s0 & SEQR_HOLDER_MASK);
 	/* No holder (nobody, undecided): no fast transaction runs. */
-	if (potm_seq.kind != SEQ_ROUND_ROBIN || h >= potm_seq.max_threads || h == self)
+	if (potm_seqr.kind != SEQR_ROUND_ROBIN || h >= potm_seqr.max_threads || h == self)
 		return;
-	for (unsigned i = 0; seq_load_state() == s0 && seq_busy(h); i++) {
+	for (unsigned i = 0; seqr_load_state() == s0 && seqr_busy(h); i++) {
 		if (i < 64)
 			potm_cpu_relax();
 		else
@@ -725,62 +725,62 @@ void seq_wait_holder_idle(unsigned self)
 
 /* ---- rounds (DeSTM) ------------------------------------------------------------ */
 
-void seq_round_begin(potm_thread_t *t)
+void seqr_round_begin(potm_thread_t *t)
 {
-	seq_slot_t *me = seq_slot(t->id);
+	seqr_slot_t *me = seqr_slot(t->id);
 	uint64_t started = __atomic_load_n(&me->started_round, __ATOMIC_RELAXED);
-	if (started != 0 && started == __atomic_load_n(&potm_seq.round, __ATOMIC_ACQUIRE) + 1)
+	if (started != 0 && started == __atomic_load_n(&potm_seqr.round, __ATOMIC_ACQUIRE) + 1)
 		return;   /* a retry within the same slot */
-	struct seq_wait_arg a = { SEQ_WAIT_ROUND, NULL, t->id };
-	if (!seq_ready(&a))
-		seq_wait(t, &a);
-	/* Mark ourselves started in the current round; see seq_next_round
+	struct seqr_wait_arg a = { SEQR_WAIT_ROUND, NULL, t->id };
+	if (!seqr_ready(&a))
+		seqr_wait(t, &a);
+	/* Mark ourselves started in the current round; see seqr_next_round
 	 * for why we check that the round did not move meanwhile. */
 	for (;;) {
-		uint64_t round = __atomic_load_n(&potm_seq.round, __ATOMIC_ACQUIRE);
+		uint64_t round = __atomic_load_n(&potm_seqr.round, __ATOMIC_ACQUIRE);
 		__atomic_store_n(&me->started_round, round + 1, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&potm_seq.round, __ATOMIC_RELAXED) == round)
+		if (__atomic_load_n(&potm_seqr.round, __ATOMIC_RELAXED) == round)
 			break;
 	}
-	seq_wake_all();   /* a mate may be waiting for us to start */
+	seqr_wake_all();   /* a mate may be waiting for us to start */
 }
 
-void seq_round_wait_mates(potm_thread_t *t)
+void seqr_round_wait_mates(potm_thread_t *t)
 {
-	struct seq_wait_arg a = { SEQ_WAIT_MATES, NULL, t->id };
-	if (!seq_ready(&a))
-		seq_wait(t, &a);
+	struct seqr_wait_arg a = { SEQR_WAIT_MATES, NULL, t->id };
+	if (!seqr_ready(&a))
+		seqr_wait(t, &a);
 }
 
-bool seq_round_mates_started(void)
+bool seqr_round_mates_started(void)
 {
-	return seq_mates_started(NULL);
+	return seqr_mates_started(NULL);
 }
 
 /* ---- membership events ------------------------------------------------------------ */
 
 /* Take the turn for an event (exit, barrier arrival): like a transaction,
  * it starts its slot (rounds mode) and waits for its turn. */
-void seq_event_acquire(potm_thread_t *t)
+void seqr_event_acquire(potm_thread_t *t)
 {
-	seq_turn_key_t k;
-	seq_key_round_robin(&k, t->id);
-	seq_set_busy(t->id, 1);
-	seq_declare(t->id, 1);
-	if (potm_seq.rounds)
-		seq_round_begin(t);
-	seq_wait_turn(t, &k);
+	seqr_turn_key_t k;
+	seqr_key_round_robin(&k, t->id);
+	seqr_set_busy(t->id, 1);
+	seqr_declare(t->id, 1);
+	if (potm_seqr.rounds)
+		seqr_round_begin(t);
+	seqr_wait_turn(t, &k);
 }
 
-void seq_thread_leave(potm_thread_t *t)
+void seqr_thread_leave(potm_thread_t *t)
 {
-	struct potm_seq *q = &potm_seq;
+	struct potm_seqr *q = &potm_seqr;
 	unsigned id = t->id;
 	__atomic_fetch_sub(&q->registered, 1, __ATOMIC_RELAXED);
-	if (q->kind == SEQ_EXPLICIT_ORDER) {
-		__atomic_store_n(&seq_slot(id)->want, 0, __ATOMIC_RELAXED);
-		seq_set_membership(id, SEQ_OUT);
+	if (q->kind == SEQR_EXPLICIT_ORDER) {
+		__atomic_store_n(&seqr_slot(id)->want, 0, __ATOMIC_RELAXED);
+		seqr_set_membership(id, SEQR_OUT);
 		return;
 	}
 	/* Still waiting for a round boundary: it never took a turn, so it
@@ -788,62 +788,62 @@ void seq_thread_leave(potm_thread_t *t)
 	pthread_mutex_lock(&q->lock);
 	if (bm_test(q->pending, id)) {
 		bm_clear(q->pending, id);
-		seq_set_membership(id, SEQ_OUT);
+		seqr_set_membership(id, SEQR_OUT);
 		pthread_mutex_unlock(&q->lock);
 		return;
 	}
 	pthread_mutex_unlock(&q->lock);
-	seq_event_acquire(t);
+	seqr_event_acquire(t);
 	bm_clear(q->members, id);
-	seq_members_changed();
-	seq_set_membership(id, SEQ_OUT);
-	seq_set_busy(id, 0);
-	seq_pass(id, false);
+	seqr_members_changed();
+	seqr_set_membership(id, SEQR_OUT);
+	seqr_set_busy(id, 0);
+	seqr_pass(id, false);
 }
 
-void seq_park(unsigned id)
+void seqr_park(unsigned id)
 {
-	bm_clear(potm_seq.members, id);
-	seq_members_changed();
-	seq_set_membership(id, SEQ_PARKED);
-	seq_set_busy(id, 0);
-	seq_pass(id, false);
+	bm_clear(potm_seqr.members, id);
+	seqr_members_changed();
+	seqr_set_membership(id, SEQR_PARKED);
+	seqr_set_busy(id, 0);
+	seqr_pass(id, false);
 }
 
-void seq_release_parked(unsigned id, const unsigned *ids, unsigned n)
+void seqr_release_parked(unsigned id, const unsigned *ids, unsigned n)
 {
-	struct potm_seq *q = &potm_seq;
+	struct potm_seqr *q = &potm_seqr;
 	/* Weighted: the released threads start level with the releaser's
 	 * slot, whoever arrived when; their clocks are written under the
 	 * lock (W1). */
 	uint64_t now = 0;
 	if (q->weighted) {
 		pthread_mutex_lock(&q->lock);
-		now = seq_finish_time(id, NULL);
+		now = seqr_finish_time(id, NULL);
 	}
-	/* The round that seq_pass is about to begin is the parked threads'
+	/* The round that seqr_pass is about to begin is the parked threads'
 	 * first one back (S2: we hold the turn). */
 	for (unsigned i = 0; i < n; i++) {
-		__atomic_store_n(&seq_slot(ids[i])->round_min, q->round + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&seqr_slot(ids[i])->round_min, q->round + 1, __ATOMIC_RELAXED);
 		if (q->weighted)
-			__atomic_store_n(&seq_slot(ids[i])->vclock, now, __ATOMIC_RELAXED);
+			__atomic_store_n(&seqr_slot(ids[i])->vclock, now, __ATOMIC_RELAXED);
 		bm_set(q->members, ids[i]);
-		seq_set_membership(ids[i], SEQ_MEMBER);
+		seqr_set_membership(ids[i], SEQR_MEMBER);
 	}
-	seq_members_changed();
+	seqr_members_changed();
 	if (q->weighted)
-		pthread_mutex_unlock(&q->lock);   /* seq_pass takes it again */
-	seq_set_busy(id, 0);
-	seq_pass(id, true);
+		pthread_mutex_unlock(&q->lock);   /* seqr_pass takes it again */
+	seqr_set_busy(id, 0);
+	seqr_pass(id, true);
 }
 
-void seq_rejoin_unordered(const unsigned *ids, unsigned n)
+void seqr_rejoin_unordered(const unsigned *ids, unsigned n)
 {
-	struct potm_seq *q = &potm_seq;
+	struct potm_seqr *q = &potm_seqr;
 	pthread_mutex_lock(&q->lock);
 	for (unsigned i = 0; i < n; i++) {
 		bm_set(q->pending, ids[i]);
-		seq_set_membership(ids[i], SEQ_PENDING);
+		seqr_set_membership(ids[i], SEQR_PENDING);
 	}
 	__atomic_store_n(&q->pending_any, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&q->lock);
@@ -851,38 +851,38 @@ void seq_rejoin_unordered(const unsigned *ids, unsigned n)
 
 /* ---- explicit order ---------------------------------------------------------------- */
 
-int seq_supply(unsigned id, uint64_t seqno, seq_turn_key_t *k)
+int seqr_supply(unsigned id, uint64_t seqno, seqr_turn_key_t *k)
 {
-	struct potm_seq *q = &potm_seq;
-	if (seqno >= ((uint64_t)1 << (64 - SEQ_HOLDER_BITS)) - 1)
+	struct potm_seqr *q = &potm_seqr;
+	if (seqno >= ((uint64_t)1 << (64 - SEQR_HOLDER_BITS)) - 1)
 		return potm_error("tm_set_next_order(%" PRIu64 "): slot numbers are "
 		                  "limited to 48 bits", seqno);
 	/* Under the lock: two threads must never both believe they own a slot. */
 	pthread_mutex_lock(&q->lock);
-	uint64_t turn = seq_clock();
+	uint64_t turn = seqr_clock();
 	int rc = 0;
 	if (seqno < turn) {
 		rc = potm_error("tm_set_next_order(%" PRIu64 "): that slot is already "
 		                "consumed; the order is at slot %" PRIu64, seqno, turn);
 		goto out;
 	}
-	unsigned n = __atomic_load_n(&seq_nids, __ATOMIC_RELAXED);
+	unsigned n = __atomic_load_n(&seqr_nids, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < n; i++)
-		if (i != id && __atomic_load_n(&seq_slot(i)->want, __ATOMIC_RELAXED) == seqno + 1) {
+		if (i != id && __atomic_load_n(&seqr_slot(i)->want, __ATOMIC_RELAXED) == seqno + 1) {
 			rc = potm_error("tm_set_next_order(%" PRIu64 "): thread %u already "
 			                "supplied that slot", seqno, i);
 			goto out;
 		}
-	__atomic_store_n(&seq_slot(id)->want, seqno + 1, __ATOMIC_RELAXED);
-	k->mask = ~SEQ_HOLDER_MASK;
-	k->want = seqno << SEQ_HOLDER_BITS;
+	__atomic_store_n(&seqr_slot(id)->want, seqno + 1, __ATOMIC_RELAXED);
+	k->mask = ~SEQR_HOLDER_MASK;
+	k->want = seqno << SEQR_HOLDER_BITS;
 out:
 	pthread_mutex_unlock(&q->lock);
 	return rc;
 }
 
-void seq_supply_done(unsigned id, seq_turn_key_t *k)
+void seqr_supply_done(unsigned id, seqr_turn_key_t *k)
 {
-	__atomic_store_n(&seq_slot(id)->want, 0, __ATOMIC_RELAXED);
-	seq_key_none(k);
+	__atomic_store_n(&seqr_slot(id)->want, 0, __ATOMIC_RELAXED);
+	seqr_key_none(k);
 }

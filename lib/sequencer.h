@@ -2,9 +2,14 @@
  * lib/sequencer.h — the order of a deterministic backend's transactions.
  *
  * Pot (Vale's thesis, §3.2) runs transactions in parallel but makes them
- * commit in one order fixed in advance.  The sequencer is the part that
- * fixes that order; the backends (stm/pot.c, later pot-rtm and pot-rot) only
- * ask "is it my turn?" and say "my slot is done".
+ * commit in one order fixed in advance (ordered commit).  The sequencer is
+ * the part that fixes that order; the Pot backends (stm/pot.c,
+ * htm/pot_rtm.c, htm/pot_rot.c, through lib/pot_order.h) only ask "is it
+ * my turn?" and say "my slot is done".
+ *
+ * Names.  Everything of the sequencer is prefixed seqr_ / SEQR_ (its
+ * state: potm_seqr), so that it never reads as the seq backend
+ * (stm/seq.c, sequential execution).
  *
  * Slots and turns.  The order is a sequence of slots, numbered from 0.  The
  * thread that owns the next slot "holds the turn"; every committed (or
@@ -38,8 +43,8 @@
  * commit about 100 short ones meanwhile, instead of making each of them
  * wait for its long one in every round.  The decision needs the weight of
  * every member's next transaction, which a thread declares when it begins
- * one (seq_declare); while the member that may come first has not begun
- * its next transaction, nobody holds the turn (SEQ_UNDECIDED) and that
+ * one (seqr_declare); while the member that may come first has not begun
+ * its next transaction, nobody holds the turn (SEQR_UNDECIDED) and that
  * member decides when it declares.  Only declared weights enter the
  * decision, so the order depends on each thread's weights alone, never on
  * timing.  A barrier release sets the released threads' clocks to the
@@ -55,31 +60,31 @@
  * threads outnumber CPUs), then yields for a while, then sleeps on a futex
  * in its own slot record; the thread that passes the turn wakes exactly
  * the next holder.  So eight threads on two cores still make progress: a
- * descheduled holder gets the CPU back (seq_wait in sequencer.c explains
+ * descheduled holder gets the CPU back (seqr_wait in sequencer.c explains
  * the time budgets).  A holder that stays outside the TM API (blocked on a
  * lock, in a join, ...) for longer than POTM_TURN_TIMEOUT_MS while others
  * wait is reported with potm_fatal.
  *
  * Invariants (round-robin):
  *  S1  state = turn << 16 | holder.  turn only grows, by one per slot, and
- *      only the holder moves it (seq_pass).  holder is a member id, or
- *      SEQ_NOBODY when there is no member (all parked or gone, or nobody
+ *      only the holder moves it (seqr_pass).  holder is a member id, or
+ *      SEQR_NOBODY when there is no member (all parked or gone, or nobody
  *      registered yet): the next thread to wait resolves it.
  *  S2  members is written only by the holder during its slot, or under
- *      seq.lock while holder == SEQ_NOBODY; the store of state that hands
+ *      potm_seqr.lock while holder == SEQR_NOBODY; the store of state that hands
  *      the turn over releases those writes to the next holder.
  *  S3  pending (registered, waiting for a round boundary) is written only
- *      under seq.lock.
+ *      under potm_seqr.lock.
  * Weighted order, in addition:
- *  W1  vclock and vnow are written only under seq.lock (the holder takes
- *      it to pass); the members bitmap under seq.lock or, as in S2, by the
+ *  W1  vclock and vnow are written only under potm_seqr.lock (the holder takes
+ *      it to pass); the members bitmap under potm_seqr.lock or, as in S2, by the
  *      holder (parking, leaving: nobody decides while somebody holds the
  *      turn); declared only by its owner, from 0 to a weight when it
- *      begins a slot, back to 0 when it passes (not in seq_pass's solo
+ *      begins a slot, back to 0 when it passes (not in seqr_pass's solo
  *      fast path, where nobody else needs it).
- *  W2  holder is SEQ_UNDECIDED only while the member whose next slot
+ *  W2  holder is SEQR_UNDECIDED only while the member whose next slot
  *      finishes first (on declared weights, 1 where none is declared yet)
- *      has declared none; seq_declare and the pass each store, fence, then
+ *      has declared none; seqr_declare and the pass each store, fence, then
  *      look at the other's word, so one of them sees the other and decides.
  */
 #ifndef POTM_SEQUENCER_H
@@ -89,27 +94,27 @@
 
 #include <pthread.h>
 
-#define SEQ_HOLDER_BITS 16
-#define SEQ_HOLDER_MASK ((uint64_t)0xffff)
-#define SEQ_NOBODY 0xffffu   /* round-robin: no member holds the turn */
-#define SEQ_EXPLICIT 0xfffeu /* explicit order: the holder bits are unused */
-#define SEQ_UNDECIDED 0xfffdu /* weighted: the next holder has not begun its slot (W2) */
-#define SEQ_MAX_THREADS 4096 /* ids fit in the holder bits with room for the three above */
+#define SEQR_HOLDER_BITS 16
+#define SEQR_HOLDER_MASK ((uint64_t)0xffff)
+#define SEQR_NOBODY 0xffffu   /* round-robin: no member holds the turn */
+#define SEQR_EXPLICIT 0xfffeu /* explicit order: the holder bits are unused */
+#define SEQR_UNDECIDED 0xfffdu /* weighted: the next holder has not begun its slot (W2) */
+#define SEQR_MAX_THREADS 4096 /* ids fit in the holder bits with room for the three above */
 
-enum seq_kind { SEQ_ROUND_ROBIN, SEQ_EXPLICIT_ORDER };
+enum seqr_kind { SEQR_ROUND_ROBIN, SEQR_EXPLICIT_ORDER };
 
-enum seq_membership { SEQ_OUT = 0, SEQ_PENDING, SEQ_MEMBER, SEQ_PARKED };
+enum seqr_membership { SEQR_OUT = 0, SEQR_PENDING, SEQR_MEMBER, SEQR_PARKED };
 
 /* One record per logical id, on two cache lines of its own: the first is
  * written by the owner on every transaction (busy) or wait (cpu) and read
  * by others only to explain a stall or pick a waiting policy; the second
  * is read by whoever hands the owner the turn, on every pass, so it stays
  * off the owner's hot line. */
-typedef struct seq_slot {
+typedef struct seqr_slot {
 	uint32_t busy;         /* owner is inside a transaction or a TM call
 	                          that is about to use its turn (the owner may
-	                          keep a pointer to it: seq_busy_word) */
-	uint32_t membership;   /* enum seq_membership, for diagnostics */
+	                          keep a pointer to it: seqr_busy_word) */
+	uint32_t membership;   /* enum seqr_membership, for diagnostics */
 	int32_t cpu;           /* CPU the owner last ran on (when it waited or
 	                          passed the turn); -1 unknown.  A waiter on
 	                          the holder's CPU yields at once. */
@@ -124,9 +129,9 @@ typedef struct seq_slot {
 
 	uint32_t futex POTM_ALIGNED; /* bumped by whoever ends the owner's wait */
 	uint32_t sleeping;     /* owner is in (or entering) FUTEX_WAIT */
-} POTM_ALIGNED seq_slot_t;
+} POTM_ALIGNED seqr_slot_t;
 
-struct potm_seq {
+struct potm_seqr {
 	uint64_t state POTM_ALIGNED;     /* S1: turn << 16 | holder */
 
 	/* Holder-owned (S2). */
@@ -135,16 +140,16 @@ struct potm_seq {
 	uint64_t round;                  /* rounds begun; read by waiters */
 	unsigned solo_id;                /* the only member, if there is exactly
 	                                    one (round-robin, no rounds); else
-	                                    UINT32_MAX: seq_pass's fast path */
+	                                    UINT32_MAX: seqr_pass's fast path */
 
 	uint32_t pending_any POTM_ALIGNED; /* hint: pending is not empty */
 	uint32_t registered;             /* threads between join and leave */
 	pthread_mutex_t lock;
 	uint64_t *pending;               /* S3 */
 
-	seq_slot_t *slots;               /* by logical id */
+	seqr_slot_t *slots;               /* by logical id */
 	unsigned max_threads;
-	enum seq_kind kind;
+	enum seqr_kind kind;
 	bool rounds;                     /* keep DeSTM's round accounting */
 	bool weighted;                   /* weighted order (round-robin kind) */
 	uint64_t vnow;                   /* weighted: virtual time of the last
@@ -152,143 +157,143 @@ struct potm_seq {
 	unsigned timeout_ms;             /* stall report; 0 = never */
 };
 
-extern struct potm_seq potm_seq;
+extern struct potm_seqr potm_seqr;
 
 /* ---- life cycle ---------------------------------------------------------- */
 
 /* rounds: maintain round_started (DeSTM); weighted: the weighted order
- * (kind SEQ_ROUND_ROBIN, not with rounds).  Returns 0 or -1 (potm_error). */
-int seq_init(enum seq_kind kind, unsigned max_threads, unsigned timeout_ms,
-             bool rounds, bool weighted);
-void seq_shutdown(void);
+ * (kind SEQR_ROUND_ROBIN, not with rounds).  Returns 0 or -1 (potm_error). */
+int seqr_init(enum seqr_kind kind, unsigned max_threads, unsigned timeout_ms,
+              bool rounds, bool weighted);
+void seqr_shutdown(void);
 
 /* Registration: the thread becomes pending and joins at the next round
  * boundary (round-robin; nothing to do in explicit order). */
-void seq_thread_join(unsigned id);
+void seqr_thread_join(unsigned id);
 
 /* Threads registered now (any state but out). */
-static inline unsigned seq_registered(void)
+static inline unsigned seqr_registered(void)
 {
-	return __atomic_load_n(&potm_seq.registered, __ATOMIC_RELAXED);
+	return __atomic_load_n(&potm_seqr.registered, __ATOMIC_RELAXED);
 }
 
 /* Round-robin: wait until the thread holding the turn is outside any
  * transaction or has passed the turn (returns at once if that is us). */
-void seq_wait_holder_idle(unsigned self);
+void seqr_wait_holder_idle(unsigned self);
 
 /* Deregistration, an event in the order: waits for the thread's turn,
  * leaves the membership in that slot, passes the turn. */
-void seq_thread_leave(potm_thread_t *t);
+void seqr_thread_leave(potm_thread_t *t);
 
 /* ---- turns --------------------------------------------------------------- */
 
-static inline uint64_t seq_load_state(void)
+static inline uint64_t seqr_load_state(void)
 {
-	return __atomic_load_n(&potm_seq.state, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&potm_seqr.state, __ATOMIC_ACQUIRE);
 }
 
 /* The commit counter: slots consumed so far.  While a thread holds the
- * turn, its slot is number seq_clock(). */
-static inline uint64_t seq_clock(void)
+ * turn, its slot is number seqr_clock(). */
+static inline uint64_t seqr_clock(void)
 {
-	return seq_load_state() >> SEQ_HOLDER_BITS;
+	return seqr_load_state() >> SEQR_HOLDER_BITS;
 }
 
 /* What "my turn" looks like in the state word, for one thread: in
  * round-robin order the holder bits name it; in explicit order the turn
  * equals the slot it supplied.  my_turn = (state & mask) == want: one load,
  * one and, one compare, cheap enough for every transactional access. */
-typedef struct seq_turn_key {
+typedef struct seqr_turn_key {
 	uint64_t mask, want;
-} seq_turn_key_t;
+} seqr_turn_key_t;
 
-static inline bool seq_is_turn(const seq_turn_key_t *k)
+static inline bool seqr_is_turn(const seqr_turn_key_t *k)
 {
-	return (seq_load_state() & k->mask) == k->want;
+	return (seqr_load_state() & k->mask) == k->want;
 }
 
 /* A key that never matches: explicit order before a slot is supplied. */
-static inline void seq_key_none(seq_turn_key_t *k)
+static inline void seqr_key_none(seqr_turn_key_t *k)
 {
-	k->mask = ~SEQ_HOLDER_MASK;
-	k->want = SEQ_HOLDER_MASK;
+	k->mask = ~SEQR_HOLDER_MASK;
+	k->want = SEQR_HOLDER_MASK;
 }
 
 /* The key of thread id in round-robin order. */
-static inline void seq_key_round_robin(seq_turn_key_t *k, unsigned id)
+static inline void seqr_key_round_robin(seqr_turn_key_t *k, unsigned id)
 {
-	k->mask = SEQ_HOLDER_MASK;
+	k->mask = SEQR_HOLDER_MASK;
 	k->want = id;
 }
 
 /* Wait until k matches (spin, yield, futex sleep), reporting a stall after
  * the timeout.  Time spent is added to t->stats.wait_turn_ns. */
-void seq_wait_turn_slow(potm_thread_t *t, const seq_turn_key_t *k);
+void seqr_wait_turn_slow(potm_thread_t *t, const seqr_turn_key_t *k);
 
-static inline void seq_wait_turn(potm_thread_t *t, const seq_turn_key_t *k)
+static inline void seqr_wait_turn(potm_thread_t *t, const seqr_turn_key_t *k)
 {
-	if (likely(seq_is_turn(k)))
+	if (likely(seqr_is_turn(k)))
 		return;
-	seq_wait_turn_slow(t, k);
+	seqr_wait_turn_slow(t, k);
 }
 
 /* The holder ends its slot: the turn goes to the next member in id order
  * (or to the slot after it, in explicit order).  new_round: start a new
  * round instead, whatever members come after the holder. */
-void seq_pass_slow(unsigned id, bool new_round);
+void seqr_pass_slow(unsigned id, bool new_round);
 
-static inline void seq_pass(unsigned id, bool new_round)
+static inline void seqr_pass(unsigned id, bool new_round)
 {
-	struct potm_seq *q = &potm_seq;
+	struct potm_seqr *q = &potm_seqr;
 	/* The only member hands the turn to itself: a new round of one slot.
 	 * (A thread that registers meanwhile is merged at the next pass.) */
 	if (likely(q->solo_id == id && !new_round &&
 	           !__atomic_load_n(&q->pending_any, __ATOMIC_RELAXED))) {
 		uint64_t s = __atomic_load_n(&q->state, __ATOMIC_RELAXED);
-		__atomic_store_n(&q->state, s + ((uint64_t)1 << SEQ_HOLDER_BITS),
+		__atomic_store_n(&q->state, s + ((uint64_t)1 << SEQR_HOLDER_BITS),
 		                 __ATOMIC_RELEASE);
 		return;
 	}
-	seq_pass_slow(id, new_round);
+	seqr_pass_slow(id, new_round);
 }
 
 /* Weighted order: the owner begins a slot (a transaction, or an event
  * with weight 1) and declares its weight; no-op if it already did (a
  * retry keeps its slot) or in the other orders.  Call it before waiting
  * for the turn or testing it. */
-void seq_declare_slow(unsigned id, uint32_t weight);
+void seqr_declare_slow(unsigned id, uint32_t weight);
 
-static inline void seq_declare(unsigned id, uint32_t weight)
+static inline void seqr_declare(unsigned id, uint32_t weight)
 {
-	if (likely(!potm_seq.weighted) ||
-	    __atomic_load_n(&potm_seq.slots[id].declared, __ATOMIC_RELAXED) != 0)
+	if (likely(!potm_seqr.weighted) ||
+	    __atomic_load_n(&potm_seqr.slots[id].declared, __ATOMIC_RELAXED) != 0)
 		return;
-	seq_declare_slow(id, weight);
+	seqr_declare_slow(id, weight);
 }
 
 /* The weight of the owner's transactions from now on (weighted order). */
-static inline void seq_set_weight(unsigned id, uint32_t weight)
+static inline void seqr_set_weight(unsigned id, uint32_t weight)
 {
-	__atomic_store_n(&potm_seq.slots[id].weight, weight, __ATOMIC_RELAXED);
+	__atomic_store_n(&potm_seqr.slots[id].weight, weight, __ATOMIC_RELAXED);
 }
 
-static inline uint32_t seq_weight(unsigned id)
+static inline uint32_t seqr_weight(unsigned id)
 {
-	return __atomic_load_n(&potm_seq.slots[id].weight, __ATOMIC_RELAXED);
+	return __atomic_load_n(&potm_seqr.slots[id].weight, __ATOMIC_RELAXED);
 }
 
 /* Mark the owner as inside (1) or outside (0) the API, for the stall
  * report: a holder that is busy is slow, not stuck. */
-static inline void seq_set_busy(unsigned id, uint32_t busy)
+static inline void seqr_set_busy(unsigned id, uint32_t busy)
 {
-	__atomic_store_n(&potm_seq.slots[id].busy, busy, __ATOMIC_RELAXED);
+	__atomic_store_n(&potm_seqr.slots[id].busy, busy, __ATOMIC_RELAXED);
 }
 
 /* The owner's busy word, for a backend that sets it on every transaction
  * and would rather not recompute its address each time. */
-static inline uint32_t *seq_busy_word(unsigned id)
+static inline uint32_t *seqr_busy_word(unsigned id)
 {
-	return &potm_seq.slots[id].busy;
+	return &potm_seqr.slots[id].busy;
 }
 
 /* ---- barriers (round-robin) ------------------------------------------------ */
@@ -296,44 +301,44 @@ static inline uint32_t *seq_busy_word(unsigned id)
 /* Take the turn for a membership event (barrier arrival, exit): like a
  * transaction, the event starts its slot (rounds mode) and waits for the
  * turn.  The thread is marked busy until the event passes the turn. */
-void seq_event_acquire(potm_thread_t *t);
+void seqr_event_acquire(potm_thread_t *t);
 
 /* The holder parks at a barrier in its slot: it leaves the membership and
  * passes the turn. */
-void seq_park(unsigned id);
+void seqr_park(unsigned id);
 
 /* The holder's arrival releases a barrier: the parked threads (ids) are
  * members again and a new round starts with this slot's end. */
-void seq_release_parked(unsigned id, const unsigned *ids, unsigned n);
+void seqr_release_parked(unsigned id, const unsigned *ids, unsigned n);
 
 /* Parked threads released by a thread that holds no turn (it is not
  * registered): they join like new threads, at the next round boundary. */
-void seq_rejoin_unordered(const unsigned *ids, unsigned n);
+void seqr_rejoin_unordered(const unsigned *ids, unsigned n);
 
 /* ---- explicit order -------------------------------------------------------- */
 
 /* Thread id's next transaction takes slot seqno.  Returns 0, or -1 with
  * potm_error: the slot is already consumed, or another thread supplied it
  * and has not used it yet. */
-int seq_supply(unsigned id, uint64_t seqno, seq_turn_key_t *k);
+int seqr_supply(unsigned id, uint64_t seqno, seqr_turn_key_t *k);
 
 /* The supplied slot is consumed: forget it. */
-void seq_supply_done(unsigned id, seq_turn_key_t *k);
+void seqr_supply_done(unsigned id, seqr_turn_key_t *k);
 
 /* ---- rounds (DeSTM) --------------------------------------------------------- */
 
 /* Wait until the round after the owner's previous slot has begun ("a
  * transaction cannot start before the previous round finished"), then
  * count the owner as started in it.  Idempotent within one slot. */
-void seq_round_begin(potm_thread_t *t);
+void seqr_round_begin(potm_thread_t *t);
 
 /* Wait until every member of the current round has started its slot ("nor
  * commit before its round-mates started"). */
-void seq_round_wait_mates(potm_thread_t *t);
+void seqr_round_wait_mates(potm_thread_t *t);
 
 /* The same condition, tested without waiting: for a backend that checks it
  * where it cannot wait (inside a hardware transaction, just before its
  * commit). */
-bool seq_round_mates_started(void);
+bool seqr_round_mates_started(void);
 
 #endif /* POTM_SEQUENCER_H */

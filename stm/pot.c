@@ -10,7 +10,8 @@
  * final state depend only on the program, its input and its thread count.
  * The commit counter (slots consumed) doubles as the version clock.
  *
- * Modes (POTM_MODE):
+ * Modes (POTM_MODE; each is one row of the policy table, lib/pot_modes.h,
+ * whose flags this file tests):
  *  pot-ordered (Pot-)  TL2 reads against a snapshot rv, writes buffered;
  *                      commit waits for the turn, validates the read set
  *                      and writes back.  Commits are serialized by the
@@ -28,10 +29,10 @@
  *                      at a read or a write) validates what it has read,
  *                      applies its buffered writes in place and continues
  *                      in fast mode.
- *  pogl                a preordered global lock: the turn is the lock.
+ *  pogl (PoGL)         a preordered global lock: the turn is the lock.
  *                      Every transaction waits for its turn at begin and
  *                      runs in place.  The non-speculative baseline.
- *  destm               round-based deterministic STM after DeSTM: in each
+ *  destm (DeSTM)       round-based deterministic STM after DeSTM: in each
  *                      round every member thread runs one transaction; a
  *                      transaction cannot start before the previous round
  *                      finished, nor commit before all its round-mates
@@ -95,10 +96,9 @@
  *      and runs serially from its first attempt; in the weighted order it
  *      declares the least weight (a weight buys a later slot so that the
  *      others work beside a long transaction; nobody works beside a
- *      serial one).  Under pogl every
- *      transaction runs alone: all are serial.  Where the order comes
- *      from does not change: serial mode changes how a body runs, not
- *      what it computes.
+ *      serial one).  Under pogl every transaction runs alone: all are
+ *      serial.  Where the order comes from does not change: serial mode
+ *      changes how a body runs, not what it computes.
  *
  * Explicit aborts.  A decision taken while holding the turn on a valid
  * snapshot is deterministic, one taken speculatively may not be.  So:
@@ -147,9 +147,6 @@ static struct {
 	volatile uintptr_t *stripes POTM_ALIGNED;
 	uintptr_t mask;
 	unsigned shift;
-	bool promote;          /* live promotion */
-	bool mark_stripes;     /* speculative readers exist (all but pogl) */
-	bool count_fast;       /* fast mode exists (pot, pot-fast) */
 	bool solo_unmarked;    /* P5 is in force */
 	bool serial_on;        /* P6: POTM_SERIAL, in a mode with fast mode
 	                          or pogl */
@@ -255,7 +252,7 @@ static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
 	tx->fast_word = (uintptr_t)(clock + 1) << 1 | 1;
 	pot_set_fast(tx, true);
 	tx->pt.th.txd.undo.plain_max = pot.serial_at;   /* P6: 0: no mark */
-	pot_set_mark(tx, pot.mark_stripes);
+	pot_set_mark(tx, pot_order.mode.speculative);
 	potm_undo_clear(&tx->pt.th.txd.undo);
 }
 
@@ -292,7 +289,7 @@ static void pot_abort(pot_tx_t *tx, int cause)
 static void pot_promote(pot_tx_t *tx) __attribute__((noinline));
 static void pot_promote(pot_tx_t *tx)
 {
-	uint64_t clock = seq_clock();
+	uint64_t clock = seqr_clock();
 	if (clock != tx->rv && !pot_validate(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
 	pot_enter_fast(tx, clock);
@@ -368,7 +365,7 @@ static void pot_restart_serial(pot_tx_t *tx)
  * serial transaction store since it was taken (P6)? */
 static bool pot_snapshot_current(const pot_tx_t *tx)
 {
-	return (seq_clock() == tx->rv || pot_validate(tx)) &&
+	return (seqr_clock() == tx->rv || pot_validate(tx)) &&
 	       tx->epoch == __atomic_load_n(&pot.serial_epoch, __ATOMIC_ACQUIRE);
 }
 
@@ -394,7 +391,7 @@ static bool pot_extend(pot_tx_t *tx, uint64_t need)
 	if (!potm_cfg.extend)
 		return false;
 	uint64_t now;
-	for (unsigned i = 0; (now = seq_clock()) < need; i++) {
+	for (unsigned i = 0; (now = seqr_clock()) < need; i++) {
 		if (i < POT_MARKED_SPINS)
 			potm_cpu_relax();
 		else
@@ -431,7 +428,7 @@ static bool pot_spec_load(pot_tx_t *tx, const void *a, unsigned size, uint64_t *
 		}
 		/* Written after our snapshot.  If that writer handed the turn
 		 * to us, promotion revalidates and we read in place. */
-		if (pot.promote && pot_holds_turn(tx)) {
+		if (pot_order.mode.live_promotion && pot_holds_turn(tx)) {
 			pot_promote(tx);
 			return false;
 		}
@@ -449,7 +446,7 @@ static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 	 * stop now rather than at the end of a long body. */
 	if (unlikely(pot.serial_on) && __atomic_load_n(&pot.serial, __ATOMIC_RELAXED))
 		pot_abort(tx, TM_ABORT_SERIAL);
-	if (pot.promote && pot_holds_turn(tx)) {
+	if (pot_order.mode.live_promotion && pot_holds_turn(tx)) {
 		pot_promote(tx);
 		return tm_load_bytes_(a, size);
 	}
@@ -467,7 +464,7 @@ static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 static void pot_write_spec(pot_tx_t *tx, void *a, unsigned size, uint64_t b) __attribute__((noinline));
 static void pot_write_spec(pot_tx_t *tx, void *a, unsigned size, uint64_t b)
 {
-	if (pot.promote && pot_holds_turn(tx)) {
+	if (pot_order.mode.live_promotion && pot_holds_turn(tx)) {
 		pot_promote(tx);
 		pot_fast_write(tx, a, size, b);
 		return;
@@ -519,7 +516,8 @@ static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 /* ---- begin ------------------------------------------------------------------------ */
 
 /* Weighted order: the weight from which a transaction that lost a
- * speculative attempt waits for its turn (about 128 us of work). */
+ * speculative attempt waits for its turn (long enough that a lost retry
+ * costs more than the wait). */
 #define POT_HEAVY_WEIGHT 64
 
 static inline void pot_begin_spec(pot_tx_t *tx)
@@ -527,7 +525,7 @@ static inline void pot_begin_spec(pot_tx_t *tx)
 	pot_set_fast(tx, false);
 	if (pot.serial_on)
 		pot_start_reading(tx);
-	tx->rv = seq_clock();
+	tx->rv = seqr_clock();
 }
 
 int tm_tx_start_(tm_txd_t *d)
@@ -546,7 +544,7 @@ int tm_tx_start_(tm_txd_t *d)
 		/* P5: nothing read yet; make sure no unmarked fast
 		 * transaction is still writing. */
 		potm_membarrier();
-		seq_wait_holder_idle(tx->pt.th.id);
+		seqr_wait_holder_idle(tx->pt.th.id);
 		tx->sync_first_tx = false;
 	}
 	__atomic_store_n(tx->pt.busy, 1, __ATOMIC_RELAXED);
@@ -559,10 +557,15 @@ int tm_tx_start_(tm_txd_t *d)
 	} else {
 		pot_order_declare(&tx->pt);
 	}
-	switch (pot_order.mode) {
-	case POT_FULL:
-	case POT_FAST: {
-		uint64_t s = seq_load_state();
+	if (pot_order.mode.global_lock) {
+		/* PoGL: the turn is the lock; nobody reads beside its holder. */
+		if (!pot_holds_turn(tx))
+			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
+		pot_enter_fast(tx, seqr_clock());
+		if (pot.serial_on)   /* P6 */
+			tx->pt.th.txd.flags |= TM_TXD_SERIAL;
+	} else if (pot_order.mode.fast_mode) {
+		uint64_t s = seqr_load_state();
 		/* Weighted order: a heavy transaction that already lost a
 		 * speculative attempt would most likely lose the next one
 		 * too (the others commit about its weight in short ones
@@ -570,19 +573,19 @@ int tm_tx_start_(tm_txd_t *d)
 		 * burning the caches the holder works in.  So does a serial
 		 * one (want_serial: hinted, above, or restarted at the mark). */
 		if (unlikely(((pot_order.weighted && tx->pt.th.attempt > 0 &&
-		               seq_weight(tx->pt.th.id) >= POT_HEAVY_WEIGHT) ||
+		               seqr_weight(tx->pt.th.id) >= POT_HEAVY_WEIGHT) ||
 		              tx->want_serial) &&
 		             (s & tx->pt.key.mask) != tx->pt.key.want)) {
 			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
-			s = seq_load_state();
+			s = seqr_load_state();
 		}
 		if ((s & tx->pt.key.mask) == tx->pt.key.want) {
-			pot_enter_fast(tx, s >> SEQ_HOLDER_BITS);   /* fast mode */
+			pot_enter_fast(tx, s >> SEQR_HOLDER_BITS);   /* fast mode */
 			/* P5: busy is stored above; the compiler must not move
 			 * the load of the count before it (the CPU may: that is
 			 * what the other side's membarrier is for). */
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			if (pot.solo_unmarked && seq_registered() == 1)
+			if (pot.solo_unmarked && seqr_registered() == 1)
 				pot_set_mark(tx, false);
 			if (unlikely(tx->want_serial)) {
 				tx->want_serial = false;
@@ -591,23 +594,11 @@ int tm_tx_start_(tm_txd_t *d)
 		} else {
 			pot_begin_spec(tx);
 		}
-		break;
-	}
-	case POT_ORDERED:
+	} else {
+		/* Rounds: "cannot start before the previous round finished". */
+		if (pot_order.mode.rounds)
+			pot_wait_outside_rcu(&tx->pt, POT_WAIT_ROUND);
 		pot_begin_spec(tx);
-		break;
-	case POT_POGL:
-		if (!pot_holds_turn(tx))
-			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
-		pot_enter_fast(tx, seq_clock());
-		if (pot.serial_on)   /* P6: nobody reads beside a pogl holder */
-			tx->pt.th.txd.flags |= TM_TXD_SERIAL;
-		break;
-	case POT_DESTM:
-		/* "Cannot start before the previous round finished." */
-		pot_wait_outside_rcu(&tx->pt, POT_WAIT_ROUND);
-		pot_begin_spec(tx);
-		break;
 	}
 	return 1;
 }
@@ -619,10 +610,10 @@ int tm_tx_start_(tm_txd_t *d)
  * (P3), or retry in the turn. */
 static void pot_wait_turn_and_validate(pot_tx_t *tx)
 {
-	if (pot_order.mode == POT_DESTM)
-		seq_round_wait_mates(&tx->pt.th);   /* "nor commit before its round-mates started" */
+	if (pot_order.mode.rounds)
+		seqr_round_wait_mates(&tx->pt.th);   /* "nor commit before its round-mates started" */
 	pot_stop_reading(tx);
-	seq_wait_turn(&tx->pt.th, &tx->pt.key);
+	seqr_wait_turn(&tx->pt.th, &tx->pt.key);
 	if (!pot_snapshot_current(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
 }
@@ -633,7 +624,7 @@ static void pot_commit_spec(pot_tx_t *tx)
 {
 	pot_wait_turn_and_validate(tx);
 	if (tx->ws.n) {
-		uint64_t wv = seq_clock() + 1;
+		uint64_t wv = seqr_clock() + 1;
 		tx->fast_word = (uintptr_t)wv << 1 | 1;
 		for (size_t i = 0; i < tx->ws.n; i++)
 			pot_mark(tx, (const void *)tx->ws.e[i].addr);
@@ -667,14 +658,14 @@ void tm_tx_end_(tm_txd_t *d)
 		if (tx->pt.th.txd.flags & TM_TXD_SERIAL)
 			POTM_STAT_INC(&tx->pt.th, serial);
 		pot_set_fast(tx, false);
-		if (pot.count_fast)
+		if (pot_order.mode.fast_mode)
 			POTM_STAT_INC(&tx->pt.th, fast_commits);
 		tx->pt.last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
 	} else {
 		ro = tx->ws.n == 0;
 		pot_commit_spec(tx);
 		tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
-		tx->pt.last_order = seq_clock();
+		tx->pt.last_order = seqr_clock();
 	}
 	pot_stop_reading(tx);   /* a promoted attempt's */
 	pot_order_pass(&tx->pt);
@@ -716,7 +707,7 @@ void tm_cancel(void)
 	pot_set_fast(tx, false);
 	pot_stop_reading(tx);
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
-	tx->pt.last_order = seq_clock();
+	tx->pt.last_order = seqr_clock();
 	pot_order_pass(&tx->pt);
 	__atomic_store_n(tx->pt.busy, 0, __ATOMIC_RELAXED);
 	potm_tx_cancelled(&tx->pt.th);
@@ -728,24 +719,22 @@ static int pot_init(const tm_config_t *cfg)
 {
 	if (pot_order_init("pot", cfg) != 0)
 		return -1;
-	pot.promote = pot_order.mode == POT_FULL;
-	pot.mark_stripes = pot_order.mode != POT_POGL;
-	pot.count_fast = pot_order.mode == POT_FULL || pot_order.mode == POT_FAST;
+	const potm_mode_policy_t *m = &pot_order.mode;
 	/* P5 needs the asymmetric barrier; without it (old kernels, qemu-user)
 	 * fast transactions always mark. */
-	pot.solo_unmarked = pot.count_fast && !pot_order.explicit_order &&
+	pot.solo_unmarked = m->fast_mode && !pot_order.explicit_order &&
 		potm_membarrier_ok;
 	size_t n = (size_t)1 << cfg->lock_bits;
 	pot.stripes = calloc(n, sizeof(uintptr_t));
 	if (pot.stripes == NULL) {
-		seq_shutdown();
+		seqr_shutdown();
 		return potm_error("pot: cannot allocate %zu stripe words (POTM_LOCK_BITS=%u)",
 		                  n, cfg->lock_bits);
 	}
 	pot.mask = n - 1;
 	pot.shift = cfg->stripe_shift;
-	pot.serial_on = cfg->serial && (pot.count_fast || pot_order.mode == POT_POGL);
-	pot.serial_fast = cfg->serial && pot.count_fast;
+	pot.serial_on = cfg->serial && (m->fast_mode || m->global_lock);
+	pot.serial_fast = cfg->serial && m->fast_mode;
 	pot.serial_at = pot.serial_fast ? cfg->serial_writes : 0;
 	pot.serial = 0;
 	pot.serial_epoch = 0;
@@ -755,7 +744,7 @@ static int pot_init(const tm_config_t *cfg)
 
 static void pot_shutdown(void)
 {
-	seq_shutdown();
+	seqr_shutdown();
 	free((void *)pot.stripes);
 	pot.stripes = NULL;
 	free(pot.reading);

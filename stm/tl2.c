@@ -26,11 +26,11 @@
  *  - Contention management: abort, back off (randomized exponential),
  *    retry.  Every abort is counted under its cause.  A reader that meets
  *    a locked stripe waits for the committer instead of aborting.  A
- *    transaction that keeps losing long attempts (STMBench7's T3c: 100 ms,
- *    read set of 10^6 stripes, aborted again and again by short updates)
- *    takes the commit token: until it commits, no other update commits,
- *    so its snapshot stays valid and it finishes.  Holding the token, it
- *    runs irrevocably (below): plain reads, writes in place.
+ *    transaction that keeps losing long attempts (a long read set
+ *    invalidated again and again by short updates) takes the commit
+ *    token: until it commits, no other update commits, so its snapshot
+ *    stays valid and it finishes.  Holding the token, it runs irrevocably
+ *    (below): plain reads, writes in place.
  *
  * Irrevocable mode (the starving transaction, as Pot's fast mode):
  *  I1 (drain) A committer announces itself (its committing word, then a
@@ -53,31 +53,34 @@
  *     release the stripes with the current clock: nobody committed since
  *     the drain, so that is the version of the restored contents (at worst
  *     a spurious conflict for an older snapshot).
- *  I4 (live promotion, as Pot's) A transaction whose write set reaches
- *     POTM_PROMOTE_WRITES words (STMBench7's long update traversals: T3c
- *     rewrites 3,500 words 200 times each) tries the token without
- *     waiting; if it gets it, it drains (I1), checks that its snapshot is
- *     still current (nobody committed since rv, or its read set is
- *     valid; if not it aborts, and its retry, holding the token, runs in
- *     place from the start), then marks and stores its write set in
- *     place (I2, the old bytes logged for I3) and goes on irrevocably.
- *     Its buffered writes and read set are dropped: nobody can commit
- *     until it does.  One thread: T3c 38 -> 23-25 ms.  The price is other
- *     threads' commits waiting meanwhile, as for a starving transaction;
- *     if the token is taken the transaction goes on as TL2 and tries
- *     again at twice the size.
+ *  I4 (escalation) A transaction whose write set reaches
+ *     POTM_PROMOTE_WRITES words (long update traversals that rewrite the
+ *     same words many times) tries the token without waiting; if it gets
+ *     it, it drains (I1), checks that its snapshot is still current
+ *     (nobody committed since rv, or its read set is valid; if not it
+ *     aborts, and its retry, holding the token, runs in place from the
+ *     start), then marks and stores its write set in place (I2, the old
+ *     bytes logged for I3) and goes on irrevocably.  Its buffered writes
+ *     and read set are dropped: nobody can commit until it does, so a
+ *     write set that would be looked up and written back again and again
+ *     is written once.  The price is other threads' commits waiting
+ *     meanwhile, as for a starving transaction; if the token is taken the
+ *     transaction goes on as TL2 and tries again at twice the size.
+ *     (Not Pot's live promotion, which a turn, not a size, triggers: see
+ *     stm/pot.c.)
  *
  * Shared snapshots (long readers, the read-side twin of I4):
- *  R1 (promotion) A transaction that has read POTM_PROMOTE_READS stripes
- *     and written nothing (STMBench7's T1: 700,000 reads, 2.9x seq's time
- *     as TL2 reads) takes a reader share: it counts itself in tl2.readers,
- *     checks that no token is held, drains the commits in flight (I1) and
- *     checks its snapshot (as I4).  From then on its reads are plain
- *     loads: no update commits while a share is held, so the snapshot
- *     stays current.  Several readers share at once; updates still run
- *     beside them, only their commits wait.  A transaction that reaches
- *     the mark having written tries live promotion instead (I4: STMBench7's
- *     T2a reads as much as T1 but writes 100 words).
+ *  R1 (sharing) A transaction that has read POTM_PROMOTE_READS stripes
+ *     and written nothing (a long read-only traversal, whose validation
+ *     and read-set logging cost more than its reads) takes a reader
+ *     share: it counts itself in tl2.readers, checks that no token is
+ *     held, drains the commits in flight (I1) and checks its snapshot (as
+ *     I4).  From then on its reads are plain loads: no update commits
+ *     while a share is held, so the snapshot stays current.  Several
+ *     readers share at once; updates still run beside them, only their
+ *     commits wait.  A transaction that reaches the mark having written
+ *     cannot share (a shared reader writes only after taking the token,
+ *     R3) and tries escalation instead (I4).
  *  R2 (exclusion) A committer announces itself, then backs off while a
  *     share or the token is held (I1's handshake, readers added); a
  *     token holder drains the shares as it drains the commits.  A reader
@@ -112,16 +115,14 @@
  *  S3 (when) A transaction whose write set reaches POTM_SERIAL_WRITES
  *     (which takes the place of I4's mark) aborts (cause serial) and
  *     restarts serially, so that its body can take the clone from the
- *     start: the work lost is the attempt up to the mark, so the mark is
- *     later than live promotion's, which keeps the attempt (2,048 words
- *     against 256: STMBench7's SM1, a few hundred words, restarted 9
- *     times in 10 with structural modifications on, 84 us where 52 will
- *     do; T3c writes 3,500 distinct words, 700,000 stores).  A
- *     starving one takes the token and runs serially too, and so does
- *     one the program said is long (tm_hint_serial), from its first
- *     attempt.  Waiting at the gate, an attempt stays in its read-side
- *     section (lib/reclaim.c): a grace period waits for the serial
- *     transaction, which nobody blocks on.
+ *     start: the work lost is the attempt up to the mark, so that mark
+ *     is later than escalation's, which keeps the attempt (by default
+ *     2,048 words against 256, so that transactions of a few hundred
+ *     words are not restarted).  A starving one takes the token and runs
+ *     serially too, and so does one the program said is long
+ *     (tm_hint_serial), from its first attempt.  Waiting at the gate, an
+ *     attempt stays in its read-side section (lib/reclaim.c): a grace
+ *     period waits for the serial transaction, which nobody blocks on.
  */
 #include "tl2_sets.h"
 
@@ -138,8 +139,8 @@ typedef struct tl2_tx {
 	bool committing;               /* its committing word is set (I1) */
 	bool shared;                   /* holds a reader share (R1): plain
 	                                  reads, no commit can happen */
-	size_t promote_at;             /* write-set size at which this attempt
-	                                  next tries live promotion */
+	size_t escalate_at;            /* write-set size at which this attempt
+	                                  next tries escalation (I4) */
 	size_t share_at;               /* read-set size at which it tries to
 	                                  share its snapshot (R1) */
 	bool active;                   /* its active word is up (S1) */
@@ -180,9 +181,10 @@ static struct {
 	unsigned max_threads;
 	bool asym;             /* committers need no fence: the holder
 	                          runs membarrier */
-	size_t promote_writes; /* POTM_PROMOTE_WRITES (POTM_SERIAL_WRITES in
-	                          serial mode); SIZE_MAX: never */
-	size_t promote_reads;  /* POTM_PROMOTE_READS; SIZE_MAX: never */
+	size_t escalate_writes; /* I4: POTM_PROMOTE_WRITES (S3:
+	                           POTM_SERIAL_WRITES in serial mode);
+	                           SIZE_MAX: never */
+	size_t share_reads;    /* R1: POTM_PROMOTE_READS; SIZE_MAX: never */
 	bool serial_on;        /* POTM_SERIAL: long transactions run serially */
 } tl2;
 
@@ -462,16 +464,16 @@ static bool tl2_snapshot_current(const tl2_tx_t *tx)
 	       tl2_validate(tx);
 }
 
-/* Live promotion (I4): the write set has grown large; if the token is
- * free, take it, drain, check the snapshot and go on in place. */
-static void tl2_promote(tl2_tx_t *tx) __attribute__((noinline, cold));
-static void tl2_promote(tl2_tx_t *tx)
+/* Escalation (I4): the write set has grown large; if the token is free,
+ * take it, drain, check the snapshot and go on in place. */
+static void tl2_escalate(tl2_tx_t *tx) __attribute__((noinline, cold));
+static void tl2_escalate(tl2_tx_t *tx)
 {
 	if (tl2.serial_on && !tx->token) {
 		tx->want_serial = true;   /* S3: start over, alone */
 		tl2_abort(tx, TM_ABORT_SERIAL);
 	}
-	tx->promote_at = tx->promote_at > SIZE_MAX / 2 ? SIZE_MAX : 2 * tx->promote_at;
+	tx->escalate_at = tx->escalate_at > SIZE_MAX / 2 ? SIZE_MAX : 2 * tx->escalate_at;
 	if (tx->token || !tl2_try_token(tx))
 		return;   /* taken (by another, or ours after a failed drain): TL2 */
 	if (!tl2_drain_commits(tx))
@@ -482,7 +484,7 @@ static void tl2_promote(tl2_tx_t *tx)
 	tl2_ws_apply_in_place(&tx->ws, &tx->th.txd.undo, tl2.locks, tl2.mask, tl2.shift,
 	                      TL2_IRREVOCABLE);
 	tl2_reset(tx);
-	POTM_STAT_INC(&tx->th, promotions);
+	POTM_STAT_INC(&tx->th, promotions);   /* tl2: escalations (stats.h) */
 }
 
 /* R1: the read set has reached POTM_PROMOTE_READS (tm.h's inline reads
@@ -521,11 +523,11 @@ static void tl2_upgrade_share(tl2_tx_t *tx)
 	tl2_wait_readers(1);
 	tl2_release_share(tx);
 	tl2_enter_irrevocable(tx);
-	POTM_STAT_INC(&tx->th, promotions);
+	POTM_STAT_INC(&tx->th, promotions);   /* R3 escalates too */
 }
 
 /* Where tm.h's inline reads stop logging: the read set's capacity, or the
- * promotion mark (R1) while this attempt may still share its snapshot. */
+ * sharing mark (R1) while this attempt may still share its snapshot. */
 static inline void tl2_rs_open_reading(tl2_tx_t *tx)
 {
 	tl2_rset_t *rs = &tl2_snap(tx)->rs;
@@ -575,10 +577,10 @@ static inline __attribute__((always_inline)) uint64_t tl2_load(tl2_tx_t *tx, con
 			/* A committer is writing back.  Wait for it rather than
 			 * abort: it never waits for us (a committer that cannot
 			 * lock a stripe gives up), so it will be done, and a long
-			 * transaction aborted here would lose all its work (STMBench7's
-			 * T3c, 100 ms, aborted 60 times per commit that way).  Yield
-			 * while waiting (with more threads than cores the committer
-			 * may need our CPU); abort only if it takes absurdly long. */
+			 * transaction aborted here would lose all its work.
+			 * Yield while waiting (with more threads than cores the
+			 * committer may need our CPU); abort only if it takes
+			 * absurdly long. */
 			if (++spins % TL2_LOCKED_SPINS == 0) {
 				if (spins > TL2_LOCKED_SPINS * TL2_LOCKED_YIELDS)
 					tl2_abort(tx, TM_ABORT_READ_LOCKED);
@@ -590,7 +592,7 @@ static inline __attribute__((always_inline)) uint64_t tl2_load(tl2_tx_t *tx, con
 }
 
 /* A read that tm.h's inline path left for the library because the read
- * set reached its end: at the promotion mark try R1, when full grow it;
+ * set reached its end: at the sharing mark try R1, when full grow it;
  * then open it up to the next of the two. */
 static void tl2_read_mark(tl2_tx_t *tx) __attribute__((noinline));
 static void tl2_read_mark(tl2_tx_t *tx)
@@ -603,7 +605,7 @@ static void tl2_read_mark(tl2_tx_t *tx)
 		if (tx->ws.n == 0)
 			tl2_share_snapshot(tx);
 		else
-			tl2_promote(tx);   /* a long reader that writes: I4 */
+			tl2_escalate(tx);   /* a long reader that writes: I4 */
 	}
 	if (rs->next == rs->e + rs->cap)
 		tl2_rs_grow(rs);
@@ -624,9 +626,9 @@ tm_word_t tm_read(const tm_word_t *a)
 }
 
 /* Buffer a write.  Its stripe's lock is taken at commit: fetch that line
- * now, so that the miss (the lock table is megabytes, a written word's
- * lock is often cold: ssca2 spends two thirds of its commit time there)
- * overlaps the rest of the transaction instead of stalling the commit. */
+ * now, so that the miss (the lock table is megabytes, so a written word's
+ * lock is often cold) overlaps the rest of the transaction instead of
+ * stalling the commit. */
 static inline __attribute__((always_inline)) void tl2_write(tl2_tx_t *tx, void *a, unsigned size,
                                                             uint64_t b)
 {
@@ -641,8 +643,8 @@ static inline __attribute__((always_inline)) void tl2_write(tl2_tx_t *tx, void *
 	tl2_ws_put(&tx->ws, a, size, b);
 	if (tx->ws.n != n) {   /* a new word: its lock may be cold */
 		__builtin_prefetch((const void *)tl2_lock_of(a), 1, 3);
-		if (unlikely(tx->ws.n >= tx->promote_at))
-			tl2_promote(tx);
+		if (unlikely(tx->ws.n >= tx->escalate_at))
+			tl2_escalate(tx);
 	}
 }
 
@@ -752,9 +754,9 @@ int tm_tx_start_(tm_txd_t *d)
 		if (tl2.serial_on)
 			tl2_gate(tx);
 		tl2_snap(tx)->rv = __atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE);
-		tx->share_at = tl2.promote_reads;
+		tx->share_at = tl2.share_reads;
 		tl2_rs_open_reading(tx);
-		tx->promote_at = tl2.promote_writes;
+		tx->escalate_at = tl2.escalate_writes;
 		break;
 	case POTM_ENTER_NESTED:
 		break;
@@ -864,10 +866,10 @@ static int tl2_init(const tm_config_t *cfg)
 	tl2.committing = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
 	tl2.asym = potm_membarrier_ok;
 	/* S3: in serial mode the mark restarts the transaction, which loses
-	 * the attempt (live promotion keeps it): POTM_SERIAL_WRITES. */
+	 * the attempt (escalation keeps it): POTM_SERIAL_WRITES. */
 	unsigned mark = cfg->serial ? cfg->serial_writes : cfg->promote_writes;
-	tl2.promote_writes = mark ? mark : SIZE_MAX;
-	tl2.promote_reads = cfg->promote_reads ? cfg->promote_reads : SIZE_MAX;
+	tl2.escalate_writes = mark ? mark : SIZE_MAX;
+	tl2.share_reads = cfg->promote_reads ? cfg->promote_reads : SIZE_MAX;
 	tl2.readers = 0;
 	tl2.commit_waiters = 0;
 	tl2.serial = 0;

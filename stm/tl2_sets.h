@@ -48,8 +48,9 @@ typedef struct tl2_wset {
 	                              most 1 in 32 set: few false hits): most
 	                              reads of a long transaction are of words
 	                              it did not write, and one bit answers
-	                              them without probing (T3c: 2 bits per
-	                              slot took 10 % longer) */
+	                              them without probing (fewer bits per
+	                              slot would send more of them to the
+	                              probe) */
 	unsigned index_bits;       /* slots in use: 1 << index_bits, sized for
 	                              this attempt's set (at most a quarter
 	                              full) */
@@ -59,8 +60,7 @@ typedef struct tl2_wset {
 	                              before the index, because a word read
 	                              back is mostly the one just written
 	                              (read-modify-write of one field, or
-	                              of two sharing a word: STMBench7's
-	                              T2c swaps x and y four times) */
+	                              of two fields sharing a word) */
 } tl2_wset_t;
 
 /* ---- plain stores of 1..8 bytes, value in memcpy order ----------------- */
@@ -380,8 +380,8 @@ static inline void tl2_write_in_place(potm_undo_t *undo, volatile uintptr_t *str
 	tl2_store_bytes(a, size, b);
 }
 
-/* Live promotion (Pot's, tl2's): apply a validated write set in place,
- * as the only writer.  Every stripe is marked first (one release fence
+/* Pot's live promotion and tl2's escalation: apply a validated write set
+ * in place, as the only writer.  Every stripe is marked first (one release fence
  * each), so no reader can accept a stored value before the commit
  * unmarks it; then the entries are stored, their old bytes logged. */
 static void tl2_ws_apply_in_place(const tl2_wset_t *ws, potm_undo_t *undo,

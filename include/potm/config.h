@@ -44,10 +44,11 @@ typedef struct tm_config {
 	int verbose;            /* POTM_VERBOSE      0|1, default 0 */
 	/* Deterministic execution (the pot backend; others ignore these). */
 	char mode[24];          /* POTM_MODE  pot | pot-fast | pot-ordered |
-	                           pogl | destm, default "pot": Pot with live
-	                           promotion, without it (Pot*), ordered commits
-	                           only (Pot-), a preordered global lock, or
-	                           round-based DeSTM */
+	                           pogl | destm (tm_mode_name), default "pot":
+	                           Pot with fast mode and live promotion, Pot*
+	                           without live promotion, Pot- with ordered
+	                           commit only, PoGL (the preordered global
+	                           lock) or round-based DeSTM */
 	char sequencer[16];     /* POTM_SEQUENCER round-robin | weighted |
 	                           explicit, default "round-robin": the order
 	                           comes from the threads' logical ids, from
@@ -79,15 +80,15 @@ typedef struct tm_config {
 	                           256: tl2: a transaction whose write set
 	                           reaches this many words takes the commit
 	                           token if it is free and continues
-	                           irrevocably, in place (live promotion);
-	                           0 = never */
+	                           irrevocably, in place (escalation, tl2.c
+	                           I4; not Pot's live promotion); 0 = never */
 	unsigned promote_reads; /* POTM_PROMOTE_READS 0..16777216, default
 	                           16384: tl2: a transaction that has read
 	                           this many stripes shares its snapshot with
 	                           the other long readers and goes on with
 	                           plain reads, commits waiting meanwhile, if
 	                           it has written nothing; if it has, it
-	                           tries live promotion; 0 = never */
+	                           tries escalation; 0 = never */
 	int serial;             /* POTM_SERIAL 0/1, default 0: tl2, pot: a
 	                           long transaction (its writes reach
 	                           serial_writes, tl2: or it starves; or
@@ -105,8 +106,8 @@ typedef struct tm_config {
 	                           pot: its undo log, in its turn) make it
 	                           restart serially, in place of
 	                           promote_writes: a restart gives the attempt
-	                           up where live promotion keeps it, so it
-	                           waits for more; 0 = never (only hinted and
+	                           up where escalation keeps it, so it waits
+	                           for more; 0 = never (only hinted and
 	                           starving ones run serially) */
 } tm_config_t;
 
@@ -116,6 +117,10 @@ void tm_config_default(tm_config_t *cfg);
 /* Apply the POTM_* environment variables to *cfg.  Returns 0, or -1 with
  * tm_last_error() naming the bad variable and its allowed values. */
 int tm_config_from_env(tm_config_t *cfg);
+
+/* The i-th value POTM_MODE allows (tm_config_t.mode), NULL past the last:
+ * for (unsigned i = 0; tm_mode_name(i); i++) lists them all. */
+const char *tm_mode_name(unsigned i);
 
 #ifdef __cplusplus
 }

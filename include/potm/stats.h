@@ -45,11 +45,17 @@ typedef struct tm_stats {
 	uint64_t writes;          /* instrumented writes (STM backends) */
 	uint64_t extensions;      /* successful snapshot extensions */
 	uint64_t fast_commits;    /* Pot: commits in fast (in-turn) mode */
-	uint64_t promotions;      /* Pot, tl2: live promotions */
-	uint64_t spec_commits;    /* Pot: speculative commits */
+	uint64_t promotions;      /* pot: live promotions (a speculative
+	                             transaction whose turn came goes on in
+	                             fast mode); tl2: escalations (a big write
+	                             set, or a shared reader that writes, takes
+	                             the commit token and goes on in place) */
+	uint64_t spec_commits;    /* Pot: speculative commits (ordered commit
+	                             of a transaction begun before its turn) */
 	uint64_t wait_turn_ns;    /* Pot: time spent waiting for the turn */
-	uint64_t irrevocable;     /* tl2: starving transactions committed
-	                             irrevocably (in place, holding the token) */
+	uint64_t irrevocable;     /* tl2: transactions committed irrevocably
+	                             (in place, holding the commit token:
+	                             starving, escalated or serial) */
 	uint64_t shared_reads;    /* tl2: long readers that shared their
 	                             snapshot and read in place (R1) */
 	uint64_t serial;          /* tl2, pot: transactions committed in

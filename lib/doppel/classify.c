@@ -21,9 +21,8 @@
  * against the rest of the work.  What a stash costs depends on its caller:
  * after dp_exec the worker goes on with other transactions (an abort and a
  * second run: W_S = 2), after dp_exec_wait it idles until the joined phase
- * (or, all workers blocked, forces an early phase change): measured on
- * LIKE with 2 workers and 1% reads, each such stash cost about 1,600
- * transactions of throughput.  So W_S grows by W_WAIT times the share of
+ * (or, all workers blocked, forces an early phase change), which costs
+ * far more than a second run.  So W_S grows by W_WAIT times the share of
  * transactions run by waiting callers.  r is split when impact reaches T_split
  * (POTM_DP_SPLIT_IMPACT; half of it once some record is split, since phase
  * changes are then paid for already) and joined again when it falls below

@@ -11,19 +11,25 @@
 
 #include "check_run.h"
 
-const char *const pot_modes[POT_NMODES] = {
-	"pot", "pot-fast", "pot-ordered", "pogl", "destm",
-};
+const char *pot_modes[POT_NMODES];
+const char *pot_sequenced_modes[POT_NSEQUENCED];
+
+/* Both lists from the library's, before main. */
+__attribute__((constructor)) static void pot_modes_init(void)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < POT_NMODES; i++) {
+		pot_modes[i] = tm_mode_name(i);
+		if (!potm_mode_policies[i].rounds && n < POT_NSEQUENCED)
+			pot_sequenced_modes[n++] = pot_modes[i];
+	}
+}
 
 void pot_use_mode(const char *mode)
 {
 	setenv("POTM_MODE", mode, 1);
 	unsetenv("POTM_SEQUENCER");
 }
-
-const char *const pot_sequenced_modes[POT_NSEQUENCED] = {
-	"pot", "pot-fast", "pot-ordered", "pogl",
-};
 
 void pot_use_sequencer(const char *mode, const char *sequencer)
 {

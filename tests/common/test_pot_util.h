@@ -19,17 +19,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The deterministic modes of the pot backend, as POTM_MODE spells them. */
-extern const char *const pot_modes[];
-#define POT_NMODES 5
+#include "../lib/pot_modes.h"
+
+/* The deterministic modes of the pot backends, as POTM_MODE spells them:
+ * the library's list (tm_mode_name), which tests/test_pot_modes.c holds
+ * against the thesis's. */
+extern const char *pot_modes[];
+#define POT_NMODES POTM_MODE_COUNT
 
 /* setenv POTM_MODE (and clear POTM_SEQUENCER) before tm_init. */
 void pot_use_mode(const char *mode);
 
-/* The modes that take a sequencer other than round-robin (destm works in
- * rounds), and setting one: POTM_MODE=mode, POTM_SEQUENCER=sequencer. */
-extern const char *const pot_sequenced_modes[];
-#define POT_NSEQUENCED 4
+/* The modes that take a sequencer other than round-robin: all but the one
+ * that works in rounds (destm), and setting one: POTM_MODE=mode,
+ * POTM_SEQUENCER=sequencer. */
+extern const char *pot_sequenced_modes[];
+#define POT_NSEQUENCED (POTM_MODE_COUNT - 1)
 void pot_use_sequencer(const char *mode, const char *sequencer);
 
 /* Run every test of s (Check's normal output); the process's exit status. */

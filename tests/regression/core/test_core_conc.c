@@ -7,7 +7,7 @@
  * grace periods, and the progress of long transactions among short
  * conflicting ones, also when they restart and cancel themselves after
  * writing (tl2's irrevocable mode rolls back in place) and when their
- * write set is large enough for tl2 to promote them, and with long
+ * write set is large enough for tl2 to escalate them, and with long
  * readers that share their snapshot (tl2's reader shares).
  *
  * Workers register, meet at a tm barrier and only then run, and the main
@@ -594,8 +594,8 @@ static void long_among_short_work(unsigned id, unsigned n)
  * scan_and_transfer and check what every backend must hold, and on tl2
  * how they ended: alone, every committed one irrevocably (after a first
  * attempt that lost BIG reads, or, if the body's write set is large
- * (promotes), one promoted, whose retry keeps the token); among others,
- * at least one irrevocably.  (Not necessarily promoted: a first attempt
+ * (escalates), one escalated, whose retry keeps the token); among others,
+ * at least one irrevocably.  (Not necessarily escalated: a first attempt
  * that loses its scan to the transfers, as under ASan, makes the next
  * one starving, and a starving transaction runs in place from its
  * start.) */
@@ -613,7 +613,7 @@ static void long_among_short(unsigned n, long_body_fn body)
 	ck_assert_uint_eq(long_commits, LONG_TXS - LONG_TXS / 4);
 }
 
-static void run_long_among_short(unsigned n, long_body_fn body, bool promotes)
+static void run_long_among_short(unsigned n, long_body_fn body, bool escalates)
 {
 	long_among_short(n, body);
 	if (strcmp(POTM_BACKEND_NAME, "tl2") == 0) {
@@ -621,7 +621,7 @@ static void run_long_among_short(unsigned n, long_body_fn body, bool promotes)
 		tm_stats(&s);
 		if (n == 1) {
 			ck_assert_uint_eq(s.irrevocable, long_commits);
-			ck_assert_uint_eq(s.promotions, promotes ? LONG_TXS : 0);
+			ck_assert_uint_eq(s.promotions, escalates ? LONG_TXS : 0);
 		} else {
 			ck_assert_uint_ge(s.irrevocable, 1);
 		}
@@ -653,25 +653,25 @@ START_TEST(long_scribble_8) { run_long_among_short(8, scribble_body, false); }
 END_TEST
 
 /* ---- a long transaction with a large write set ----------------------------
- * The long transaction scans big[], then adds +1 and -1 to PROMOTED words
+ * The long transaction scans big[], then adds +1 and -1 to ESCALATED words
  * (a read-modify-write each, so a stale read would unbalance the total),
  * checks its own writes by scanning again, and then restarts (its first
  * attempt), cancels (every fourth transaction) or commits.  On tl2 the
  * write set passes POTM_PROMOTE_WRITES (256) half-way: the transaction
  * takes the commit token, drains, revalidates and continues in place
- * (live promotion, stm/tl2.c I4).  The other threads' transfers and scans
- * check that the promoted writes stay invisible until the commit, that a
- * snapshot invalidated before the promotion is caught, and that restarts
+ * (escalation, stm/tl2.c I4).  The other threads' transfers and scans
+ * check that the escalated writes stay invisible until the commit, that a
+ * snapshot invalidated before the escalation is caught, and that restarts
  * and cancels roll the writes back. */
 
-#define PROMOTED 512
+#define ESCALATED 512
 
-static void promote_body(int t, unsigned tries, bool cancel)
+static void escalate_body(int t, unsigned tries, bool cancel)
 {
 	(void)cancel;
 	long *first = &big[(t * 7) % BIG];
 	long before = TM_LOAD(first);
-	for (int j = 0; j < PROMOTED; j++) {
+	for (int j = 0; j < ESCALATED; j++) {
 		long *w = &big[(t * 7 + j * 13) % BIG];
 		TM_STORE(w, TM_LOAD(w) + (j % 2 ? -1 : 1));
 	}
@@ -681,11 +681,11 @@ static void promote_body(int t, unsigned tries, bool cancel)
 		tm_restart();
 }
 
-START_TEST(long_promote_1) { run_long_among_short(1, promote_body, true); }
+START_TEST(long_escalate_1) { run_long_among_short(1, escalate_body, true); }
 END_TEST
-START_TEST(long_promote_2) { run_long_among_short(2, promote_body, true); }
+START_TEST(long_escalate_2) { run_long_among_short(2, escalate_body, true); }
 END_TEST
-START_TEST(long_promote_8) { run_long_among_short(8, promote_body, true); }
+START_TEST(long_escalate_8) { run_long_among_short(8, escalate_body, true); }
 END_TEST
 
 /* ---- shared snapshots --------------------------------------------------------
@@ -696,7 +696,7 @@ END_TEST
  * writes upgrades to the commit token (R3).  Other backends ignore the
  * setting, and every invariant must hold on all of them. */
 
-static void promote_reads_at(const char *n)
+static void share_reads_at(const char *n)
 {
 	ck_assert_int_eq(setenv("POTM_PROMOTE_READS", n, 1), 0);
 }
@@ -706,7 +706,7 @@ static void promote_reads_at(const char *n)
  * may have changed since) or x + y comes out wrong. */
 static void opacity_shared(unsigned n)
 {
-	promote_reads_at("8");
+	share_reads_at("8");
 	opacity_run(n);
 	tm_stats_t s;
 	tm_stats(&s);
@@ -730,7 +730,7 @@ END_TEST
  * to make it starving), upgrades once, and commits irrevocably. */
 static void long_shared(unsigned n)
 {
-	promote_reads_at("1024");
+	share_reads_at("1024");
 	long_among_short(n, scribble_body);
 	if (strcmp(POTM_BACKEND_NAME, "tl2") == 0) {
 		tm_stats_t s;
@@ -755,7 +755,7 @@ START_TEST(long_shared_8) { long_shared(8); }
 END_TEST
 
 /* ---- serial mode --------------------------------------------------------
- * POTM_SERIAL=1: promote_body's transaction restarts alone when its
+ * POTM_SERIAL=1: escalate_body's transaction restarts alone when its
  * write set (tl2, stm/tl2.c S1-S3) or, in its turn, its undo log (pot,
  * stm/pot.c P6) reaches POTM_SERIAL_WRITES (set to 256), and in serial
  * mode its read-modify-writes are plain loads and stores (the
@@ -770,12 +770,12 @@ static void serial_body(int t, unsigned tries, bool cancel)
 {
 	(void)tries;
 	if (!tm_serial()) {
-		promote_body(t, 2, cancel);   /* instrumented, no restart */
+		escalate_body(t, 2, cancel);   /* instrumented, no restart */
 		return;
 	}
 	long *first = &big[(t * 7) % BIG];
 	long before = *first;
-	for (int j = 0; j < PROMOTED; j++) {
+	for (int j = 0; j < ESCALATED; j++) {
 		long *w = &big[(t * 7 + j * 13) % BIG];
 		long v = (cancel ? TM_LOAD(w) : *w) + (j % 2 ? -1 : 1);
 		if (cancel)
@@ -787,7 +787,7 @@ static void serial_body(int t, unsigned tries, bool cancel)
 		__atomic_fetch_add(&long_bad_sums, 1, __ATOMIC_RELAXED);
 }
 
-/* mark: POTM_SERIAL_WRITES, "256" (half-way through the PROMOTED writes)
+/* mark: POTM_SERIAL_WRITES, "256" (half-way through the ESCALATED writes)
  * or "0" (no mark: only hinted transactions go serial; tl2's read mark,
  * where a long reader that has written goes serial too, is off then). */
 static void long_serial(unsigned n, bool hint, const char *mark)
@@ -852,7 +852,7 @@ END_TEST
 START_TEST(long_serial_no_mark_1) { long_serial(1, false, "0"); }
 END_TEST
 
-/* Below POTM_SERIAL_WRITES (2,048 by default) the PROMOTED writes send
+/* Below POTM_SERIAL_WRITES (2,048 by default) the ESCALATED writes send
  * nobody serial: the mark is serial mode's own, not POTM_PROMOTE_WRITES
  * (256), which they pass.  (tl2's read mark is off: a long reader that
  * has written goes serial there too.) */
@@ -925,9 +925,9 @@ int main(void)
 	tcase_add_test(tc, long_scribble_1);
 	tcase_add_test(tc, long_scribble_2);
 	tcase_add_test(tc, long_scribble_8);
-	tcase_add_test(tc, long_promote_1);
-	tcase_add_test(tc, long_promote_2);
-	tcase_add_test(tc, long_promote_8);
+	tcase_add_test(tc, long_escalate_1);
+	tcase_add_test(tc, long_escalate_2);
+	tcase_add_test(tc, long_escalate_8);
 	tcase_add_test(tc, opacity_shared_2);
 	tcase_add_test(tc, opacity_shared_8);
 	tcase_add_test(tc, long_shared_1);
