@@ -325,7 +325,7 @@ void potm_reclaim_defer(potm_thread_t *t, void **ptrs, size_t n);
  * tm_thread_exit and tm_reclaim_barrier). */
 #define POTM_RECLAIM_BATCH 64
 /* A batch of at least this many takes a polled grace period of its own
- * (lib/reclaim.c, Q2): a membarrier costs about what 200 frees do. */
+ * (lib/reclaim.c, Q2): only so big a batch repays the membarrier it costs. */
 #define POTM_RECLAIM_POLLED 192
 void potm_reclaim_flush(potm_thread_t *t);
 /* The same, freeing them now: only where one thread runs at a time. */

@@ -187,8 +187,8 @@ void tm_reclaim_barrier(void);
  *
  * Natural alignment is required.  Sub-word writes never touch the bytes
  * around them.  An access outside a transaction is a misuse: reported,
- * and the process aborts (seq, rtm and pot-rtm check it in debug builds
- * only, their accesses being plain loads and stores).  With
+ * and the process aborts (except where an access is a plain load or store
+ * compiled inline with NDEBUG: seq, rtm, pot-rtm).  With
  * -DPOTM_BACKEND_<NAME> a backend's common case is inline; without it
  * every access is a call, with the same meaning.
  */
