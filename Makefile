@@ -5,6 +5,8 @@
 #               and pytest in a Release build, ctest again in an ASan+UBSan
 #               build, and the POWER backends cross-built for powerpc64le and
 #               tested under qemu-ppc64le
+# Every build configured here treats warnings as errors (POTM_WERROR=ON,
+# off by default in a build configured by hand).
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 PPC_BUILD  ?= build-ppc64le
@@ -23,14 +25,14 @@ deps:
 	bash scripts/deps.sh
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPOTM_WERROR=ON $(CMAKE_ARGS)
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
 
 $(ASAN_BUILD)/CMakeCache.txt:
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
-	      -DPOTM_SANITIZE=ON $(CMAKE_ARGS)
+	      -DPOTM_SANITIZE=ON -DPOTM_WERROR=ON $(CMAKE_ARGS)
 
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
@@ -66,7 +68,7 @@ $(PPC_BUILD)/CMakeCache.txt:
 	      -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-ppc64le.cmake \
 	      -DPOTM_PPC_SYSROOT=$$(bash scripts/ppc64le-sysroot.sh --print) \
 	      -DPOTM_BUILD_SHARED=OFF -DPOTM_BACKENDS="$(PPC_BACKENDS)" \
-	      -DPOTM_BUILD_STAMP=OFF -DPOTM_BUILD_STMBENCH7=ON $(CMAKE_ARGS)
+	      -DPOTM_BUILD_STAMP=OFF -DPOTM_BUILD_STMBENCH7=ON -DPOTM_WERROR=ON $(CMAKE_ARGS)
 
 build-ppc64le: deps $(PPC_BUILD)/CMakeCache.txt
 	cmake $(PPC_BUILD) -DPOTM_BACKENDS="$(PPC_BACKENDS)" -DPOTM_BUILD_STMBENCH7=ON >/dev/null  # an existing cache takes these settings too

@@ -6,11 +6,13 @@
 #
 #   cc app.c $(pkg-config --cflags --libs potm-tl2)       # add --static for .a
 #
-# The targets carry -DPOTM_BACKEND_<B> (tm.h then inlines the plain
-# accesses of seq and rtm).  potmConfig.cmake re-finds libnuma and
+# The targets carry -DPOTM_BACKEND_<B> (tm.h then inlines the backend's
+# common case of an access).  potmConfig.cmake re-finds libnuma and
 # liburcu-memb, which a static link needs.
 include(CMakePackageConfigHelpers)
 
+# include/potm: the public headers, and static/, the inline paths that
+# tm.h's macros and accesses expand to (a consumer needs both).
 install(DIRECTORY include/potm DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS ${POTM_EXPORT_TARGETS} EXPORT potmTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -14,41 +14,19 @@
 #ifndef POTM_HTM_ACCESS_H
 #define POTM_HTM_ACCESS_H
 
-tm_word_t tm_read(const tm_word_t *a)
+static inline void BACKEND_LOG_WRITE(potm_thread_t *t, void *a, unsigned size)
 {
-	potm_self_in_tx("tm_read");
-	return *a;
-}
-
-void tm_write(tm_word_t *a, tm_word_t v)
-{
-	potm_thread_t *t = potm_self_in_tx("tm_write");
 	if (t->txd.flags & TM_TXD_UNDO)
-		potm_undo_log(htm_undo_of(t), a, sizeof *a);
-	*a = v;
+		potm_undo_log(htm_undo_of(t), a, size);
 }
 
+/* The inline writes of programs compiled with a backend macro log here. */
 void tm_undo_log_(void *a, unsigned size)
 {
 	potm_undo_log(htm_undo_of(potm_self()), a, size);
 }
 
-static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
-{
-	potm_self_in_tx("tm_read");
-	uint64_t b = 0;
-	memcpy(&b, a, size);
-	return b;
-}
-
-static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
-{
-	potm_thread_t *t = potm_self_in_tx("tm_write");
-	if (t->txd.flags & TM_TXD_UNDO)
-		potm_undo_log(htm_undo_of(t), a, size);
-	memcpy(a, &b, size);
-}
-
+#define POTM_GEN_IN_PLACE 1
 #include "access_gen.h"
 
 #endif /* POTM_HTM_ACCESS_H */

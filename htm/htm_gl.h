@@ -29,8 +29,8 @@
  *
  * An abort resumes inside htm_attempt(), where HTM_BEGIN was issued, with
  * registers and memory restored by the hardware — the stack frames of
- * tm_tx_start_ and of its caller included — so the hardware path needs no
- * sigsetjmp.
+ * tm_tx_start_ (lib/tx_gen.h) and of its caller included — so the
+ * hardware path needs no sigsetjmp.
  */
 #ifndef POTM_HTM_GL_H
 #define POTM_HTM_GL_H
@@ -123,40 +123,28 @@ static void htm_attempt(htm_thread_t *h)
 	htm_enter_fallback(h);
 }
 
-int tm_tx_start_(tm_txd_t *d)
+static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 {
-	htm_thread_t *h = (htm_thread_t *)d;
-	switch (potm_tx_enter(&h->th)) {
-	case POTM_ENTER_SKIP:
-		return 0;
-	case POTM_ENTER_NESTED:
-		return 1;
-	case POTM_ENTER_NEW:
-		break;
-	}
-	htm_attempt(h);
-	return 1;
+	htm_attempt((htm_thread_t *)d);
 }
 
-void tm_tx_end_(tm_txd_t *d)
+static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	htm_thread_t *h = (htm_thread_t *)d;
-	if (--d->depth > 0)
-		return;
-	d->depth = 1;
 	if (h->in_hw) {
 		HTM_END();
 		h->in_hw = false;
 		POTM_STAT_INC(&h->th, htm_commits);
-		potm_tx_committed(&h->th, false);
-		return;
+		return false;   /* the hardware does not say */
 	}
 	bool ro = potm_undo_count(&h->undo) == 0;
 	potm_undo_clear(&h->undo);
 	d->flags &= ~TM_TXD_UNDO;
 	htm_unlock();
-	potm_tx_committed(&h->th, ro);
+	return ro;
 }
+
+#include "tx_gen.h"
 
 /* Leave the fallback path after an explicit abort: undo, unlock. */
 static potm_thread_t *htm_fallback_rollback(htm_thread_t *h)

@@ -225,32 +225,20 @@ static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 	pot_htm_run_fast(h);
 }
 
-int tm_tx_start_(tm_txd_t *d)
+static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 {
 	pot_htm_thread_t *h = (pot_htm_thread_t *)d;
-	switch (potm_tx_enter(&h->pt.th)) {
-	case POTM_ENTER_SKIP:
-		return 0;
-	case POTM_ENTER_NESTED:
-		return 1;
-	case POTM_ENTER_NEW:
-		break;
-	}
 	pot_order_check_supplied(&h->pt);
 	__atomic_store_n(h->pt.busy, 1, __ATOMIC_RELAXED);
 	pot_order_declare(&h->pt);
 	pot_htm_begin(h);
-	return 1;
 }
 
 /* ---- commit --------------------------------------------------------------------------- */
 
-void tm_tx_end_(tm_txd_t *d)
+static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	pot_htm_thread_t *h = (pot_htm_thread_t *)d;
-	if (--d->depth > 0)
-		return;
-	d->depth = 1;   /* still inside: an abort below re-runs it */
 	bool ro = false;
 	switch (h->path) {
 	case POT_PATH_SPEC:
@@ -278,8 +266,10 @@ void tm_tx_end_(tm_txd_t *d)
 	h->pt.last_order = seqr_clock();
 	pot_order_pass(&h->pt);
 	__atomic_store_n(h->pt.busy, 0, __ATOMIC_RELAXED);
-	potm_tx_committed(&h->pt.th, ro);
+	return ro;
 }
+
+#include "tx_gen.h"
 
 /* ---- explicit aborts ------------------------------------------------------------------- */
 

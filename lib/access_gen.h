@@ -9,11 +9,49 @@
  * The uint64_t carries the accessed bytes in its first `size` bytes of
  * memory (memcpy order), which keeps every backend endian-neutral.  The
  * word-sized tm_read/tm_write are the backend's own (its hottest path).
+ *
+ * A backend whose accesses are plain loads and stores (seq, gl, the HTM
+ * backends) defines POTM_GEN_IN_PLACE and, instead of the four,
+ *
+ *   static inline void BACKEND_LOG_WRITE(potm_thread_t *t, void *a, unsigned size);
+ *
+ * which keeps what a store of size bytes at a must leave behind to be
+ * undone (nothing, or an undo-log entry); every access is then generated:
+ * a read checks that the thread is in a transaction and loads, a write
+ * checks, calls BACKEND_LOG_WRITE and stores.
  */
 #ifndef POTM_ACCESS_GEN_H
 #define POTM_ACCESS_GEN_H
 
 #include <string.h>
+
+#ifdef POTM_GEN_IN_PLACE
+tm_word_t tm_read(const tm_word_t *a)
+{
+	potm_self_in_tx("tm_read");
+	return *a;
+}
+
+void tm_write(tm_word_t *a, tm_word_t v)
+{
+	BACKEND_LOG_WRITE(potm_self_in_tx("tm_write"), a, sizeof *a);
+	*a = v;
+}
+
+static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
+{
+	potm_self_in_tx("tm_read");
+	uint64_t b = 0;
+	memcpy(&b, a, size);
+	return b;
+}
+
+static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
+{
+	BACKEND_LOG_WRITE(potm_self_in_tx("tm_write"), a, size);
+	memcpy(a, &b, size);
+}
+#endif
 
 /* 8-byte types are whole words: they take the backend's word path, its
  * fastest (pointers and longs are most of what programs read). */

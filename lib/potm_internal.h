@@ -3,8 +3,10 @@
  *
  * A backend is one .c file that defines `potm_backend` (its hooks and the
  * size of its per-thread descriptor) and the transaction entry points of
- * tm.h: tm_tx_start_, tm_tx_end_, tm_restart, tm_cancel and the tm_read_x and
- * tm_write* family.  Everything backends have in common (registration,
+ * tm.h: tm_restart, tm_cancel, its begin and commit around which
+ * lib/tx_gen.h generates tm_tx_start_ and tm_tx_end_ (flat nesting), and
+ * its accesses from which lib/access_gen.h generates the tm_read_* and
+ * tm_write_* family.  Everything backends have in common (registration,
  * statistics, allocation logs, reclamation, backoff, the undo log, errors)
  * lives once here and in the lib/ sources.
  */
@@ -125,7 +127,8 @@ static inline void potm_ptrvec_push(potm_ptrvec_t *pv, void *p)
  * Each entry remembers the old bytes of one naturally aligned access so an
  * explicit abort can put them back, newest first. */
 
-/* The undo log lives in tm.h (tm_txd_t.undo): pot's inline writes append. */
+/* The undo log lives in the descriptor (tm_txd_t.undo, potm/static/txd.h):
+ * inline writes append to it. */
 typedef tm_undo_entry_t potm_undo_entry_t;
 typedef tm_undo_t potm_undo_t;
 
@@ -292,8 +295,6 @@ void *potm_xrealloc(void *p, size_t size);
 
 /* ---- transaction life cycle shared by all backends -------------------- */
 
-enum potm_enter { POTM_ENTER_NESTED, POTM_ENTER_SKIP, POTM_ENTER_NEW };
-
 /* Registered threads now (a hint: it may change right after). */
 unsigned potm_live_threads(void);
 
@@ -301,28 +302,6 @@ unsigned potm_live_threads(void);
  * thread's reader word for polled grace periods (odd inside, Q1). */
 void potm_rcu_read_lock(potm_thread_t *t);
 void potm_rcu_read_unlock(potm_thread_t *t);
-
-/* First half of every tm_tx_start_: flattening and cancel handling.  On
- * POTM_ENTER_NEW the caller starts a fresh attempt (depth is already 1). */
-static inline enum potm_enter potm_tx_enter(potm_thread_t *t)
-{
-	if (t->txd.depth > 0) {
-		t->txd.depth++;
-		return POTM_ENTER_NESTED;
-	}
-	if (unlikely(t->txd.flags & TM_TXD_CANCELLED)) {
-		t->txd.flags &= ~TM_TXD_CANCELLED;
-		return POTM_ENTER_SKIP;
-	}
-	t->txd.depth = 1;
-	if (!t->in_rcu) {
-		/* Held across retries: nothing this transaction has seen may be
-		 * reclaimed until it has committed or cancelled. */
-		potm_rcu_read_lock(t);
-		t->in_rcu = true;
-	}
-	return POTM_ENTER_NEW;
-}
 
 /* Check that the calling thread is registered and in a transaction; which
  * names the call for the message. */

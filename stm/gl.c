@@ -56,31 +56,21 @@ const potm_backend_t potm_backend = {
 	.thread_fini = gl_thread_fini,
 };
 
-int tm_tx_start_(tm_txd_t *d)
+static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 {
-	switch (potm_tx_enter((potm_thread_t *)d)) {
-	case POTM_ENTER_SKIP:
-		return 0;
-	case POTM_ENTER_NEW:
-		gl_acquire();
-		break;
-	case POTM_ENTER_NESTED:
-		break;
-	}
-	return 1;
+	gl_acquire();
 }
 
-void tm_tx_end_(tm_txd_t *d)
+static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	gl_thread_t *g = (gl_thread_t *)d;
-	if (--d->depth > 0)
-		return;
-	d->depth = 1;
 	bool ro = potm_undo_count(&g->undo) == 0;
 	potm_undo_clear(&g->undo);
 	gl_release();
-	potm_tx_committed(&g->th, ro);
+	return ro;
 }
+
+#include "tx_gen.h"
 
 static gl_thread_t *gl_rollback(const char *which)
 {
@@ -100,35 +90,13 @@ void tm_cancel(void)
 	potm_tx_cancelled(&gl_rollback("tm_cancel")->th);
 }
 
-tm_word_t tm_read(const tm_word_t *a)
+static inline void BACKEND_LOG_WRITE(potm_thread_t *t, void *a, unsigned size)
 {
-	potm_self_in_tx("tm_read");
-	return *a;
-}
-
-void tm_write(tm_word_t *a, tm_word_t v)
-{
-	gl_thread_t *g = (gl_thread_t *)potm_self_in_tx("tm_write");
-	potm_undo_log(&g->undo, a, sizeof *a);
-	*a = v;
-}
-
-static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
-{
-	potm_self_in_tx("tm_read");
-	uint64_t b = 0;
-	memcpy(&b, a, size);
-	return b;
-}
-
-static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
-{
-	gl_thread_t *g = (gl_thread_t *)potm_self_in_tx("tm_write");
-	potm_undo_log(&g->undo, a, size);
-	memcpy(a, &b, size);
+	potm_undo_log(&((gl_thread_t *)t)->undo, a, size);
 }
 
 /* tm.h reads inline inside a transaction; the library's reads are its
  * slow path, under the _spec_ names. */
+#define POTM_GEN_IN_PLACE 1
 #define POTM_GEN_READ_SPEC 1
 #include "access_gen.h"

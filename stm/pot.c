@@ -528,17 +528,9 @@ static inline void pot_begin_spec(pot_tx_t *tx)
 	tx->rv = seqr_clock();
 }
 
-int tm_tx_start_(tm_txd_t *d)
+static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 {
 	pot_tx_t *tx = (pot_tx_t *)d;
-	switch (potm_tx_enter(&tx->pt.th)) {
-	case POTM_ENTER_SKIP:
-		return 0;
-	case POTM_ENTER_NESTED:
-		return 1;
-	case POTM_ENTER_NEW:
-		break;
-	}
 	pot_order_check_supplied(&tx->pt);
 	if (unlikely(tx->sync_first_tx)) {
 		/* P5: nothing read yet; make sure no unmarked fast
@@ -600,7 +592,6 @@ int tm_tx_start_(tm_txd_t *d)
 			pot_wait_outside_rcu(&tx->pt, POT_WAIT_ROUND);
 		pot_begin_spec(tx);
 	}
-	return 1;
 }
 
 /* ---- commit ------------------------------------------------------------------------ */
@@ -638,12 +629,9 @@ static void pot_commit_spec(pot_tx_t *tx)
 	POTM_STAT_INC(&tx->pt.th, spec_commits);
 }
 
-void tm_tx_end_(tm_txd_t *d)
+static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	pot_tx_t *tx = (pot_tx_t *)d;
-	if (--d->depth > 0)
-		return;
-	d->depth = 1;   /* still inside: an abort below restarts it */
 	bool ro;
 	if (likely(tx->fast)) {
 		/* Fast commit: unmark what we wrote with our version, then
@@ -670,8 +658,10 @@ void tm_tx_end_(tm_txd_t *d)
 	pot_stop_reading(tx);   /* a promoted attempt's */
 	pot_order_pass(&tx->pt);
 	__atomic_store_n(tx->pt.busy, 0, __ATOMIC_RELAXED);
-	potm_tx_committed(&tx->pt.th, ro);
+	return ro;
 }
+
+#include "tx_gen.h"
 
 /* ---- explicit aborts ---------------------------------------------------------------- */
 

@@ -737,31 +737,22 @@ static bool tl2_start_with_token(tl2_tx_t *tx)
 	return true;
 }
 
-int tm_tx_start_(tm_txd_t *d)
+static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)d;
-	switch (potm_tx_enter(&tx->th)) {
-	case POTM_ENTER_SKIP:
-		return 0;
-	case POTM_ENTER_NEW:
-		if (unlikely(tx->th.hint_serial) && tl2.serial_on)
-			tx->want_serial = true;   /* S3, told in advance */
-		if (unlikely(tx->want_serial || tx->th.attempt >= TL2_LONG_ABORTS) &&
-		    !tx->token && (tx->want_serial || tl2_starving(tx)))
-			tl2_take_token(tx);
-		if (unlikely(tx->token) && tl2_start_with_token(tx))
-			break;
-		if (tl2.serial_on)
-			tl2_gate(tx);
-		tl2_snap(tx)->rv = __atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE);
-		tx->share_at = tl2.share_reads;
-		tl2_rs_open_reading(tx);
-		tx->escalate_at = tl2.escalate_writes;
-		break;
-	case POTM_ENTER_NESTED:
-		break;
-	}
-	return 1;
+	if (unlikely(tx->th.hint_serial) && tl2.serial_on)
+		tx->want_serial = true;   /* S3, told in advance */
+	if (unlikely(tx->want_serial || tx->th.attempt >= TL2_LONG_ABORTS) &&
+	    !tx->token && (tx->want_serial || tl2_starving(tx)))
+		tl2_take_token(tx);
+	if (unlikely(tx->token) && tl2_start_with_token(tx))
+		return;
+	if (tl2.serial_on)
+		tl2_gate(tx);
+	tl2_snap(tx)->rv = __atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE);
+	tx->share_at = tl2.share_reads;
+	tl2_rs_open_reading(tx);
+	tx->escalate_at = tl2.escalate_writes;
 }
 
 static void tl2_commit(tl2_tx_t *tx)
@@ -808,12 +799,9 @@ static void tl2_commit(tl2_tx_t *tx)
 		}
 }
 
-void tm_tx_end_(tm_txd_t *d)
+static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)d;
-	if (--d->depth > 0)
-		return;
-	d->depth = 1;   /* still inside: an abort below restarts it */
 	bool ro;
 	if (unlikely(tx->irrevocable)) {
 		ro = potm_undo_count(&tx->th.txd.undo) == 0;
@@ -828,8 +816,10 @@ void tm_tx_end_(tm_txd_t *d)
 	tl2_drop_token(tx);
 	tl2_reset(tx);
 	tl2_attempt_over(tx);
-	potm_tx_committed(&tx->th, ro);
+	return ro;
 }
+
+#include "tx_gen.h"
 
 void tm_restart(void)
 {

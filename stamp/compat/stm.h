@@ -131,9 +131,9 @@ static inline __attribute__((always_inline)) void stm_potm_local_attempt_(void)
 
 /* STAMP's tm.h defines TM_BEGIN and TM_END itself (on top of these), so
  * potm's macros of the same names are withdrawn and their expansion is
- * spelled out here: keep it in step with potm/tm.h.  As there, no local
- * variable lives across the sigsetjmp; the block is entered once per
- * attempt. */
+ * spelled out here: keep it in step with POTM_TX_BEGIN_/POTM_TX_END_ in
+ * potm/static/txd.h.  As there, no local variable lives across the
+ * sigsetjmp; the block is entered once per attempt. */
 #undef TM_BEGIN
 #undef TM_END
 

@@ -1,0 +1,235 @@
+/*
+ * potm/static/access.h — the typed accesses of <potm/tm.h>, per backend.
+ *
+ * Engine internals, installed because tm.h's accesses expand to them.
+ * Compiled with -DPOTM_BACKEND_<NAME> (the CMake targets and pkg-config
+ * files set it), a program gets its backend's common case inline:
+ *
+ *   seq, rtm, pot-rtm  plain loads and stores (the HTM backends' software
+ *                      paths log the old bytes first, behind one flag test)
+ *   gl                 reads: plain loads inside a transaction
+ *   pot                reads: plain loads in fast mode; writes: in fast
+ *                      mode alone, an undo-log entry and a store
+ *   tl2                reads: the TL2 snapshot read
+ *
+ * Anything else is a call into the library, which handles every case (the
+ * same function, under a second name, is each inline path's slow path).
+ * Without a backend macro, every access is a call, with the same meaning.
+ * The library itself (POTM_BUILDING_LIBRARY) sees the declarations only.
+ */
+#ifndef POTM_STATIC_ACCESS_H
+#define POTM_STATIC_ACCESS_H
+
+#ifndef POTM_TM_H
+#error "include <potm/tm.h>, not <potm/static/access.h>"
+#endif
+
+#include <potm/static/txd.h>
+
+#if (defined(POTM_BACKEND_SEQ) || defined(POTM_BACKEND_RTM) || \
+     defined(POTM_BACKEND_POT_RTM)) && !defined(POTM_BUILDING_LIBRARY)
+#define POTM_PLAIN_ACCESS 1
+#endif
+
+/* An inline read whose slow path is the library's read (under the _spec_
+ * name): FAST(d, a, out) loads *a into *out and returns 1 when the common
+ * case holds, else 0.  In place (TM_TXD_PLAIN_READS: tl2's irrevocable
+ * mode) a read is a plain load, and that flag is tested first: behind a
+ * failed FAST the plain load would be out of line, taken branches and
+ * spilled registers on every load of a long irrevocable transaction,
+ * while for a snapshot read the test is one predictable branch on a word
+ * already in cache.  The test carries no expectation either way: a hint
+ * makes the compiler keep the registers of the side it favours and spill
+ * the caller's loop state on the other.  Writes stay calls into the
+ * library. */
+#define POTM_INLINE_READ_(T, sfx, FAST)                                  \
+	T tm_read##sfx##_spec_(const T *a);                              \
+	void tm_write##sfx(T *a, T v);                                   \
+	static inline T tm_read##sfx(const T *a)                         \
+	{                                                                \
+		tm_txd_t *d = tm_self_;                                  \
+		T v;                                                     \
+		if (__builtin_expect(d != NULL, 1)) {                    \
+			if (d->flags & TM_TXD_PLAIN_READS)                      \
+				return *a;                               \
+			if (__builtin_expect(FAST(d, a, &v), 1))         \
+				return v;                                \
+		}                                                        \
+		return tm_read##sfx##_spec_(a);                          \
+	}
+
+#ifdef POTM_PLAIN_ACCESS
+/* Instrumentation compiles away; in debug builds an access outside a
+ * transaction is still reported. */
+#ifndef NDEBUG
+#define POTM_CHECK_IN_TX_()                                              \
+	do {                                                             \
+		if (__builtin_expect(!tm_in_tx(), 0))                    \
+			tm_misuse_("shared access outside a transaction"); \
+	} while (0)
+#else
+#define POTM_CHECK_IN_TX_() ((void)0)
+#endif
+#if defined(POTM_BACKEND_RTM) || defined(POTM_BACKEND_POT_RTM)
+/* rtm, pot-rtm: a hardware transaction needs no log, the software paths
+ * (rtm's fallback, pot-rtm's fast mode) do (for tm_restart/tm_cancel); one
+ * flag test tells them apart. */
+void tm_undo_log_(void *a, unsigned size);
+#define POTM_LOG_WRITE_(a, size)                                         \
+	do {                                                             \
+		if (__builtin_expect(tm_self_->flags & TM_TXD_UNDO, 0))  \
+			tm_undo_log_((a), (size));                       \
+	} while (0)
+#else
+#define POTM_LOG_WRITE_(a, size) ((void)0)
+#endif
+#define POTM_ACCESS_(T, sfx)                                             \
+	static inline T tm_read##sfx(const T *a)                         \
+	{ POTM_CHECK_IN_TX_(); return *a; }                              \
+	static inline void tm_write##sfx(T *a, T v)                      \
+	{ POTM_CHECK_IN_TX_(); POTM_LOG_WRITE_(a, sizeof(T)); *a = v; }
+#elif defined(POTM_BACKEND_GL) && !defined(POTM_BUILDING_LIBRARY)
+/* gl: inside a transaction this thread holds the lock, so a read is a
+ * plain load, inline.  Anything else (outside a transaction, unaligned)
+ * goes to the library's read, which reports the misuse.  Writes go to the
+ * library: they are undo-logged there. */
+static inline __attribute__((always_inline)) int
+tm_gl_load_(const tm_txd_t *d, const void *a, unsigned size, void *out)
+{
+	if (__builtin_expect(d->depth == 0 || ((uintptr_t)a & (size - 1)), 0))
+		return 0;
+	__builtin_memcpy(out, a, size);
+	return 1;
+}
+#define POTM_GL_FAST_(d, a, out) tm_gl_load_((d), (a), sizeof *(a), (out))
+#define POTM_ACCESS_(T, sfx) POTM_INLINE_READ_(T, sfx, POTM_GL_FAST_)
+#elif defined(POTM_BACKEND_POT) && !defined(POTM_BUILDING_LIBRARY)
+/* pot: the transaction whose turn it is runs in fast mode, where nobody
+ * can commit before it and a read is a plain load; one flag test inline
+ * saves it a call per read.  Alone (no stripes to mark), a fast write is
+ * inline too: an undo-log entry (for tm_restart/tm_cancel) and a store.
+ * Speculative accesses, marked writes and a full log go to the library. */
+#define POTM_ACCESS_(T, sfx)                                             \
+	T tm_read##sfx##_spec_(const T *a);                              \
+	void tm_write##sfx##_slow_(T *a, T v);                           \
+	static inline T tm_read##sfx(const T *a)                         \
+	{                                                                \
+		tm_txd_t *d = tm_self_;                                  \
+		if (__builtin_expect(d != NULL &&                        \
+		                     (d->flags & TM_TXD_PLAIN_READS), 1))\
+			return *a;                                       \
+		return tm_read##sfx##_spec_(a);                          \
+	}                                                                \
+	static inline void tm_write##sfx(T *a, T v)                      \
+	{                                                                \
+		tm_txd_t *d = tm_self_;                                  \
+		if (__builtin_expect(d == NULL, 0))                      \
+			goto slow;                                       \
+		if (__builtin_expect((uintptr_t)d->undo.next <            \
+		                     (uintptr_t)d->undo.quick_end, 1)) {  \
+			tm_undo_push_(&d->undo, a, sizeof(T));           \
+			*a = v;                                          \
+			return;                                          \
+		}                                                        \
+		if ((uintptr_t)d->undo.next < (uintptr_t)d->undo.plain_end) { \
+			if (d->undo.mark)                                \
+				tm_undo_mark_(&d->undo, a);              \
+			tm_undo_append_(&d->undo, a, sizeof(T));         \
+			*a = v;                                          \
+			return;                                          \
+		}                                                        \
+	slow:                                                            \
+		tm_write##sfx##_slow_(a, v);                             \
+	}
+#elif defined(POTM_BACKEND_TL2) && !defined(POTM_BUILDING_LIBRARY)
+/* tl2: a read whose stripe is free, no newer than the snapshot and not
+ * written by this transaction is the TL2 read (lock, load, lock again)
+ * inline; anything else (a locked or newer stripe: extension or abort;
+ * read-after-write; a full read set; misuse) goes to the library, which
+ * starts over.  Writes go to the library.  In irrevocable mode (a starving
+ * transaction holding the commit token, stm/tl2.c I1-I3) reads are plain
+ * loads and writes in place, like pot's fast mode; the writes stay calls,
+ * because an inline test for that rare mode would sit in front of every
+ * write of every other transaction. */
+static inline __attribute__((always_inline)) int
+tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
+{
+	uintptr_t w = (uintptr_t)a;
+	if (__builtin_expect((w & (size - 1)) ||
+	                     (uintptr_t)s->rs.next >= (uintptr_t)s->rs.end ||
+	                     tm_wfilter_test_(&s->written, w), 0))
+		return 0;
+	const volatile uintptr_t *lock = &s->locks[(w >> s->shift) & s->lock_mask];
+	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+	uint64_t v = tm_load_bytes_(a, size);
+	__builtin_memcpy(out, &v, size);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
+	if (__builtin_expect(l1 != l2 || (l1 & 1) || (l1 >> 1) > s->rv, 0))
+		return 0;
+	/* Logged without the library's "same stripe as the last read" test:
+	 * whether consecutive fields share a stripe depends on where the
+	 * object sits in memory, so that branch would mispredict often, while
+	 * a repeated entry costs commit one more lock-word load. */
+	*s->rs.next++ = lock;
+	return 1;
+}
+#define POTM_TL2_FAST_(d, a, out) tm_snap_load_(&(d)->snap, (a), sizeof *(a), (out))
+#define POTM_ACCESS_(T, sfx) POTM_INLINE_READ_(T, sfx, POTM_TL2_FAST_)
+#else
+#define POTM_ACCESS_(T, sfx)                                             \
+	T tm_read##sfx(const T *a);                                      \
+	void tm_write##sfx(T *a, T v);
+#endif
+
+POTM_ACCESS_(tm_word_t, )
+POTM_ACCESS_(uint8_t, _u8)
+POTM_ACCESS_(uint16_t, _u16)
+POTM_ACCESS_(uint32_t, _u32)
+POTM_ACCESS_(uint64_t, _u64)
+POTM_ACCESS_(tm_ptr_t, _ptr)
+POTM_ACCESS_(float, _float)
+POTM_ACCESS_(double, _double)
+#undef POTM_ACCESS_
+
+/* Signed and char-typed views of the unsigned accesses, so that TM_LOAD
+ * returns the pointee's own type. */
+#define POTM_SIGNED_(T, U, sfx, usfx)                                    \
+	static inline T tm_read##sfx(const T *a)                         \
+	{ return (T)tm_read##usfx((const U *)(const void *)a); }         \
+	static inline void tm_write##sfx(T *a, T v)                      \
+	{ tm_write##usfx((U *)(void *)a, (U)v); }
+POTM_SIGNED_(int8_t, uint8_t, _i8, _u8)
+POTM_SIGNED_(char, uint8_t, _char, _u8)
+POTM_SIGNED_(int16_t, uint16_t, _i16, _u16)
+POTM_SIGNED_(int32_t, uint32_t, _i32, _u32)
+POTM_SIGNED_(int64_t, uint64_t, _i64, _u64)
+POTM_SIGNED_(long long, uint64_t, _ll, _u64)
+POTM_SIGNED_(unsigned long long, uint64_t, _ull, _u64)
+#undef POTM_SIGNED_
+
+/* long and unsigned long are distinct types from int64_t/uint64_t on LP64
+ * only when the latter are spelled "long long"; glibc spells them "long". */
+_Static_assert(sizeof(long) == 8, "potm needs an LP64 target");
+
+/* TM_LOAD/TM_STORE's views of any other pointee, taken to be a pointer
+ * (any T* stored in shared memory), and of _Bool. */
+static inline void *tm_load_ptr_(const void *a)
+{
+	return tm_read_ptr((const tm_ptr_t *)a);
+}
+static inline void tm_store_ptr_(void *a, const void *v)
+{
+	tm_write_ptr((tm_ptr_t *)a, (tm_ptr_t)(uintptr_t)v);
+}
+
+static inline _Bool tm_read_u8_bool_(const _Bool *a)
+{
+	return tm_read_u8((const uint8_t *)(const void *)a) != 0;
+}
+static inline void tm_write_u8_bool_(_Bool *a, _Bool v)
+{
+	tm_write_u8((uint8_t *)(void *)a, (uint8_t)v);
+}
+
+#endif /* POTM_STATIC_ACCESS_H */

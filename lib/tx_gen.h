@@ -1,0 +1,55 @@
+/*
+ * lib/tx_gen.h — tm_tx_start_ and tm_tx_end_, the entry points behind
+ * TM_BEGIN and TM_END, generated around a backend's begin and commit.
+ *
+ * Nesting is flat (tm.h): an inner TM_BEGIN joins the running transaction
+ * and an inner TM_END only leaves it, so a backend sees outermost
+ * transactions only.  A backend defines two functions and includes this
+ * file once:
+ *
+ *   static inline void BACKEND_TX_BEGIN(tm_txd_t *d);
+ *       start an attempt of an outermost transaction: depth is 1 and the
+ *       thread is inside its reclamation read-side section;
+ *   static inline bool BACKEND_TX_COMMIT(tm_txd_t *d);
+ *       commit it and return whether it was read-only.  depth is still 1
+ *       while it runs, so that an abort from the commit restarts the
+ *       transaction as a whole.
+ *
+ * What every backend does around them (cancel handling, the read-side
+ * section, potm_tx_committed's bookkeeping) is here once.
+ */
+#ifndef POTM_TX_GEN_H
+#define POTM_TX_GEN_H
+
+int tm_tx_start_(tm_txd_t *d)
+{
+	potm_thread_t *t = (potm_thread_t *)d;
+	if (unlikely(d->depth > 0)) {
+		d->depth++;   /* nested: joins the running transaction */
+		return 1;
+	}
+	if (unlikely(d->flags & TM_TXD_CANCELLED)) {
+		/* Resumed here by tm_cancel: skip the body. */
+		d->flags &= ~TM_TXD_CANCELLED;
+		return 0;
+	}
+	d->depth = 1;
+	if (!t->in_rcu) {
+		/* Held across retries: nothing this transaction has seen may be
+		 * reclaimed until it has committed or cancelled. */
+		potm_rcu_read_lock(t);
+		t->in_rcu = true;
+	}
+	BACKEND_TX_BEGIN(d);
+	return 1;
+}
+
+void tm_tx_end_(tm_txd_t *d)
+{
+	if (unlikely(--d->depth > 0))
+		return;       /* nested: the outermost TM_END commits */
+	d->depth = 1;     /* still inside: an abort in the commit restarts it */
+	potm_tx_committed((potm_thread_t *)d, BACKEND_TX_COMMIT(d));
+}
+
+#endif /* POTM_TX_GEN_H */
