@@ -51,6 +51,7 @@ typedef struct tm_config {
 
 void tm_config_default(tm_config_t *cfg);
 int tm_config_from_env(tm_config_t *cfg);
+const char *tm_mode_name(unsigned i);
 """
 
 STATS_CDEF = """
