@@ -143,6 +143,8 @@ def check_environment(libs: LibraryDir, backends: Sequence[str], env: Mapping[st
     config=, for the message.  A library without the configuration API
     (or one that cannot be loaded) is answered by the package's own table,
     which then refuses unknown variables too."""
+    if not env:  # nothing for tm_config_from_env to refuse
+        return
     origin = {config_field(name).env: f"config={{{name!r}: {value!r}}}"
               for name, value in (config or {}).items()}
     run_env = {k: v for k, v in os.environ.items() if not k.startswith("POTM_")}

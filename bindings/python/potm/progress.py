@@ -1,8 +1,10 @@
-"""A progress line for sweeps, on stderr, without dependencies.
+"""Progress of a sweep: one updating tqdm bar, or one line per run in a log.
 
-On a terminal (or in Jupyter, whose stderr understands carriage returns)
-the line is redrawn in place; elsewhere (a log file, CI) one line is
-printed per finished run.
+On a terminal the bar is tqdm's text bar on stderr, redrawn in place; in
+Jupyter it is tqdm's notebook widget when ipywidgets is installed, else
+the same text bar (a notebook's stderr understands carriage returns), so a
+sweep shows one bar that moves, never a scroll of lines.  Elsewhere (a log
+file, CI) one line is printed per finished run.
 
 Example:
     >>> import io
@@ -13,16 +15,17 @@ Example:
     >>> p.finish(ok=True)
     >>> p.close()
     >>> print(out.getvalue().splitlines()[-1])
-    [####################] 2/2 (1 cached) done
+    2/2 (1 cached) done
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import time
-from typing import Optional, TextIO
+from typing import Any, Optional, TextIO
 
-BAR_WIDTH = 20
+from tqdm import tqdm as text_bar
 
 
 def _clock(seconds: float) -> str:
@@ -33,8 +36,23 @@ def _clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
+def in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel."""
+    return "ipykernel" in sys.modules
+
+
+def _bar_class(stream: TextIO) -> Any:
+    """tqdm's notebook widget in a Jupyter kernel drawing on its own stderr
+    (when ipywidgets is there), else tqdm's text bar."""
+    if in_notebook() and stream is sys.stderr and \
+            importlib.util.find_spec("ipywidgets") is not None:
+        from tqdm.notebook import tqdm as widget_bar
+        return widget_bar
+    return text_bar
+
+
 class Progress:
-    """Counts runs done (run, cached, failed) out of total and draws a bar."""
+    """Counts runs done (run, cached, failed) out of total and shows them."""
 
     def __init__(self, total: int, *, enabled: bool = True,
                  stream: Optional[TextIO] = None, inplace: Optional[bool] = None) -> None:
@@ -42,7 +60,7 @@ class Progress:
         self.enabled = enabled
         self.stream = stream if stream is not None else sys.stderr
         if inplace is None:
-            inplace = self._stream_is_tty() or "ipykernel" in sys.modules
+            inplace = self._stream_is_tty() or in_notebook()
         self.inplace = inplace
         self.done = 0
         self.cached = 0
@@ -51,7 +69,11 @@ class Progress:
         self._run_time = 0.0
         self._started: Optional[float] = None
         self._label = ""
-        self._width = 0
+        self._bar: Any = None
+        if enabled and inplace:
+            self._bar = _bar_class(self.stream)(
+                total=total, file=self.stream, unit="run", dynamic_ncols=True,
+                leave=True, smoothing=0.1)
 
     def _stream_is_tty(self) -> bool:
         isatty = getattr(self.stream, "isatty", None)
@@ -61,14 +83,16 @@ class Progress:
         """count runs were found in the cache."""
         self.done += count
         self.cached += count
-        self._draw("")
+        if self._bar is not None and count:
+            self._bar.update(count)
+            self._bar.set_postfix_str(self._note(""), refresh=True)
 
     def start(self, label: str) -> None:
         """A run described by label starts."""
         self._label = label
         self._started = time.monotonic()
-        if self.inplace:
-            self._draw(label)
+        if self._bar is not None:
+            self._bar.set_postfix_str(self._note(label), refresh=True)
 
     def finish(self, *, ok: bool) -> None:
         """The run started last has ended."""
@@ -79,27 +103,37 @@ class Progress:
         if not ok:
             self.failed += 1
         note = self._label + ("" if ok else "  FAILED")
-        if self.inplace:
-            self._draw(note)
-        else:
+        if self._bar is not None:
+            self._bar.set_postfix_str(self._note(note), refresh=False)
+            self._bar.update(1)
+        elif not self.inplace:
             self._print_line(self._status(note))
 
     def close(self) -> None:
-        """Draw the final state and end the line."""
+        """Show the final state (and end the bar)."""
         if not self.enabled:
             return
-        text = self._status("done")
-        if self.inplace:
-            self._redraw(text)
-            self.stream.write("\n")
-        else:
-            self._print_line(text)
-        self.stream.flush()
+        if self._bar is not None:
+            self._bar.set_postfix_str(self._note(""), refresh=False)
+            self._bar.close()
+            self._bar = None
+        elif not self.inplace:
+            self._print_line(self._status("done"))
+
+    def _note(self, label: str) -> str:
+        """What the bar shows after its counts: cached and failed runs and
+        the run in progress."""
+        extra = []
+        if self.cached:
+            extra.append(f"{self.cached} cached")
+        if self.failed:
+            extra.append(f"{self.failed} failed")
+        return ", ".join(extra + ([label] if label else []))
 
     def _status(self, note: str) -> str:
-        filled = BAR_WIDTH * self.done // max(self.total, 1)
-        bar = "#" * filled + "." * (BAR_WIDTH - filled)
-        parts = [f"[{bar}] {self.done}/{self.total}"]
+        """A log line: runs done of total, cached and failed runs, the time
+        left at the mean time of a run so far, note."""
+        parts = [f"{self.done}/{self.total}"]
         extra = []
         if self.cached:
             extra.append(f"{self.cached} cached")
@@ -113,16 +147,6 @@ class Progress:
         if note:
             parts.append(note)
         return " ".join(parts)
-
-    def _draw(self, note: str) -> None:
-        if self.enabled and self.inplace:
-            self._redraw(self._status(note))
-
-    def _redraw(self, text: str) -> None:
-        pad = max(self._width - len(text), 0)
-        self.stream.write("\r" + text + " " * pad)
-        self.stream.flush()
-        self._width = len(text)
 
     def _print_line(self, text: str) -> None:
         if self.enabled:

@@ -8,6 +8,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import subprocess
 from pathlib import Path
 from types import ModuleType
 
@@ -114,7 +115,7 @@ def test_the_package_does_not_ask_again_while_files_are_intact(
     def counting_run(*args: object, **kwargs: object) -> object:
         calls.append(args)
         raise AssertionError("inputs.py asked again although nothing changed")
-    monkeypatch.setattr(stamp.subprocess, "run", counting_run)
+    monkeypatch.setattr(subprocess, "run", counting_run)
     stamp.set_options("kmeans", "test", tmp_path)
     assert calls == []
 
