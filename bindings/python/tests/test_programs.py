@@ -82,7 +82,7 @@ def test_input_set_that_cannot_be_prepared_is_a_failed_run(
                            repeat=1, progress=False, lib_dir=libs)
     finally:
         stamp.clear_cache()
-    by_size = {r.params["size"]: r for r in table.results}
+    by_size = {r.params["size"]: r for r in table.results or []}
     assert not by_size["small"].ok
     assert "input set 'small' could not be prepared" in by_size["small"].failure
     assert "No space left on device" in by_size["small"].failure
