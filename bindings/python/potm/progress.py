@@ -70,14 +70,21 @@ class Progress:
         self._started: Optional[float] = None
         self._label = ""
         self._bar: Any = None
-        if enabled and inplace:
-            self._bar = _bar_class(self.stream)(
-                total=total, file=self.stream, unit="run", dynamic_ncols=True,
-                leave=True, smoothing=0.1)
+        self._closed = False
 
     def _stream_is_tty(self) -> bool:
         isatty = getattr(self.stream, "isatty", None)
         return bool(isatty and isatty())
+
+    def _drawn(self) -> Any:
+        """The bar, made at its first use: the runs done by then (cached)
+        are its starting count, so that its rate and time left are those of
+        the runs that really run.  None when nothing is drawn in place."""
+        if self._bar is None and self.enabled and self.inplace and not self._closed:
+            self._bar = _bar_class(self.stream)(
+                total=self.total, initial=self.done, file=self.stream, unit="run",
+                dynamic_ncols=True, leave=True, smoothing=0.1)
+        return self._bar
 
     def skip(self, count: int) -> None:
         """count runs were found in the cache."""
@@ -91,8 +98,9 @@ class Progress:
         """A run described by label starts."""
         self._label = label
         self._started = time.monotonic()
-        if self._bar is not None:
-            self._bar.set_postfix_str(self._note(label), refresh=True)
+        bar = self._drawn()
+        if bar is not None:
+            bar.set_postfix_str(self._note(label), refresh=True)
 
     def finish(self, *, ok: bool) -> None:
         """The run started last has ended."""
@@ -103,19 +111,22 @@ class Progress:
         if not ok:
             self.failed += 1
         note = self._label + ("" if ok else "  FAILED")
-        if self._bar is not None:
-            self._bar.set_postfix_str(self._note(note), refresh=False)
-            self._bar.update(1)
+        bar = self._drawn()
+        if bar is not None:
+            bar.set_postfix_str(self._note(note), refresh=False)
+            bar.update(1)
         elif not self.inplace:
             self._print_line(self._status(note))
 
     def close(self) -> None:
         """Show the final state (and end the bar)."""
-        if not self.enabled:
+        if not self.enabled or self._closed:
             return
-        if self._bar is not None:
-            self._bar.set_postfix_str(self._note(""), refresh=False)
-            self._bar.close()
+        bar = self._drawn()
+        self._closed = True
+        if bar is not None:
+            bar.set_postfix_str(self._note(""), refresh=False)
+            bar.close()
             self._bar = None
         elif not self.inplace:
             self._print_line(self._status("done"))

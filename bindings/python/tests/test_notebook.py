@@ -208,9 +208,10 @@ def test_a_result_repr_is_one_short_line() -> None:
 def test_progress_is_one_tqdm_bar() -> None:
     out = io.StringIO()
     p = Progress(total=3, stream=out, inplace=True)
-    assert isinstance(p._bar, tqdm)
     p.skip(1)
     p.start("tl2 t=2 #1")
+    assert isinstance(p._bar, tqdm)
+    assert p._bar.initial == 1  # the cached run counts, but not in the rate
     p.finish(ok=True)
     p.start("tl2 t=4 #1")
     p.finish(ok=False)
@@ -226,8 +227,8 @@ def test_progress_in_a_notebook_updates_in_place(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
     out = io.StringIO()
     p = Progress(total=2, stream=out)
-    assert p.inplace and p._bar is not None
     p.start("a")
+    assert p.inplace and p._bar is not None
     p.finish(ok=True)
     p.start("b")
     p.finish(ok=True)
@@ -256,3 +257,14 @@ def test_disabled_progress_writes_nothing() -> None:
     p.finish(ok=True)
     p.close()
     assert out.getvalue() == ""
+
+
+def test_a_sweep_found_whole_in_the_cache_shows_a_full_bar() -> None:
+    out = io.StringIO()
+    p = Progress(total=2, stream=out, inplace=True)
+    p.skip(2)
+    p.close()
+    p.close()  # closing twice draws nothing more
+    final = out.getvalue().rstrip("\n").split("\r")[-1]
+    assert "2/2" in final and "2 cached" in final
+    assert out.getvalue().count("\n") == 1
