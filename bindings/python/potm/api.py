@@ -152,10 +152,10 @@ def check_environment(libs: LibraryDir, backends: Sequence[str], env: Mapping[st
     for backend in dict.fromkeys(backends):
         core = libs.core_path(backend)
         try:
-            stamp_ns = core.stat().st_mtime_ns
+            mtime_ns = core.stat().st_mtime_ns
         except OSError:
-            stamp_ns = 0
-        key = (str(core), stamp_ns, tuple(sorted(env.items())))
+            mtime_ns = 0
+        key = (str(core), mtime_ns, tuple(sorted(env.items())))
         if key in _ACCEPTED:
             continue
         outcome = worker.check_environment(core, timeout=timeout, env=run_env)
@@ -240,8 +240,11 @@ def _potm_environment(config: Optional[Mapping[str, ConfigValue]]) -> dict[str, 
     """The POTM_* variables a run will see: this process's, overridden by
     config.  (They are part of a run's identity in a sweep cache.)"""
     env = {k: v for k, v in os.environ.items() if k.startswith("POTM_")}
-    check_variables(env)  # the values the package itself reads (max_threads)
-    env.update(config_env(config))
+    given = config_env(config)
+    # The values of the settings the package knows (it reads max_threads
+    # itself); the library judges the rest before the first run.
+    check_variables({k: v for k, v in env.items() if k not in given})
+    env.update(given)
     return dict(sorted(env.items()))
 
 

@@ -49,6 +49,15 @@ def test_a_bad_variable_stops_a_sweep_before_it_starts(
         potm.run("bank", backend="fake", lib_dir=fake_lib_dir)
 
 
+def test_config_overrides_a_bad_variable(fake_lib_dir: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """config= replaces the environment's value: the run never sees it."""
+    monkeypatch.setenv("POTM_MAX_THREADS", "abc")
+    monkeypatch.setattr(worker, "run_bench", _fake_run)
+    r = potm.run("bank", backend="fake", config={"max_threads": 8}, lib_dir=fake_lib_dir)
+    assert r.ok and r.config["POTM_MAX_THREADS"] == "8"
+
+
 def test_the_build_variables_are_not_settings(fake_lib_dir: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """POTM_BACKENDS, POTM_JOBS... belong to the build: never refused."""
