@@ -50,8 +50,13 @@ fi
 if [ "${POTM_DEPS_SKIP_PY:-0}" != 1 ]; then
     py=${PYTHON:-python3}
     pymissing=()
-    for m in cffi numpy matplotlib pytest mypy; do
-        "$py" -c "import $m" 2>/dev/null || pymissing+=("$m")
+    # module:package; tqdm draws the package's progress bar, pandas
+    # (SweepTable.to_pandas) and IPython (inline figures) are optional for
+    # the package but installed so that their tests run; mypy checks the
+    # package's types in make test.
+    for pair in cffi:cffi numpy:numpy matplotlib:matplotlib pytest:pytest tqdm:tqdm \
+                pandas:pandas IPython:ipython mypy:mypy; do
+        "$py" -c "import ${pair%%:*}" 2>/dev/null || pymissing+=("${pair#*:}")
     done
     if ((${#pymissing[@]})); then
         echo "deps.sh: installing Python packages ${pymissing[*]}"

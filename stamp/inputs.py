@@ -11,7 +11,11 @@ high-contention variant of each):
   paper   the inputs of the published evaluation this project reproduces
 
 Input files are generated, never shipped: on first use they are written
-into an input directory (default: <build>/stamp/inputs) and reused after.
+into an input directory (default: <build>/stamp/inputs) and reused after,
+but never trusted: beside each one a stamp file (<name>.stamp) records
+the recipe that made it and each file's size and SHA-256, and a file whose
+stamp is missing or disagrees (deleted, truncated, edited, made by another
+recipe) is generated again.
 The generators follow the published recipes of STAMP's generate.py scripts
 (kmeans: Gaussian clusters; labyrinth: random source/destination pairs),
 seeded with 0 as STAMP's were, so the files equal the ones STAMP ships.
@@ -20,12 +24,16 @@ hull as boundary, like STAMP's Triangle meshes) come from the build's
 yada-meshgen tool.
 
     inputs.py list                          the table of sets
-    inputs.py args <app> <set> [--dir D]    the arguments (generating files)
+    inputs.py args <app> <set> [--dir D] [--json]
+                                            the arguments (generating files);
+                                            --json: {"args": [...], "files": [...]}
     inputs.py kmeans <rows> <dims> <centers> <out>
     inputs.py labyrinth <x> <y> <z> <paths> <out>
 """
 
 import argparse
+import hashlib
+import json
 import os
 import random
 import subprocess
@@ -80,58 +88,144 @@ def _write_atomically(out, text):
     os.replace(tmp, out)
 
 
+# ---------------------------------------------------------------- stamps
+# A stamp is what makes a generated file trustworthy: the recipe it was made
+# by and the size and SHA-256 of every file it made.  Files are replaced
+# atomically and the stamp written last, so a stamp never vouches for a
+# file that another recipe or an interrupted generation left.
+
+STAMP_SUFFIX = '.stamp'
+
+
+def _digest(path):
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for block in iter(lambda: f.read(1 << 20), b''):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _file_record(path):
+    return {'size': os.path.getsize(path), 'sha256': _digest(path)}
+
+
+def write_stamp(stamp, recipe, paths):
+    """Record that recipe made paths (their sizes and checksums)."""
+    record = {'recipe': recipe,
+              'files': {os.path.basename(p): _file_record(p) for p in paths}}
+    _write_atomically(stamp, json.dumps(record, indent=1, sort_keys=True) + '\n')
+
+
+def stamp_matches(stamp, recipe, paths):
+    """Whether stamp says recipe made paths and each file is as recorded
+    (same size, same SHA-256); False if anything is missing or unreadable."""
+    try:
+        with open(stamp) as f:
+            record = json.load(f)
+        if not isinstance(record, dict) or record.get('recipe') != recipe:
+            return False
+        files = record.get('files')
+        if not isinstance(files, dict) or len(files) != len(paths):
+            return False
+        for p in paths:
+            want = files.get(os.path.basename(p))
+            if not isinstance(want, dict) or os.path.getsize(p) != want.get('size'):
+                return False
+            if _digest(p) != want.get('sha256'):
+                return False
+        return True
+    except (OSError, ValueError):
+        return False
+
+
 # ---------------------------------------------------------------- input files
 
 class InputFile:
-    """A generated input file, named as STAMP names it."""
+    """A generated input file, named as STAMP names it; recipe says how it
+    is made (the stamp records it)."""
 
-    def __init__(self, name, generate):
+    def __init__(self, name, recipe, generate):
         self.name = name
+        self.recipe = recipe
         self._generate = generate
 
     def path(self, input_dir):
+        """The argument the application gets."""
         return os.path.join(input_dir, self.name)
 
+    def files(self, input_dir):
+        """The files this input consists of."""
+        return [self.path(input_dir)]
+
+    def stamp_path(self, input_dir):
+        return self.path(input_dir) + STAMP_SUFFIX
+
+    def is_valid(self, input_dir):
+        """Whether the files are there, as the stamp records them."""
+        return stamp_matches(self.stamp_path(input_dir), self.recipe,
+                             self.files(input_dir))
+
     def ensure(self, input_dir):
-        p = self.path(input_dir)
-        if not os.path.exists(p):
-            print('generating %s ...' % p, file=sys.stderr)
-            self._generate(p)
-        return p
+        """The argument, after (re)generating the files unless they check out."""
+        if not self.is_valid(input_dir):
+            print('generating %s ...' % self.path(input_dir), file=sys.stderr)
+            self._make(input_dir)
+            write_stamp(self.stamp_path(input_dir), self.recipe, self.files(input_dir))
+        return self.path(input_dir)
+
+    def _make(self, input_dir):
+        self._generate(self.path(input_dir))
 
 
 class MeshInput(InputFile):
     """A yada mesh: <prefix>.node/.ele/.poly, made by the yada-meshgen tool
     that the build compiles (<build>/stamp/yada-meshgen, or $STAMP_MESHGEN)."""
 
+    EXTENSIONS = ('.node', '.ele', '.poly')
+
     def __init__(self, num_points, seed=0):
-        InputFile.__init__(self, 'random-%d.2' % num_points, None)
+        InputFile.__init__(self, 'random-%d.2' % num_points,
+                           'yada-meshgen %d %d' % (num_points, seed), None)
         self.num_points = num_points
         self.seed = seed
 
-    def ensure(self, input_dir):
+    def files(self, input_dir):
         prefix = self.path(input_dir)
-        if all(os.path.exists(prefix + ext) for ext in ('.node', '.ele', '.poly')):
-            return prefix
+        return [prefix + ext for ext in self.EXTENSIONS]
+
+    def _make(self, input_dir):
+        prefix = self.path(input_dir)
         tool = os.environ.get('STAMP_MESHGEN') or os.path.join(
             os.path.dirname(os.path.abspath(input_dir)), 'yada-meshgen')
         if not os.path.exists(tool):
             raise SystemExit('%s not found: build it (cmake --build <build> --target '
                              'yada-meshgen) or set STAMP_MESHGEN' % tool)
-        print('generating %s.{node,ele,poly} ...' % prefix, file=sys.stderr)
         os.makedirs(input_dir, exist_ok=True)
-        subprocess.run([tool, str(self.num_points), str(self.seed), prefix], check=True,
+        # Made under a temporary prefix, then moved into place file by file.
+        tmp = prefix + '.tmp%d' % os.getpid()
+        subprocess.run([tool, str(self.num_points), str(self.seed), tmp], check=True,
                        stdout=subprocess.DEVNULL)
-        return prefix
+        for ext in self.EXTENSIONS:
+            os.replace(tmp + ext, prefix + ext)
+
+
+def kmeans_recipe(rows, dims, centers):
+    return 'kmeans %d %d %d' % (rows, dims, centers)
+
+
+def labyrinth_recipe(x, y, z, n):
+    return 'labyrinth %d %d %d %d' % (x, y, z, n)
 
 
 def kmeans_file(rows, dims, centers):
     return InputFile('random-n%d-d%d-c%d.txt' % (rows, dims, centers),
+                     kmeans_recipe(rows, dims, centers),
                      lambda out: write_kmeans(rows, dims, centers, out))
 
 
 def labyrinth_file(x, y, z, n):
     return InputFile('random-x%d-y%d-z%d-n%d.txt' % (x, y, z, n),
+                     labyrinth_recipe(x, y, z, n),
                      lambda out: write_labyrinth(x, y, z, n, out))
 
 
@@ -201,20 +295,33 @@ SETS = {
 }
 
 
-def app_args(app, set_name, input_dir, generate=True):
-    """The argument list of app at set_name, input files made if needed."""
+def _set_spec(app, set_name):
     try:
-        spec = SETS[app][set_name]
+        return SETS[app][set_name]
     except KeyError:
         raise SystemExit('unknown app/set %s/%s; known: %s' % (
             app, set_name, ', '.join('%s/%s' % (a, s) for a in SETS for s in SETS[a])))
+
+
+def app_args(app, set_name, input_dir, generate=True):
+    """The argument list of app at set_name, input files made (or made
+    again) if they do not check out against their stamps."""
     args = []
-    for a in spec:
+    for a in _set_spec(app, set_name):
         if isinstance(a, InputFile):
             args.append(a.ensure(input_dir) if generate else a.path(input_dir))
         else:
             args.append(a)
     return args
+
+
+def app_files(app, set_name, input_dir):
+    """The files (stamps included) that app's arguments at set_name rely on."""
+    files = []
+    for a in _set_spec(app, set_name):
+        if isinstance(a, InputFile):
+            files += a.files(input_dir) + [a.stamp_path(input_dir)]
+    return files
 
 
 def default_input_dir():
@@ -230,6 +337,9 @@ def main(argv):
     a.add_argument('app')
     a.add_argument('set')
     a.add_argument('--dir', default=default_input_dir(), help='input directory')
+    a.add_argument('--json', action='store_true',
+                   help='print {"args": [...], "files": [...]} (files: what the '
+                        'arguments rely on, stamps included)')
     k = sub.add_parser('kmeans', help='write a kmeans input file')
     for n in ('rows', 'dims', 'centers'):
         k.add_argument(n, type=int)
@@ -247,11 +357,17 @@ def main(argv):
                 print('%-10s %-11s %s %s<threads>' % (app, s, ' '.join(shown),
                                                      THREAD_FLAG[app]))
     elif o.cmd == 'args':
-        print(' '.join(app_args(o.app, o.set, o.dir)))
+        args = app_args(o.app, o.set, o.dir)
+        if o.json:
+            print(json.dumps({'args': args, 'files': app_files(o.app, o.set, o.dir)}))
+        else:
+            print(' '.join(args))
     elif o.cmd == 'kmeans':
         write_kmeans(o.rows, o.dims, o.centers, o.out)
+        write_stamp(o.out + STAMP_SUFFIX, kmeans_recipe(o.rows, o.dims, o.centers), [o.out])
     elif o.cmd == 'labyrinth':
         write_labyrinth(o.x, o.y, o.z, o.paths, o.out)
+        write_stamp(o.out + STAMP_SUFFIX, labyrinth_recipe(o.x, o.y, o.z, o.paths), [o.out])
 
 
 if __name__ == '__main__':

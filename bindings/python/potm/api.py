@@ -23,15 +23,17 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 from potm import stamp, worker
-from potm._lib import LibraryDir
+from potm._lib import BACKEND_ORDER, LibraryDir
 from potm.cache import SweepCache, point_key
-from potm.config import ConfigValue, config_env, config_field
+from potm.config import (ConfigError, ConfigValue, check_variables, config_env,
+                         config_error_text, config_field)
 from potm.progress import Progress
 from potm.result import RunResult, result_from_outcome
 from potm.table import SweepTable
@@ -99,12 +101,19 @@ def backend_info(backend: str, lib_dir: Optional[PathLike] = None,
 def _check_backend(libs: LibraryDir, backend: object, *, need_bench: bool,
                    program: str = "") -> str:
     """backend if it is built in libs (and has a benchmark library, for
-    program if given, if need_bench); ValueError listing the built backends
-    otherwise."""
+    program if given, if need_bench); ValueError otherwise, which says
+    whether the name is one of potm's backends that this install lacks or
+    a name no build has, and lists the built backends."""
     built = libs.backends()
     if not isinstance(backend, str) or backend not in built:
-        raise ValueError(f"unknown backend {backend!r}; built in {libs.path}: "
-                         f"{', '.join(built) or '(none)'}")
+        shown = ", ".join(built) or "(none)"
+        if isinstance(backend, str) and backend in BACKEND_ORDER:
+            raise ValueError(
+                f"backend {backend!r} is not built in this install; built in "
+                f"{libs.path}: {shown} (configure the C build with it in "
+                "-DPOTM_BACKENDS=..., or install on a machine that can build it)")
+        raise ValueError(f"unknown backend {backend!r}; built in {libs.path}: {shown} "
+                         f"(potm's backends are {', '.join(BACKEND_ORDER)})")
     if need_bench and not libs.has_bench(backend, program):
         with_bench = [b for b in built if libs.has_bench(b, program)]
         what = "STAMP/STMBench7: POTM_BUILD_STAMP, POTM_BUILD_STMBENCH7" if program \
@@ -114,6 +123,56 @@ def _check_backend(libs: LibraryDir, backend: object, *, need_bench: bool,
             f"{libs.bench_path(backend, program).name} is not in {libs.path} (build "
             f"{what}=ON); backends with it: {', '.join(with_bench) or '(none)'}")
     return backend
+
+
+#: Environments the C library accepted: (backend library, its modification
+#: time, the POTM_* variables); a run's environment is checked once per
+#: process and library.
+_ACCEPTED: set[tuple[str, int, tuple[tuple[str, str], ...]]] = set()
+
+_VARIABLE_NAME = re.compile(r"POTM_[A-Z0-9_]+")
+
+
+def check_environment(libs: LibraryDir, backends: Sequence[str], env: Mapping[str, str],
+                      config: Optional[Mapping[str, ConfigValue]] = None,
+                      timeout: float = 60.0) -> None:
+    """Have each backend's library parse the POTM_* variables env as its
+    tm_init will (tm_config_from_env, in a worker with the environment the
+    runs get); ConfigError naming the refused variable and its allowed
+    values, as the library words them.  config: the settings given as
+    config=, for the message.  A library without the configuration API
+    (or one that cannot be loaded) is answered by the package's own table,
+    which then refuses unknown variables too."""
+    if not env:  # nothing for tm_config_from_env to refuse
+        return
+    origin = {config_field(name).env: f"config={{{name!r}: {value!r}}}"
+              for name, value in (config or {}).items()}
+    run_env = {k: v for k, v in os.environ.items() if not k.startswith("POTM_")}
+    run_env.update(env)
+    for backend in dict.fromkeys(backends):
+        core = libs.core_path(backend)
+        try:
+            mtime_ns = core.stat().st_mtime_ns
+        except OSError:
+            mtime_ns = 0
+        key = (str(core), mtime_ns, tuple(sorted(env.items())))
+        if key in _ACCEPTED:
+            continue
+        outcome = worker.check_environment(core, timeout=timeout, env=run_env)
+        report: Any = None
+        if outcome.problem() is None and outcome.returncode == 0:
+            try:
+                report = json.loads(outcome.stdout)
+            except ValueError:
+                report = None
+        if not isinstance(report, dict):
+            check_variables(env, known_only=False, origin=origin)
+        elif not report.get("ok"):
+            problem = str(report.get("error") or "refused by tm_config_from_env")
+            named = _VARIABLE_NAME.search(problem)
+            raise ConfigError(config_error_text(problem, named.group(0) if named else "",
+                                                origin))
+        _ACCEPTED.add(key)
 
 
 def _check_threads(backend: str, threads: object, env: Mapping[str, str],
@@ -181,7 +240,11 @@ def _potm_environment(config: Optional[Mapping[str, ConfigValue]]) -> dict[str, 
     """The POTM_* variables a run will see: this process's, overridden by
     config.  (They are part of a run's identity in a sweep cache.)"""
     env = {k: v for k, v in os.environ.items() if k.startswith("POTM_")}
-    env.update(config_env(config))
+    given = config_env(config)
+    # The values of the settings the package knows (it reads max_threads
+    # itself); the library judges the rest before the first run.
+    check_variables({k: v for k, v in env.items() if k not in given})
+    env.update(given)
     return dict(sorted(env.items()))
 
 
@@ -237,6 +300,7 @@ def run(workload: str, *, backend: str, threads: int = 1, timeout: Optional[floa
     point = _validate_point(workload, backend, threads, params, config, timeout)
     libs = LibraryDir.find(lib_dir)
     _check_backend(libs, backend, need_bench=True, program=point.spec.library)
+    check_environment(libs, [backend], point.config, config)
     return _execute(libs, point)
 
 
@@ -308,6 +372,7 @@ def sweep(workload: str, *, backends: Sequence[str], threads: Union[int, Sequenc
     libs = LibraryDir.find(lib_dir)
     for backend in dict.fromkeys(backend_axis):
         _check_backend(libs, backend, need_bench=True, program=points[0].spec.library)
+    check_environment(libs, backend_axis, points[0].config, config)
 
     store = SweepCache(cache) if cache is not None else None
     donors = [SweepCache(path) for path in reuse if Path(path).exists()]

@@ -18,11 +18,30 @@ Example:
 from __future__ import annotations
 
 import operator
+import re
 from dataclasses import dataclass
 from typing import Mapping, Optional, Union
 
 #: A setting's value: an integer, or a name for the string settings.
 ConfigValue = Union[int, str]
+
+#: The values of POTM_MODE, in the C library's order.  The one list is the
+#: C library's (tm_mode_name); this copy serves until it is read from there.
+MODE_NAMES: tuple[str, ...] = ("pot", "pot-fast", "pot-ordered", "pogl", "destm")
+
+#: POTM_* variables of the build and the tooling, which the C library
+#: ignores (lib/config.c's cfg_not_runtime).
+NOT_RUNTIME_VARIABLES: tuple[str, ...] = (
+    "POTM_BACKENDS", "POTM_SANITIZE", "POTM_BUILD_DIR", "POTM_JOBS")
+
+#: The text of an integer setting as tm_config_from_env takes it: decimal
+#: digits only (no sign, no blank, no base prefix).
+_DECIMAL = re.compile(r"[0-9]+")
+
+
+class ConfigError(ValueError):
+    """A configuration the C library would refuse: a bad config= setting or
+    POTM_* variable.  Raised before any run starts."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +91,25 @@ class ConfigField:
                 f"{self.allowed()} ({self.env})")
         return str(number)
 
+    def check_text(self, text: str) -> Optional[str]:
+        """None if text is a value tm_config_from_env accepts for this
+        variable, else the reason, naming the variable and the allowed
+        values.
+
+        >>> config_field("max_threads").check_text("abc")
+        'invalid value POTM_MAX_THREADS="abc"; allowed: an integer from 1 to 4096'
+        >>> config_field("mode").check_text("pot-fast") is None
+        True
+        """
+        if self.choices is not None:
+            good = text in self.choices
+        else:
+            good = _DECIMAL.fullmatch(text) is not None and \
+                self.minimum <= int(text) <= self.maximum
+        if good:
+            return None
+        return f'invalid value {self.env}="{text}"; allowed: {self.allowed()}'
+
 
 CONFIG_FIELDS: tuple[ConfigField, ...] = (
     ConfigField("max_threads", "POTM_MAX_THREADS", 1, 4096, 256,
@@ -97,7 +135,7 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
                 "pot backend: pot (live promotion), pot-fast (without: Pot*), "
                 "pot-ordered (ordered commits only: Pot-), pogl (preordered global "
                 "lock), destm (round-based DeSTM)",
-                choices=("pot", "pot-fast", "pot-ordered", "pogl", "destm")),
+                choices=MODE_NAMES),
     ConfigField("sequencer", "POTM_SEQUENCER", 0, 0, "round-robin",
                 "pot backend: order by logical thread id, by id and transaction "
                 "weights (tm_set_weight), or tm_set_next_order()",
@@ -136,6 +174,7 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
 )
 
 _BY_NAME = {f.name: f for f in CONFIG_FIELDS}
+_BY_ENV = {f.env: f for f in CONFIG_FIELDS}
 
 
 def config_field(name: str) -> ConfigField:
@@ -156,3 +195,49 @@ def config_env(config: Optional[Mapping[str, ConfigValue]]) -> dict[str, str]:
     return {config_field(name).env: config_field(name).check(value)
             for name, value in (config or {}).items()}
 
+
+
+def is_potm_variable(name: str) -> bool:
+    """Whether the C library reads name as a run-time setting (or refuses
+    it as an unknown one): POTM_*, apart from the build's variables."""
+    return name.startswith("POTM_") and name not in NOT_RUNTIME_VARIABLES
+
+
+def variable_problem(name: str, text: str, *, known_only: bool = True) -> Optional[str]:
+    """Why the POTM_* variable name=text would be refused, or None.
+
+    A variable this table does not know is refused unless known_only
+    (then it is left to the C library, whose backends may read variables
+    of their own).
+
+    >>> variable_problem("POTM_FOO", "1") is None
+    True
+    >>> variable_problem("POTM_FOO", "1", known_only=False)   # doctest: +ELLIPSIS
+    'unknown environment variable POTM_FOO; the POTM_* settings are: POTM_MAX_THREADS, ...'
+    """
+    field = _BY_ENV.get(name)
+    if field is not None:
+        return field.check_text(text)
+    if known_only or not is_potm_variable(name):
+        return None
+    known = ", ".join(_BY_ENV)
+    return f"unknown environment variable {name}; the POTM_* settings are: {known}"
+
+
+def check_variables(env: Mapping[str, str], *, known_only: bool = True,
+                    origin: Optional[Mapping[str, str]] = None) -> None:
+    """ConfigError for the first POTM_* variable of env that is refused
+    (see variable_problem); origin: variable -> where it was set, for the
+    message (default: this process's environment)."""
+    for name, text in env.items():
+        problem = variable_problem(name, text, known_only=known_only)
+        if problem is not None:
+            raise ConfigError(config_error_text(problem, name, origin))
+
+
+def config_error_text(problem: str, name: str,
+                      origin: Optional[Mapping[str, str]] = None) -> str:
+    """The message of a refused variable: the problem, where the variable
+    was set, and that nothing ran."""
+    where = (origin or {}).get(name, "the environment of this process")
+    return f"potm: {problem} (set in {where}); no run was started"

@@ -43,7 +43,11 @@ class RunError(RuntimeError):
     """A run failed (raised by RunResult.check())."""
 
 
-@dataclass(frozen=True)
+#: Characters of a failure a RunResult's repr keeps.
+REPR_FAILURE_CHARS = 60
+
+
+@dataclass(frozen=True, repr=False)
 class RunResult:
     """One run of one benchmark on one backend.
 
@@ -82,6 +86,27 @@ class RunResult:
     stderr_tail: str = ""
     wall_time: float = math.nan
     metric: str = "throughput"
+
+    def __repr__(self) -> str:
+        """One line: what ran, and its measure or why it failed.
+
+        >>> RunResult("bank", "tl2", 2, {"accounts": 64}, ok=True, throughput=2.5e6,
+        ...           commits=12, aborts=3)
+        <RunResult bank tl2 threads=2 accounts=64: ok, throughput 2.5e+06, commits 12, aborts 3>
+        >>> RunResult("bank", "gl", 1, {}, ok=False, failure="timed out after 5 s (hang?)")
+        <RunResult bank gl threads=1: FAILED timed out after 5 s (hang?)>
+        """
+        shown = "".join(f" {k}={v}" for k, v in self.params.items())
+        head = f"<RunResult {self.workload} {self.backend} threads={self.threads}{shown}: "
+        if not self.ok:
+            failure = self.failure.splitlines()[0] if self.failure else "(no reason)"
+            if len(failure) > REPR_FAILURE_CHARS:
+                failure = failure[:REPR_FAILURE_CHARS - 3] + "..."
+            return head + f"FAILED {failure}>"
+        measure = self.elapsed if self.metric == "elapsed" else self.throughput
+        unit = " s" if self.metric == "elapsed" else ""
+        return head + (f"ok, {self.metric} {measure:.4g}{unit}, commits {self.commits}, "
+                       f"aborts {self.aborts}>")
 
     def check(self) -> RunResult:
         """self if the run is ok; RunError with the failure otherwise."""

@@ -3,10 +3,17 @@
 A STAMP workload's ``size`` (test, small, small-high, real, real-high,
 paper, paper-high) names one of the input sets of ``stamp/inputs.py``, the
 project's table of STAMP arguments (stamp/README.md).  That script is asked for the set's
-options (``inputs.py args <app> <set> --dir <input dir>``); it generates the
-input files the set needs (kmeans points, labyrinth mazes, yada meshes)
-on first use and caches them in the input directory.  The build already
-generates the ``test`` set's files into ``<build>/stamp/inputs``.
+options (``inputs.py args <app> <set> --dir <input dir> --json``); it
+generates the input files the set needs (kmeans points, labyrinth mazes,
+yada meshes) on first use and keeps them in the input directory, each with
+a stamp of its recipe, size and checksum; a file that does not match its
+stamp (deleted, damaged) is generated again.  The build already generates
+the ``test`` set's files into ``<build>/stamp/inputs``.
+
+This process remembers a set's options only together with the state (size,
+modification time, inode) of the files they rely on: once one of them
+changes or goes, the next run asks inputs.py again, which checks the files
+against their stamps.
 
 Where things are:
 
@@ -27,11 +34,12 @@ Example:
 
 from __future__ import annotations
 
-import functools
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional, Sequence
 
 from potm._lib import _PACKAGE_LIB_DIR
 
@@ -107,14 +115,57 @@ def _inputs_environment() -> dict[str, str]:
     return env
 
 
-@functools.lru_cache(maxsize=None)
+#: A file's state as far as this process can see without reading it: size,
+#: modification time and inode (None for a missing file).
+FileState = Optional[tuple[int, int, int]]
+
+#: (inputs.py, app, size, input dir) -> (options, the files they rely on,
+#: their states when inputs.py vouched for them).
+_known: dict[tuple[str, str, str, str], tuple[list[str], list[str], list[FileState]]] = {}
+
+
+def _state(path: str) -> FileState:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _states(paths: Sequence[str]) -> list[FileState]:
+    return [_state(p) for p in paths]
+
+
+def clear_cache() -> None:
+    """Forget every set's options (the next run asks inputs.py again)."""
+    _known.clear()
+
+
 def set_options(app: str, size: str, inputs: Path) -> list[str]:
-    """The options of app at input set size (input files made if needed,
-    in the directory inputs).  RuntimeError if inputs.py fails."""
-    command = [sys.executable, str(inputs_script()), "args", app, size, "--dir", str(inputs)]
+    """The options of app at input set size, its input files made (again)
+    if needed in the directory inputs.  RuntimeError if inputs.py fails.
+
+    The answer is remembered while the files it relies on stay as they
+    were; a deleted or changed file sends the next call to inputs.py,
+    which checks the files against their stamps and regenerates them."""
+    script = inputs_script()
+    key = (str(script), app, size, str(inputs))
+    known = _known.get(key)
+    if known is not None and None not in known[2] and _states(known[1]) == known[2]:
+        return list(known[0])
+    command = [sys.executable, str(script), "args", app, size, "--dir", str(inputs),
+               "--json"]
     proc = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
                           text=True, timeout=GENERATE_TIMEOUT_S, env=_inputs_environment())
     if proc.returncode != 0:
         raise RuntimeError(f"potm: {' '.join(command)} failed (exit status "
                            f"{proc.returncode}):\n{proc.stderr.strip()}")
-    return proc.stdout.split()
+    try:
+        answer = json.loads(proc.stdout)
+        options = [str(a) for a in answer["args"]]
+        files = [str(f) for f in answer["files"]]
+    except (ValueError, KeyError, TypeError):
+        raise RuntimeError(f"potm: {' '.join(command)} printed no JSON answer:\n"
+                           f"{proc.stdout.strip()[:500]}") from None
+    _known[key] = (options, files, _states(files))
+    return list(options)

@@ -2,16 +2,21 @@
 
 One row per run.  The *key* columns identify the point (workload, backend,
 threads and every swept parameter); then ``repeat``, ``ok``, ``failure``,
-``verified``; then the measures, all float64 so that a failed run is NaN:
-``throughput`` (operations per second), ``elapsed`` (s), ``wall_time``
-(s, the worker's whole life), ``ops``, every counter of the benchmark's
-"stats" object (``commits``, ``aborts``, ...), ``abort_<cause>`` for each
-abort cause and ``count_<name>`` for each number of the benchmark's
-"counts" object (``count_read_mean_ns``; the prefix keeps doppel's
-counts.reads apart from stats.reads).  A count that is a list (doppel's
+``verified``; then the measures: ``throughput`` (operations per second),
+``elapsed`` (s) and ``wall_time`` (s, the worker's whole life) as float64,
+NaN for a run that reported nothing; the counters as int64 (0 for a run
+that reported nothing: ``ok`` tells): ``ops``, every counter of the
+benchmark's "stats" object (``commits``, ``aborts``, ...) and
+``abort_<cause>`` for each abort cause; and ``count_<name>`` for each
+number of the benchmark's "counts" object (``count_read_mean_ns``; the
+prefix keeps doppel's counts.reads apart from stats.reads), int64 when it
+is an integer in every run, else float64.  A count that is a list (doppel's
 timeline) is a text column after the status columns, its numbers
 separated by spaces ("" where a run has none); ``parse_series`` reads
 one back.  A count that is null in every run is left out.
+
+In a notebook a table shows as an HTML table (its first rows), and
+``to_pandas()`` gives a pandas DataFrame (pandas installed separately).
 
 Example:
     >>> t = potm.sweep("intset", backends=["gl", "tl2"], threads=[1, 2],
@@ -27,6 +32,8 @@ Example:
 from __future__ import annotations
 
 import csv
+import html
+import importlib
 import math
 import os
 from typing import Any, Iterable, Iterator, Optional, Sequence, Union
@@ -39,8 +46,14 @@ from potm.result import RunResult
 STATUS_COLUMNS = ("repeat", "ok", "failure", "verified")
 #: Measures every table has, before the benchmark's counters.
 BASE_MEASURES = ("throughput", "elapsed", "wall_time", "ops", "commits", "aborts")
+#: The measures that are not counters (float64).
+FLOAT_MEASURES = ("throughput", "elapsed", "wall_time")
+#: Columns of a median table that count repeats, not a measure.
+REPEAT_COUNTS = ("runs", "failures")
 ABORT_PREFIX = "abort_"
 COUNT_PREFIX = "count_"
+#: Rows a table shows in a notebook (the first ones).
+HTML_ROWS = 40
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -107,7 +120,10 @@ class SweepTable:
         dtype += [("repeat", "i8"), ("ok", "?"),
                   ("failure", _str_dtype(r.failure for r in results)), ("verified", "?")]
         dtype += [(c, _str_dtype(_series_text(r, c) for r in results)) for c in series]
-        dtype += [(m, "f8") for m in measures]
+        integral = set(_integer_counts(results, number_counts))
+        dtype += [(m, "f8" if m in FLOAT_MEASURES or
+                   (m.startswith(COUNT_PREFIX) and m[len(COUNT_PREFIX):] not in integral)
+                   else "i8") for m in measures]
 
         array = np.zeros(len(rows), dtype=dtype)
         for i, (repeat, r) in enumerate(rows):
@@ -148,10 +164,10 @@ class SweepTable:
 
     @property
     def measures(self) -> tuple[str, ...]:
-        """The float64 measure columns."""
+        """The measure columns: float64 measures and int64 counters."""
         return tuple(c for c in self.columns
                      if c not in self.keys and c not in STATUS_COLUMNS
-                     and self.array.dtype[c] == np.float64)
+                     and c not in REPEAT_COUNTS and self.array.dtype[c].kind in "iuf")
 
     def __len__(self) -> int:
         return len(self.array)
@@ -168,6 +184,33 @@ class SweepTable:
 
     def __repr__(self) -> str:
         return f"<SweepTable {len(self)} rows; keys {', '.join(self.keys)}>"
+
+    def _repr_html_(self) -> str:
+        """The table as HTML (Jupyter shows it): its first HTML_ROWS rows,
+        numbers as to_text writes them, and a caption with its size."""
+        shown = min(len(self), HTML_ROWS)
+        caption = f"SweepTable: {len(self)} rows x {len(self.columns)} columns"
+        if shown < len(self):
+            caption += f" (the first {shown} shown)"
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.columns)
+        body = []
+        for i in range(shown):
+            row = self.array[i]
+            cells = "".join(
+                f"<td>{html.escape(_format(row[c].item()))}</td>" for c in self.columns)
+            body.append(f"<tr>{cells}</tr>")
+        return (f'<table class="potm-sweep"><caption>{html.escape(caption)}</caption>'
+                f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+
+    def to_pandas(self) -> Any:
+        """The table as a pandas DataFrame, column for column (counters
+        stay int64).  ImportError saying so if pandas is not installed."""
+        try:
+            pandas = importlib.import_module("pandas")
+        except ImportError:
+            raise ImportError("SweepTable.to_pandas needs pandas: pip install pandas") \
+                from None
+        return pandas.DataFrame({c: self.array[c] for c in self.columns})
 
     def _check_column(self, column: str) -> None:
         if column not in self.columns:
@@ -198,14 +241,15 @@ class SweepTable:
     def median(self) -> SweepTable:
         """One row per point: the median of each measure over the point's
         ok repeats (NaN if none), with ``runs`` (ok repeats) and
-        ``failures`` (failed repeats)."""
+        ``failures`` (failed repeats).  A counter's median is the lower
+        median, a count one of the repeats reported (0 if none)."""
         groups: dict[tuple[Any, ...], list[int]] = {}
         for i, row in enumerate(self.array):
             groups.setdefault(tuple(row[k].item() for k in self.keys), []).append(i)
         measures = self.measures
         dtype = [(k, self.array.dtype[k]) for k in self.keys]
         dtype += [("runs", np.dtype("i8")), ("failures", np.dtype("i8"))]
-        dtype += [(m, np.dtype("f8")) for m in measures]
+        dtype += [(m, self.array.dtype[m]) for m in measures]
         out = np.zeros(len(groups), dtype=dtype)
         ok_column = self.array["ok"] if "ok" in self.columns else np.ones(len(self), bool)
         for g, (key, rows) in enumerate(groups.items()):
@@ -213,7 +257,12 @@ class SweepTable:
             good = idx[ok_column[idx]]
             record: list[Any] = [*key, len(good), len(idx) - len(good)]
             for m in measures:
-                record.append(float(np.median(self.array[m][good])) if len(good) else math.nan)
+                values = self.array[m][good]
+                if values.dtype.kind == "f":
+                    record.append(float(np.median(values)) if len(good) else math.nan)
+                else:
+                    record.append(int(np.sort(values)[(len(values) - 1) // 2])
+                                  if len(good) else 0)
             out[g] = tuple(record)
         return SweepTable(out, self.keys)
 
@@ -237,29 +286,41 @@ class SweepTable:
                          for r in cells)
 
 
-def _measure(r: RunResult, name: str) -> float:
-    """The value of a measure column for one result (NaN if absent)."""
+def _measure(r: RunResult, name: str) -> Union[int, float]:
+    """The value of a measure column for one result: a float measure or a
+    count as it is, NaN for an absent float measure and 0 for an absent
+    counter (the column's dtype makes the difference)."""
     if name == "throughput":
         return r.throughput
     if name == "elapsed":
         return r.elapsed
     if name == "wall_time":
         return r.wall_time
-    if r.raw is None:
-        return math.nan
-    if name == "ops":
-        return float(r.ops)
-    if name.startswith(ABORT_PREFIX) and name[len(ABORT_PREFIX):] in r.aborts_by_cause:
-        return float(r.aborts_by_cause[name[len(ABORT_PREFIX):]])
-    if name in r.stats:
-        return float(r.stats[name])
-    if name in ("commits", "aborts"):
-        return float(getattr(r, name))
     if name.startswith(COUNT_PREFIX):
         value = r.counts.get(name[len(COUNT_PREFIX):])
-        if isinstance(value, (int, float)):
-            return float(value)
-    return math.nan
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and \
+                r.raw is not None:
+            return value
+        return math.nan
+    if r.raw is None:
+        return 0
+    if name == "ops":
+        return r.ops
+    if name.startswith(ABORT_PREFIX) and name[len(ABORT_PREFIX):] in r.aborts_by_cause:
+        return r.aborts_by_cause[name[len(ABORT_PREFIX):]]
+    if name in r.stats:
+        return r.stats[name]
+    if name in ("commits", "aborts"):
+        return int(getattr(r, name))
+    return 0
+
+
+def _integer_counts(results: Sequence[RunResult], names: Sequence[str]) -> list[str]:
+    """The counts among names that are an integer in every result (they
+    make int64 columns; the others float64, NaN where a run has none)."""
+    return [n for n in names
+            if all(isinstance(r.counts.get(n), int) and not isinstance(r.counts.get(n), bool)
+                   and r.raw is not None for r in results)]
 
 
 def _count_columns(results: Sequence[RunResult]) -> tuple[list[str], list[str]]:

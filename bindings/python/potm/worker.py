@@ -19,6 +19,7 @@ Child command lines, to debug by hand (``Outcome.command`` has the exact
 one of a run):
     python -c 'from potm.worker import main; main()' bench <libpotm-bench-b.so> intset -t 2
     python -c 'from potm.worker import main; main()' describe <libpotm-b.so>
+    python -c 'from potm.worker import main; main()' checkenv <libpotm-b.so>
 
 Example:
     >>> out = run_bench(Path("build/libpotm-bench-tl2.so"),
@@ -160,6 +161,16 @@ def describe_backend(core_lib: Path, *, timeout: float = 60.0,
     return _spawn(["describe", str(core_lib)], timeout=timeout, env=env)
 
 
+def check_environment(core_lib: Path, *, timeout: float = 60.0,
+                      env: Optional[Mapping[str, str]] = None) -> Outcome:
+    """Have a worker with environment env parse its POTM_* variables as
+    tm_init would (tm_config_from_env of core_lib); stdout is one JSON
+    object: ok, error (tm_last_error) and modes (tm_mode_name's list, or
+    null if the library has none).  Exit status SETUP_FAILED if the library
+    does not export the configuration API."""
+    return _spawn(["checkenv", str(core_lib)], timeout=timeout, env=env)
+
+
 # ---------------------------------------------------------------- child side
 
 def _fail_setup(message: str) -> NoReturn:
@@ -218,6 +229,43 @@ def _child_describe(lib_path: str) -> NoReturn:
     os._exit(0)
 
 
+def _mode_names(lib: object) -> Optional[list[str]]:
+    """tm_mode_name(0), tm_mode_name(1)... up to its NULL, or None if the
+    library does not export it."""
+    from potm import _ffi
+    try:
+        name_of = getattr(lib, "tm_mode_name")
+    except AttributeError:
+        return None
+    names = []
+    for i in range(256):
+        name = name_of(i)
+        if name == _ffi.ffi.NULL:
+            break
+        names.append(_ffi.string(name))
+    return names
+
+
+def _child_check_environment(lib_path: str) -> NoReturn:
+    """Child: parse this process's POTM_* variables with the library's
+    tm_config_from_env; print {"ok", "error", "modes"} as JSON."""
+    from potm import _ffi
+    try:
+        lib = _ffi.open_core(lib_path)
+        config_default = lib.tm_config_default
+        config_from_env = lib.tm_config_from_env
+        last_error = lib.tm_last_error
+    except (OSError, AttributeError) as exc:
+        _fail_setup(f"cannot load the configuration API from {lib_path}: {exc}")
+    cfg = _ffi.ffi.new("tm_config_t *")
+    config_default(cfg)
+    ok = config_from_env(cfg) == 0
+    report = {"ok": ok, "error": "" if ok else _ffi.string(last_error()),
+              "modes": _mode_names(lib)}
+    os.write(1, (json.dumps(report) + "\n").encode())
+    os._exit(0)
+
+
 def main(argv: Optional[list[str]] = None) -> NoReturn:
     """Entry point of a worker process (argv: default sys.argv[1:])."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -231,8 +279,10 @@ def main(argv: Optional[list[str]] = None) -> NoReturn:
         _child_bench(args[1], args[2:])
     if len(args) == 2 and args[0] == "describe":
         _child_describe(args[1])
+    if len(args) == 2 and args[0] == "checkenv":
+        _child_check_environment(args[1])
     _fail_setup("usage: python -m potm.worker [--parent PID] "
-                "bench LIB NAME [ARGS...] | describe LIB")
+                "bench LIB NAME [ARGS...] | describe LIB | checkenv LIB")
 
 
 if __name__ == "__main__":  # python -m potm.worker ... works too (runpy warns)

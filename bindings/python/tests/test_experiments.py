@@ -310,7 +310,7 @@ def test_reproduce_an_experiment_of_two_workloads(fake_backends: Path, tmp_path:
     # fake throughput: 1000 x threads + update (intset) or + readonly (bank)
     assert "intset-rb: gl 1.99x, tl2 1.99x; bank: gl 2.00x, tl2 2.00x" in report.key_numbers
     svg = (tmp_path / "t-scal.svg").read_text()
-    assert ">gl<" in svg and ">tl2<" in svg and "benchmark = bank" in svg
+    assert ">gl<" in svg and ">tl2<" in svg and ">intset, rb<" in svg and "benchmark =" not in svg
 
 
 def test_an_experiment_reuses_the_runs_of_one_before(fake_backends: Path,

@@ -75,7 +75,7 @@ def test_speedup_lines_series_panels_values() -> None:
     fig = speedup_lines(t, baseline={"backend": "tl2", "threads": 1}, panel="structure",
                         cores=2, title="speedup")
     assert series_labels(fig) == ["gl", "tl2"]
-    assert [ax.get_title() for ax in fig.axes] == ["structure = rb", "structure = hs"]
+    assert [ax.get_title() for ax in fig.axes] == ["structure rb", "structure hs"]
     assert fig.get_suptitle() == "speedup" and fig.axes[0].get_xlabel() == "threads"
     s = potm.plot.speedups(t, "throughput", x="threads", series="backend",
                            baseline="tl2", panel="structure")

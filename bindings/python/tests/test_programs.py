@@ -76,13 +76,13 @@ def test_input_set_that_cannot_be_prepared_is_a_failed_run(
         "    sys.exit('inputs.py: cannot write the input files: No space left on device')\n"
         f"os.execv(sys.executable, [sys.executable, {str(real)!r}] + sys.argv[1:])\n")
     monkeypatch.setenv(stamp.STAMP_DIR_ENV, str(tmp_path))
-    stamp.set_options.cache_clear()
+    stamp.clear_cache()
     try:
         table = potm.sweep("vacation", backends=["tl2"], threads=2, size=["small", "test"],
                            repeat=1, progress=False, lib_dir=libs)
     finally:
-        stamp.set_options.cache_clear()
-    by_size = {r.params["size"]: r for r in table.results}
+        stamp.clear_cache()
+    by_size = {r.params["size"]: r for r in table.results or []}
     assert not by_size["small"].ok
     assert "input set 'small' could not be prepared" in by_size["small"].failure
     assert "No space left on device" in by_size["small"].failure

@@ -117,7 +117,7 @@ def test_progress_line(fake_lib_dir: Path, capsys: pytest.CaptureFixture[str]) -
                progress=True)
     err = capsys.readouterr().err
     assert "1/2" in err and "fake t=2 #1" in err
-    assert err.rstrip().splitlines()[-1] == "[####################] 2/2 done"
+    assert err.rstrip().splitlines()[-1] == "2/2 done"
 
 
 def _result(backend: str, threads: int, throughput: float, ok: bool = True) -> RunResult:

@@ -109,8 +109,10 @@ def merge(tables: Sequence[SweepTable]) -> SweepTable:
     order = [*keys, *status, *measures]
     dtype = []
     for name in order:
-        if name in measures:
-            dtype.append((name, np.dtype("f8")))
+        if name in measures:  # a counter stays int64 where every table has it
+            found = [t.array.dtype[name] for t in tables if name in t.columns]
+            dtype.append((name, np.result_type(*found) if len(found) == len(tables)
+                          else np.dtype("f8")))
         else:
             dtype.append((name, _column_dtype(tables, name, is_key=name in keys)))
     out = np.zeros(sum(len(t) for t in tables), dtype=dtype)

@@ -30,15 +30,15 @@ Example:
 from __future__ import annotations
 
 from potm.plot.bars import bar_ratios, grouped_bars, normalized_bars
-from potm.plot.figure import save_figure, series_color, series_labels
+from potm.plot.figure import InlineFigure, panel_title, save_figure, series_color, series_labels
 from potm.plot.lines import param_curves, speedup_lines, speedups
 from potm.plot.stats import PointStats, point_stats, synthetic_table
 from potm.plot.tables import latency_table, latency_text
 from potm.plot.timeline import TimeSeries, time_series, timeline_lines
 
 __all__ = [
-    "PointStats", "TimeSeries", "bar_ratios", "grouped_bars", "latency_table",
-    "latency_text", "normalized_bars", "param_curves", "point_stats", "save_figure",
+    "InlineFigure", "PointStats", "TimeSeries", "bar_ratios", "grouped_bars", "latency_table",
+    "latency_text", "normalized_bars", "panel_title", "param_curves", "point_stats", "save_figure",
     "series_color",
     "series_labels", "speedup_lines", "speedups", "synthetic_table", "time_series",
     "timeline_lines",

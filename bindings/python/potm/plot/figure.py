@@ -1,10 +1,15 @@
 """Figures without pyplot: creation, colours, saving as PNG + SVG.
 
-The figures are plain ``matplotlib.figure.Figure`` objects, not pyplot
-ones: nothing opens a window, nothing needs a display, no global figure
-list grows in a long sweep session; PNG is drawn by Agg and SVG by the
-SVG backend.  In a notebook, a returned Figure shows as the cell's value
-(or with ``display(fig)``).
+The figures are ``matplotlib.figure.Figure`` objects (of the subclass
+``InlineFigure``), not pyplot ones: nothing opens a window, nothing needs a
+display, no global figure list grows in a long sweep session; PNG is drawn
+by Agg and SVG by the SVG backend.  In a notebook, a returned figure shows
+as the cell's value (or with ``display(fig)``) without ``%matplotlib
+inline``: it has ``_repr_png_`` (or ``_repr_svg_``, see
+InlineFigure.inline_format), which Jupyter asks for.
+
+Panel titles read as text: ``panel_title("benchmark", "fasttx-r")`` is
+"fasttx, r", ``panel_title("threads", 4)`` is "threads 4".
 
 Every series name has one colour in every figure (tl2 is always the same
 blue), so figures side by side read alike.
@@ -19,10 +24,11 @@ Example:
 
 from __future__ import annotations
 
+import io
 import os
 import textwrap
 from pathlib import Path
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import matplotlib
 from matplotlib.axes import Axes
@@ -62,6 +68,72 @@ def series_color(name: str) -> str:
     return _assigned[name]
 
 
+#: Pixels per inch of a figure shown in a notebook (CSS pixels), so that a
+#: figure keeps its size in inches whatever the PNG's resolution.
+INLINE_PIXELS_PER_INCH = 96
+
+def _render_settings() -> Any:
+    """The settings every image of a figure is drawn with: text stays text
+    in SVG, and the SVG's ids are fixed (an unchanged figure is an
+    unchanged file)."""
+    return matplotlib.rc_context({"svg.hashsalt": "potm", "svg.fonttype": "none"})
+
+
+class InlineFigure(Figure):
+    """A Figure that a notebook shows as an image without ``%matplotlib
+    inline``: IPython displays an object through its ``_repr_png_`` /
+    ``_repr_svg_`` methods.  inline_format ("png" or "svg", on the class
+    or on one figure) chooses which of the two answers; the other says
+    None, so a notebook stores one image per figure."""
+
+    inline_format: str = "png"
+
+    def render(self, fmt: str) -> bytes:
+        """The figure as a PNG or SVG file's bytes (as save_figure writes it)."""
+        buffer = io.BytesIO()
+        with _render_settings():
+            if fmt == "png":
+                self.savefig(buffer, format="png", dpi=PNG_DPI, metadata={"Software": None})
+            else:
+                self.savefig(buffer, format=fmt, metadata={"Date": None})
+        return buffer.getvalue()
+
+    def _repr_png_(self) -> Optional[tuple[bytes, dict[str, int]]]:
+        """The PNG, with its display size in pixels (IPython's metadata)."""
+        if self.inline_format != "png":
+            return None
+        width, height = self.get_size_inches()
+        return self.render("png"), {"width": int(round(width * INLINE_PIXELS_PER_INCH)),
+                                    "height": int(round(height * INLINE_PIXELS_PER_INCH))}
+
+    def _repr_svg_(self) -> Optional[str]:
+        """The SVG, if inline_format is "svg"."""
+        if self.inline_format != "svg":
+            return None
+        return self.render("svg").decode("utf-8")
+
+
+#: Key columns whose values name what a panel shows (a benchmark, a
+#: workload): their panels are titled by the value alone.
+NAME_COLUMNS = ("benchmark", "workload", "case", "app")
+
+
+def panel_title(column: str, value: object) -> str:
+    """The title of the panel where column has value, as text: a name's
+    dash-separated parts separated by commas, another column's value after
+    the column's name.
+
+    >>> panel_title("benchmark", "fasttx-r"), panel_title("benchmark", "bank")
+    ('fasttx, r', 'bank')
+    >>> panel_title("threads", 4), panel_title("structure", "rb")
+    ('threads 4', 'structure rb')
+    """
+    text = str(value)
+    if column in NAME_COLUMNS:
+        return ", ".join(part for part in text.split("-") if part) or text
+    return f"{column.replace('_', ' ')} {text}"
+
+
 #: Characters of a title per inch of figure width, before it wraps.
 TITLE_CHARS_PER_INCH = 9
 #: Width of the legend placed right of the panels, inches.
@@ -77,7 +149,7 @@ def new_figure(panels: int = 1, *, title: str = "",
     columns = min(panels, MAX_COLUMNS)
     rows = (panels + columns - 1) // columns
     width = panel_width * columns + LEGEND_WIDTH
-    fig = Figure(figsize=(width, PANEL_SIZE[1] * rows + 0.6), layout="constrained")
+    fig = InlineFigure(figsize=(width, PANEL_SIZE[1] * rows + 0.6), layout="constrained")
     grid = fig.subplots(rows, columns, squeeze=False)
     axes = [ax for row in grid for ax in row]
     for ax in axes[panels:]:
@@ -105,7 +177,7 @@ def save_figure(fig: Figure, stem: PathLike) -> list[Path]:
         base = base.with_suffix("")
     base.parent.mkdir(parents=True, exist_ok=True)
     png, svg = base.with_name(base.name + ".png"), base.with_name(base.name + ".svg")
-    with matplotlib.rc_context({"svg.hashsalt": "potm", "svg.fonttype": "none"}):
+    with _render_settings():
         fig.savefig(png, dpi=PNG_DPI, metadata={"Software": None})
         fig.savefig(svg, metadata={"Date": None})
     return [png, svg]

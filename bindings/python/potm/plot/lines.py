@@ -29,7 +29,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from potm.plot.figure import PathLike, maybe_save, new_figure, place_legend, series_color
+from potm.plot.figure import (PathLike, maybe_save, new_figure, panel_title,
+                              place_legend, series_color)
 from potm.plot.stats import PointStats, check_columns, point_stats, unique
 from potm.table import SweepTable
 
@@ -108,7 +109,7 @@ def _finish(fig: Figure, axes: list[Axes], panels: list[Any], panel: Optional[st
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         if panel:
-            ax.set_title(f"{panel} = {name}", fontsize=10)
+            ax.set_title(panel_title(panel, name), fontsize=10)
     place_legend(axes, series)
 
 

@@ -93,6 +93,8 @@ def point_stats(table: SweepTable, value: str,
     for i, row in enumerate(table.array):
         rows.setdefault(tuple(row[c].item() for c in by), []).append(i)
     ok = table.array["ok"] if "ok" in table.columns else np.ones(len(table), dtype=bool)
+    if is_median_table:  # a point without ok repeats has no median (0 in a counter)
+        ok = ok & (table.array["runs"] > 0)
     out: dict[tuple[Any, ...], PointStats] = {}
     for key, idx in rows.items():
         values = np.asarray(table.array[value][idx], dtype=float)

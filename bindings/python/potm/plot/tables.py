@@ -27,7 +27,7 @@ from typing import Optional, Sequence
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 
-from potm.plot.figure import PathLike, maybe_save
+from potm.plot.figure import InlineFigure, PathLike, maybe_save
 from potm.plot.stats import PointStats, point_stats
 from potm.table import SweepTable
 
@@ -97,7 +97,7 @@ def latency_table(table: SweepTable, values: Sequence[str],
     body = body or [[""] * len(header)]
     chars = [max(len(r[i]) for r in [header, *body]) + 2 for i in range(len(header))]
     size = (max(CHAR_WIDTH * sum(chars), 3.0), ROW_HEIGHT * (len(body) + 1) + 0.5)
-    fig = Figure(figsize=size, layout="constrained")
+    fig = InlineFigure(figsize=size, layout="constrained")
     ax = fig.add_subplot()
     ax.axis("off")
     shown = ax.table(cellText=body, colLabels=header, cellLoc="right",

@@ -33,7 +33,8 @@ from typing import Any, Mapping, Optional, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from potm.plot.figure import PathLike, maybe_save, new_figure, place_legend, series_color
+from potm.plot.figure import (PathLike, maybe_save, new_figure, panel_title,
+                              place_legend, series_color)
 from potm.plot.stats import check_columns, check_single_valued
 from potm.table import SweepTable, parse_series
 
@@ -133,7 +134,7 @@ def timeline_lines(table: SweepTable, column: str = TIMELINE_COLUMN, *,
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         if panel:
-            ax.set_title(f"{panel} = {name}", fontsize=10)
+            ax.set_title(panel_title(panel, name), fontsize=10)
     place_legend(axes, series)
     return maybe_save(fig, save)
 
