@@ -20,7 +20,7 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from potm._lib import LibraryDir, PathLike
 
@@ -90,17 +90,27 @@ def _read_names(path: Path) -> tuple[str, ...]:
         lib = _ffi.open_core(str(path))
     except OSError as exc:
         return _names_from_worker(path, str(exc))
+    names = loaded_names(lib)
+    if names is None:
+        raise _lacks_symbol(path)
+    return _checked(path, names)
+
+
+def loaded_names(lib: Any) -> Optional[list[str]]:
+    """tm_mode_name(0), tm_mode_name(1)... of a loaded library (potm._ffi)
+    up to its NULL, or None if the library does not export it."""
+    from potm import _ffi
     try:
         name_of = getattr(lib, MODE_NAME_SYMBOL)
     except AttributeError:
-        raise _lacks_symbol(path) from None
+        return None
     names = []
     for i in range(_MAX_MODES):
         name = name_of(i)
         if name == _ffi.ffi.NULL:
             break
         names.append(_ffi.string(name))
-    return _checked(path, names)
+    return names
 
 
 def _names_from_worker(path: Path, why: str) -> tuple[str, ...]:

@@ -123,8 +123,7 @@ def plan(exp: Experiment, scale: str, libs: LibraryDir) -> tuple[list[Sweep], li
         if backend in built:
             kept.append(spec)
         else:
-            dropped.setdefault(spec_name(spec), f"backend '{backend}' is not built in "
-                                                f"{libs.path}")
+            dropped.setdefault(spec_name(spec), missing_backend(libs, backend) or "")
     grid = dataclasses.replace(grid, variants=tuple(kept))
     for sweep in grid.sweeps(libs.path):
         problem = missing_backend(libs, sweep.variant.backend, [sweep.case.workload])
