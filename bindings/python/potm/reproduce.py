@@ -12,6 +12,11 @@ skips the others with the reason, and writes into ``out``:
     summary.json      the same as data; an experiment run later into the same
                       directory replaces its own entry and keeps the others
 
+A POTM_* variable of this process that the runs would refuse
+(``POTM_MODE=bogus``) is refused once, before any experiment runs
+(ConfigError; exit status 2 on the command line), naming the variable and
+its allowed values.
+
 The runs of an experiment go repeat by repeat across all its sweeps (all
 cases and variants once, then again...), so a burst of noise on the shared
 machine spreads over the points instead of hitting one.  A failure inside
