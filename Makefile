@@ -1,10 +1,10 @@
 # The README's two commands:
 #   make demo   install what is missing, build every backend, run the default
 #               experiment and print its table and the paths of its figures
-#   make test   install what is missing, build, run every test: ctest (Check)
-#               and pytest in a Release build, ctest again in an ASan+UBSan
-#               build, and the POWER backends cross-built for powerpc64le and
-#               tested under qemu-ppc64le
+#   make test   install what is missing, build, run every test: ctest (Check),
+#               mypy --strict and pytest in a Release build, ctest again in an
+#               ASan+UBSan build, and the POWER backends cross-built for
+#               powerpc64le and tested under qemu-ppc64le
 # Every build configured here treats warnings as errors (POTM_WERROR=ON,
 # off by default in a build configured by hand).
 BUILD      ?= build
@@ -48,6 +48,8 @@ test: test-release test-asan test-ppc64le
 test-release: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 ifneq ($(PY_TESTS),)
+	MYPYPATH=$(abspath bindings/python) $(PYTHON) -m mypy --strict \
+	    bindings/python/potm bindings/python/tests experiments
 	POTMPY_BUILD_DIR=$(abspath $(BUILD)) PYTHONPATH=$(abspath bindings/python) \
 	    $(PYTHON) -m pytest -q bindings/python/tests
 endif

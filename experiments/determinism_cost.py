@@ -48,10 +48,10 @@ EXPERIMENT = Experiment(
     title="Cost of determinism: Pot modes relative to TL2, 2 threads",
     reproduces="Pot thesis Figure 3.7 (microbenchmark view): performance of Pot, Pot* "
                "(pot-fast), Pot- (pot-ordered), PoGL and DeSTM normalized to TL2",
-    quick=Grid(cases=(intset("rb"), BANK), variants=("tl2", *POT_MODES),
+    quick=Grid(cases=(intset("rb"), BANK), variants=("tl2", POT_MODES),
                threads=(2,), repeat=QUICK_REPEAT, params={"duration": QUICK_MS}),
     full=Grid(cases=(intset("rb"), intset("hs"), intset("sl"), BANK),
-              variants=("tl2", *POT_MODES), threads=(2,), repeat=FULL_REPEAT,
+              variants=("tl2", POT_MODES), threads=(2,), repeat=FULL_REPEAT,
               params={"duration": FULL_MS}),
     render=NormalizedBars(baseline="tl2",
                           ylabel="throughput / tl2's throughput (higher is better)"),

@@ -21,6 +21,7 @@ if __name__ == "__main__":  # run from a checkout: its package, not an installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bindings" / "python"))
 
 from potm.experiments import Case, Experiment, Grid, NormalizedBars, POT_MODES  # noqa: E402
+from potm.experiments.variants import VariantSpec  # noqa: E402
 
 def stmbench7(mix: str) -> Case:
     """STMBench7, small structure, long traversals on, structural
@@ -30,7 +31,7 @@ def stmbench7(mix: str) -> Case:
                                             "traversals": "true", "structural": "false"})
 
 
-def mixes(variants: tuple[str, ...], threads: tuple[int, ...], full: bool) -> Grid:
+def mixes(variants: tuple[VariantSpec, ...], threads: tuple[int, ...], full: bool) -> Grid:
     """The three mixes, 3 repeats: full, runs of 10 s (stmbench7/README.md's);
     quick, 0.3 s (a few hundred operations).
 
@@ -49,7 +50,7 @@ EXPERIMENT = Experiment(
                "mixes",
     quick=mixes(("tl2", "pot", "pot-fast", "pot-ordered", "pot-round-robin"), (2,),
                 full=False),
-    full=mixes(("tl2", *POT_MODES, "pot-round-robin"), (2,), full=True),
+    full=mixes(("tl2", POT_MODES, "pot-round-robin"), (2,), full=True),
     render=NormalizedBars(baseline="tl2",
                           ylabel="throughput (ops/s) / tl2's (higher is better)"),
     requires=("tl2", "pot"),

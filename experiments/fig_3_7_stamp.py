@@ -29,9 +29,9 @@ EXPERIMENT = Experiment(
     reproduces="Pot thesis Figure 3.7: the cost of determinism, execution time of Pot, "
                "Pot* (pot-fast), Pot- (pot-ordered), PoGL and DeSTM normalized to TL2 on "
                "the STAMP applications",
-    quick=Grid(cases=stamp_cases("small"), variants=("tl2", *POT_MODES), threads=(2,),
+    quick=Grid(cases=stamp_cases("small"), variants=("tl2", POT_MODES), threads=(2,),
                repeat=3),
-    full=Grid(cases=stamp_cases("paper"), variants=("tl2", *POT_MODES), threads=(2,),
+    full=Grid(cases=stamp_cases("paper"), variants=("tl2", POT_MODES), threads=(2,),
               repeat=3),
     render=NormalizedBars(baseline="tl2", value="elapsed",
                           ylabel="execution time / tl2's (lower is better)"),

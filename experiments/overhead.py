@@ -49,7 +49,7 @@ EXPERIMENT = Experiment(
     quick=Grid(cases=(intset("rb"),), variants=("seq", "gl", "tl2", "pot", "rtm"),
                threads=(1,), repeat=QUICK_REPEAT, params={"duration": QUICK_MS}),
     full=Grid(cases=tuple(intset(s) for s in ("rb", "hs", "sl", "ll")),
-              variants=("seq", "gl", "tl2", *POT_MODES, "rtm"),
+              variants=("seq", "gl", "tl2", POT_MODES, "rtm"),
               threads=(1,), repeat=FULL_REPEAT, params={"duration": FULL_MS}),
     render=NormalizedBars(baseline="seq",
                           ylabel="throughput / seq's throughput (higher is better)"),

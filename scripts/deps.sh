@@ -58,6 +58,10 @@ if [ "${POTM_DEPS_SKIP_PY:-0}" != 1 ]; then
                 pandas:pandas IPython:ipython mypy:mypy; do
         "$py" -c "import ${pair%%:*}" 2>/dev/null || pymissing+=("${pair#*:}")
     done
+    # The type stubs mypy --strict needs for the package's imports.
+    for stubs in types-cffi types-tqdm; do
+        "$py" -m pip show -q "$stubs" >/dev/null 2>&1 || pymissing+=("$stubs")
+    done
     if ((${#pymissing[@]})); then
         echo "deps.sh: installing Python packages ${pymissing[*]}"
         "$py" -m pip install -q "${pymissing[@]}" 2>/dev/null ||

@@ -166,13 +166,21 @@ def check_environment(libs: LibraryDir, backends: Sequence[str], env: Mapping[st
             except ValueError:
                 report = None
         if not isinstance(report, dict):
-            check_variables(env, known_only=False, origin=origin)
+            check_variables(env, known_only=False, origin=origin, lib_dir=libs.path)
         elif not report.get("ok"):
             problem = str(report.get("error") or "refused by tm_config_from_env")
             named = _VARIABLE_NAME.search(problem)
             raise ConfigError(config_error_text(problem, named.group(0) if named else "",
                                                 origin))
         _ACCEPTED.add(key)
+
+
+def check_process_environment(libs: LibraryDir, backends: Sequence[str]) -> None:
+    """ConfigError if a run on one of backends would refuse a POTM_*
+    variable of this process: the check run and sweep make before their
+    first run (the package's table, then each backend's library), made
+    once for many sweeps (potm reproduce)."""
+    check_environment(libs, backends, _potm_environment(None, libs.path))
 
 
 def _check_threads(backend: str, threads: object, env: Mapping[str, str],
@@ -227,23 +235,25 @@ class _Point:
 
 def _validate_point(workload_name: str, backend: str, threads: object,
                     params: Mapping[str, object], config: Optional[Mapping[str, ConfigValue]],
-                    timeout: Optional[float]) -> _Point:
-    """Check one point's arguments, without touching the library directory."""
+                    timeout: Optional[float], lib_dir: Optional[PathLike]) -> _Point:
+    """Check one point's arguments; the library directory lib_dir is read
+    only for the names of the pot modes, if a mode is given."""
     spec = workload(workload_name)
     checked = spec.validate(params)
-    env = _potm_environment(config)
+    env = _potm_environment(config, lib_dir)
     count = _check_threads(backend, threads, env, spec)
     return _Point(spec, backend, count, checked, env, _timeout(timeout, checked, spec))
 
 
-def _potm_environment(config: Optional[Mapping[str, ConfigValue]]) -> dict[str, str]:
+def _potm_environment(config: Optional[Mapping[str, ConfigValue]],
+                      lib_dir: Optional[PathLike]) -> dict[str, str]:
     """The POTM_* variables a run will see: this process's, overridden by
     config.  (They are part of a run's identity in a sweep cache.)"""
     env = {k: v for k, v in os.environ.items() if k.startswith("POTM_")}
-    given = config_env(config)
+    given = config_env(config, lib_dir)
     # The values of the settings the package knows (it reads max_threads
     # itself); the library judges the rest before the first run.
-    check_variables({k: v for k, v in env.items() if k not in given})
+    check_variables({k: v for k, v in env.items() if k not in given}, lib_dir=lib_dir)
     env.update(given)
     return dict(sorted(env.items()))
 
@@ -297,7 +307,7 @@ def run(workload: str, *, backend: str, threads: int = 1, timeout: Optional[floa
         >>> r.ok, r.verified, r.commits > 0                        # doctest: +SKIP
         (True, True, True)
     """
-    point = _validate_point(workload, backend, threads, params, config, timeout)
+    point = _validate_point(workload, backend, threads, params, config, timeout, lib_dir)
     libs = LibraryDir.find(lib_dir)
     _check_backend(libs, backend, need_bench=True, program=point.spec.library)
     check_environment(libs, [backend], point.config, config)
@@ -368,7 +378,7 @@ def sweep(workload: str, *, backends: Sequence[str], threads: Union[int, Sequenc
     for backend, count in itertools.product(backend_axis, thread_axis):
         for values in itertools.product(*axes):
             points.append(_validate_point(workload, backend, count, dict(zip(names, values)),
-                                          config, timeout))
+                                          config, timeout, lib_dir))
     libs = LibraryDir.find(lib_dir)
     for backend in dict.fromkeys(backend_axis):
         _check_backend(libs, backend, need_bench=True, program=points[0].spec.library)

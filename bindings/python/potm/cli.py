@@ -38,6 +38,7 @@ from potm import api
 from potm import measure
 from potm._lib import LibraryDir
 from potm.config import CONFIG_FIELDS, ConfigValue
+from potm.modes import ModesUnavailable
 from potm.options import add_lib_dir, add_reproduce_arguments
 from potm.result import RunResult
 from potm.workloads import THREADS, WORKLOADS, Param, Value
@@ -317,7 +318,7 @@ def main(argv: Optional[Sequence[str]] = None) -> NoReturn:
                 "measure": measure.run}
     try:
         status = handlers[args.command](args)
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, FileNotFoundError, ModesUnavailable) as exc:
         print(f"potm: error: {exc}", file=sys.stderr)
         status = EXIT_USAGE
     except KeyboardInterrupt:

@@ -6,9 +6,14 @@ they apply to any benchmark without the benchmark knowing about them.  The
 table below mirrors ``include/potm/config.h`` (names, ranges, defaults);
 tests/test_ffi.py checks it against the C library.
 
+The values of ``mode`` (POTM_MODE) are the C library's list
+(potm.modes), read from the library directory when a mode is checked.
+
 Example:
-    >>> config_env({"lock_bits": 22, "extend": 0, "mode": "pot-fast"})
-    {'POTM_LOCK_BITS': '22', 'POTM_EXTEND': '0', 'POTM_MODE': 'pot-fast'}
+    >>> config_env({"lock_bits": 22, "extend": 0, "sequencer": "weighted"})
+    {'POTM_LOCK_BITS': '22', 'POTM_EXTEND': '0', 'POTM_SEQUENCER': 'weighted'}
+    >>> config_env({"mode": "pot-fast"}, lib_dir="build")   # doctest: +SKIP
+    {'POTM_MODE': 'pot-fast'}
     >>> config_env({"lock_bits": 40})
     Traceback (most recent call last):
     ...
@@ -20,14 +25,13 @@ from __future__ import annotations
 import operator
 import re
 from dataclasses import dataclass
-from typing import Mapping, Optional, Union
+from typing import Callable, Mapping, Optional, Union
+
+from potm._lib import PathLike
+from potm.modes import pot_modes
 
 #: A setting's value: an integer, or a name for the string settings.
 ConfigValue = Union[int, str]
-
-#: The values of POTM_MODE, in the C library's order.  The one list is the
-#: C library's (tm_mode_name); this copy serves until it is read from there.
-MODE_NAMES: tuple[str, ...] = ("pot", "pot-fast", "pot-ordered", "pogl", "destm")
 
 #: POTM_* variables of the build and the tooling, which the C library
 #: ignores (lib/config.c's cfg_not_runtime).
@@ -47,7 +51,9 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class ConfigField:
     """One tm_config_t member and its POTM_* variable: an integer in
-    minimum..maximum, or (choices given) one of a few names."""
+    minimum..maximum, or one of a few names: choices, or those the library
+    of a library directory gives (choices_from, called when a value is
+    checked).  lib_dir below: that directory (default: potm._lib's)."""
 
     name: str
     env: str
@@ -56,26 +62,40 @@ class ConfigField:
     default: ConfigValue
     help: str
     choices: Optional[tuple[str, ...]] = None
+    choices_from: Optional[Callable[[Optional[PathLike]], tuple[str, ...]]] = None
+
+    @property
+    def is_named(self) -> bool:
+        """True for the settings whose values are names."""
+        return self.choices is not None or self.choices_from is not None
 
     @property
     def is_bool(self) -> bool:
         """True for the 0|1 switches."""
-        return self.choices is None and self.minimum == 0 and self.maximum == 1
+        return not self.is_named and self.minimum == 0 and self.maximum == 1
 
-    def allowed(self) -> str:
+    def names(self, lib_dir: Optional[PathLike] = None) -> Optional[tuple[str, ...]]:
+        """The allowed names (None for an integer setting)."""
+        if self.choices_from is not None:
+            return self.choices_from(lib_dir)
+        return self.choices
+
+    def allowed(self, lib_dir: Optional[PathLike] = None) -> str:
         """The allowed values, as the C library words them."""
-        if self.choices is not None:
-            return ", ".join(self.choices)
+        names = self.names(lib_dir)
+        if names is not None:
+            return ", ".join(names)
         if self.is_bool:
             return "0 or 1"
         return f"an integer from {self.minimum} to {self.maximum}"
 
-    def check(self, value: object) -> str:
+    def check(self, value: object, lib_dir: Optional[PathLike] = None) -> str:
         """value as the text of the POTM_* variable; ValueError if not allowed."""
-        if self.choices is not None:
-            if not isinstance(value, str) or value not in self.choices:
+        names = self.names(lib_dir)
+        if names is not None:
+            if not isinstance(value, str) or value not in names:
                 raise ValueError(f"config {self.name!r} = {value!r} is not allowed: "
-                                 f"{self.allowed()} ({self.env})")
+                                 f"{', '.join(names)} ({self.env})")
             return value
         if isinstance(value, bool):
             value = int(value)
@@ -91,24 +111,25 @@ class ConfigField:
                 f"{self.allowed()} ({self.env})")
         return str(number)
 
-    def check_text(self, text: str) -> Optional[str]:
+    def check_text(self, text: str, lib_dir: Optional[PathLike] = None) -> Optional[str]:
         """None if text is a value tm_config_from_env accepts for this
         variable, else the reason, naming the variable and the allowed
         values.
 
         >>> config_field("max_threads").check_text("abc")
         'invalid value POTM_MAX_THREADS="abc"; allowed: an integer from 1 to 4096'
-        >>> config_field("mode").check_text("pot-fast") is None
+        >>> config_field("sequencer").check_text("weighted") is None
         True
         """
-        if self.choices is not None:
-            good = text in self.choices
+        names = self.names(lib_dir)
+        if names is not None:
+            good = text in names
         else:
             good = _DECIMAL.fullmatch(text) is not None and \
                 self.minimum <= int(text) <= self.maximum
         if good:
             return None
-        return f'invalid value {self.env}="{text}"; allowed: {self.allowed()}'
+        return f'invalid value {self.env}="{text}"; allowed: {self.allowed(lib_dir)}'
 
 
 CONFIG_FIELDS: tuple[ConfigField, ...] = (
@@ -135,7 +156,7 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
                 "pot backend: pot (live promotion), pot-fast (without: Pot*), "
                 "pot-ordered (ordered commits only: Pot-), pogl (preordered global "
                 "lock), destm (round-based DeSTM)",
-                choices=MODE_NAMES),
+                choices_from=pot_modes),
     ConfigField("sequencer", "POTM_SEQUENCER", 0, 0, "round-robin",
                 "pot backend: order by logical thread id, by id and transaction "
                 "weights (tm_set_weight), or tm_set_next_order()",
@@ -186,13 +207,15 @@ def config_field(name: str) -> ConfigField:
         raise ValueError(f"unknown config setting {name!r}; known: {known}") from None
 
 
-def config_env(config: Optional[Mapping[str, ConfigValue]]) -> dict[str, str]:
+def config_env(config: Optional[Mapping[str, ConfigValue]],
+               lib_dir: Optional[PathLike] = None) -> dict[str, str]:
     """Validate config and return it as POTM_* environment variables.
 
     Raises ValueError naming the setting if a name is unknown or a value is
-    not allowed.
+    not allowed (potm.modes.ModesUnavailable if a mode is given and the
+    library directory lib_dir cannot name the modes).
     """
-    return {config_field(name).env: config_field(name).check(value)
+    return {config_field(name).env: config_field(name).check(value, lib_dir)
             for name, value in (config or {}).items()}
 
 
@@ -203,7 +226,8 @@ def is_potm_variable(name: str) -> bool:
     return name.startswith("POTM_") and name not in NOT_RUNTIME_VARIABLES
 
 
-def variable_problem(name: str, text: str, *, known_only: bool = True) -> Optional[str]:
+def variable_problem(name: str, text: str, *, known_only: bool = True,
+                     lib_dir: Optional[PathLike] = None) -> Optional[str]:
     """Why the POTM_* variable name=text would be refused, or None.
 
     A variable this table does not know is refused unless known_only
@@ -217,7 +241,7 @@ def variable_problem(name: str, text: str, *, known_only: bool = True) -> Option
     """
     field = _BY_ENV.get(name)
     if field is not None:
-        return field.check_text(text)
+        return field.check_text(text, lib_dir)
     if known_only or not is_potm_variable(name):
         return None
     known = ", ".join(_BY_ENV)
@@ -225,12 +249,13 @@ def variable_problem(name: str, text: str, *, known_only: bool = True) -> Option
 
 
 def check_variables(env: Mapping[str, str], *, known_only: bool = True,
-                    origin: Optional[Mapping[str, str]] = None) -> None:
+                    origin: Optional[Mapping[str, str]] = None,
+                    lib_dir: Optional[PathLike] = None) -> None:
     """ConfigError for the first POTM_* variable of env that is refused
     (see variable_problem); origin: variable -> where it was set, for the
     message (default: this process's environment)."""
     for name, text in env.items():
-        problem = variable_problem(name, text, known_only=known_only)
+        problem = variable_problem(name, text, known_only=known_only, lib_dir=lib_dir)
         if problem is not None:
             raise ConfigError(config_error_text(problem, name, origin))
 

@@ -12,6 +12,11 @@ skips the others with the reason, and writes into ``out``:
     summary.json      the same as data; an experiment run later into the same
                       directory replaces its own entry and keeps the others
 
+A POTM_* variable of this process that the runs would refuse
+(``POTM_MODE=bogus``) is refused once, before any experiment runs
+(ConfigError; exit status 2 on the command line), naming the variable and
+its allowed values.
+
 The runs of an experiment go repeat by repeat across all its sweeps (all
 cases and variants once, then again...), so a burst of noise on the shared
 machine spreads over the points instead of hitting one.  A failure inside
@@ -44,9 +49,11 @@ from potm import api
 from potm._lib import LIB_DIR_ENV, LibraryDir
 from potm.config import config_env
 from potm.experiments.availability import plan, unavailable
-from potm.experiments.model import SCALES, Experiment, Sweep
+from potm.experiments.model import SCALES, Experiment, Grid, Sweep
 from potm.experiments.registry import id_order, select
 from potm.experiments.tables import labelled, merge
+from potm.experiments.variants import PotModes, spec_backend, variant
+from potm.modes import ModesUnavailable
 from potm.options import REPRODUCE_OUT, add_reproduce_arguments
 from potm.plot.figure import save_figure
 from potm.plot.tables import format_rows
@@ -173,15 +180,16 @@ def run_sweeps(exp: Experiment, sweeps: Sequence[Sweep], repeat: int, libs: Libr
     return merge(tables)
 
 
-def validate(sweeps: Sequence[Sweep]) -> None:
-    """Check every sweep's parameters before anything runs (ValueError)."""
+def validate(sweeps: Sequence[Sweep], lib_dir: Optional[PathLike] = None) -> None:
+    """Check every sweep's parameters before anything runs (ValueError);
+    lib_dir: the library directory, which names the Pot modes."""
     for s in sweeps:
         spec = workload(s.case.workload)
         single = {k: (v[0] if isinstance(v, list) else v) for k, v in s.params.items()}
         for name, value in s.params.items():
             for v in value if isinstance(value, list) else [value]:
                 spec.validate({**single, name: v})
-        config_env(s.variant.config)
+        config_env(s.variant.config, lib_dir)
 
 
 def _write_text(exp: Experiment, scale: str, path: Path, summary: str, key: str,
@@ -213,7 +221,7 @@ def run_experiment(exp: Experiment, scale: str, out: Path, libs: Optional[Librar
     try:
         if not sweeps:
             raise ValueError("no sweep of its grid can run here")
-        validate(sweeps)
+        validate(sweeps, libs.path)
         out.mkdir(parents=True, exist_ok=True)
         if cache.exists() and not resume:
             cache.unlink()
@@ -266,6 +274,8 @@ def reproduce(experiments: Optional[Sequence[Union[str, Experiment]]] = None, *,
     chosen = given + (select(patterns) if patterns or not given else [])
     out_dir = Path(out) if out is not None else DEFAULT_OUT[scale]
     libs, problem = find_libs(lib_dir, verbose=True)
+    if libs is not None:
+        check_variables_once(chosen, scale, libs)
     reports: list[Report] = []
     for e in chosen:   # each experiment reuses the runs of those before it
         reports.append(run_experiment(e, scale, out_dir, libs, problem, resume=resume,
@@ -273,6 +283,18 @@ def reproduce(experiments: Optional[Sequence[Union[str, Experiment]]] = None, *,
                                       reuse=[runs_cache(out_dir, r.id) for r in reports]))
     write_summary(out_dir, reports)
     return reports
+
+
+def check_variables_once(experiments: Sequence[Experiment], scale: str,
+                         libs: LibraryDir) -> None:
+    """ConfigError (a ValueError) naming the variable and its allowed
+    values if a POTM_* variable of this process would be refused by the
+    runs of the experiments, before any of them runs: every run sees it,
+    so it is one mistake, not a failure of each experiment."""
+    built = libs.backends()
+    backends = [spec_backend(spec) for exp in experiments
+                for spec in exp.grid(scale).variants]
+    api.check_process_environment(libs, [b for b in dict.fromkeys(backends) if b in built])
 
 
 def write_summary(out_dir: Path, reports: Sequence[Report]) -> list[Report]:
@@ -332,7 +354,7 @@ def script_main(experiment: Union[str, Experiment], argv: Optional[Sequence[str]
         args.lib_dir = str(default_lib_dir)
     try:
         return run_from_args(args, [experiment])
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, FileNotFoundError, ModesUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
@@ -347,18 +369,39 @@ def listing(lib_dir: Optional[PathLike] = None, verbose: bool = False) -> str:
         status = "available" if reason is None else f"skipped: {reason}"
         rows.append([exp.id, exp.title, status])
         if verbose:
-            details.append(_details(exp, status))
+            details.append(_details(exp, status, libs))
     header = "libraries: " + (str(libs.path) if libs is not None else problem)
     text = header + "\n\n" + format_rows(["experiment", "title", "status"], rows, left=3)
     return text + ("\n\n" + "\n\n".join(details) if verbose else "")
 
 
-def _details(exp: Experiment, status: str) -> str:
+def _variant_names(grid: Grid, libs: Optional[LibraryDir]) -> list[str]:
+    """The names of a grid's variants; the Pot modes as the libraries name
+    them, or as the grid lists them where no library can."""
+    lib_dir = libs.path if libs is not None else None
+    try:
+        return [v.name for v in grid.resolved_variants(lib_dir)]
+    except ModesUnavailable:
+        pass
+    names: list[str] = []
+    for spec in grid.variants:
+        if isinstance(spec, PotModes):
+            names.append("the Pot modes (named by the pot library)")
+            continue
+        try:
+            names.append(spec.name if not isinstance(spec, str) else
+                         variant(spec, lib_dir).name)
+        except ModesUnavailable:
+            names.append(str(spec))
+    return names
+
+
+def _details(exp: Experiment, status: str, libs: Optional[LibraryDir]) -> str:
     lines = [f"{exp.id}: {exp.title}", f"  reproduces: {exp.reproduces}",
              f"  status:     {status}", f"  requires:   {', '.join(exp.requires) or '-'}"]
     for scale in SCALES:
         g = exp.grid(scale)
-        names = ", ".join(v.name for v in g.resolved_variants())
+        names = ", ".join(_variant_names(g, libs))
         lines.append(f"  {scale + ':':<11} {len(g.cases)} benchmark(s) "
                      f"({', '.join(c.name for c in g.cases)}) x [{names}] x threads "
                      f"{','.join(map(str, g.threads))}, {g.repeat} repeats")

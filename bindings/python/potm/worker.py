@@ -229,27 +229,11 @@ def _child_describe(lib_path: str) -> NoReturn:
     os._exit(0)
 
 
-def _mode_names(lib: object) -> Optional[list[str]]:
-    """tm_mode_name(0), tm_mode_name(1)... up to its NULL, or None if the
-    library does not export it."""
-    from potm import _ffi
-    try:
-        name_of = getattr(lib, "tm_mode_name")
-    except AttributeError:
-        return None
-    names = []
-    for i in range(256):
-        name = name_of(i)
-        if name == _ffi.ffi.NULL:
-            break
-        names.append(_ffi.string(name))
-    return names
-
-
 def _child_check_environment(lib_path: str) -> NoReturn:
     """Child: parse this process's POTM_* variables with the library's
     tm_config_from_env; print {"ok", "error", "modes"} as JSON."""
     from potm import _ffi
+    from potm.modes import loaded_names
     try:
         lib = _ffi.open_core(lib_path)
         config_default = lib.tm_config_default
@@ -261,7 +245,7 @@ def _child_check_environment(lib_path: str) -> NoReturn:
     config_default(cfg)
     ok = config_from_env(cfg) == 0
     report = {"ok": ok, "error": "" if ok else _ffi.string(last_error()),
-              "modes": _mode_names(lib)}
+              "modes": loaded_names(lib)}
     os.write(1, (json.dumps(report) + "\n").encode())
     os._exit(0)
 

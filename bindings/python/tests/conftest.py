@@ -33,6 +33,12 @@ SEED_BAD_ARGS = 16
 SEED_NO_JSON = 17
 SEED_ABORT = 18
 
+#: The time limit of a run that hangs on purpose.  A run's limit counts from
+#: the worker's start, Python's start-up included, so it is generous: on a
+#: loaded machine the worker must still reach the benchmark before it, or
+#: the run would time out without having hung in the benchmark.
+HANG_TIMEOUT_S = 15.0
+
 
 def build_dir() -> Path:
     """The C build directory the real-backend tests use."""

@@ -16,6 +16,7 @@ from potm import api, worker
 from potm._lib import LibraryDir
 from potm.cli import main as cli_main
 from potm.config import ConfigError
+from potm.modes import ModesUnavailable
 
 
 @pytest.fixture(autouse=True)
@@ -28,8 +29,8 @@ def _no_runs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("name,value,pattern", [
-    ("POTM_MODE", "bogus", r'POTM_MODE="bogus"; allowed: pot, pot-fast, pot-ordered, '
-                           r"pogl, destm"),
+    ("POTM_SEQUENCER", "random", r'POTM_SEQUENCER="random"; allowed: round-robin, '
+                                 r"weighted, explicit"),
     ("POTM_MAX_THREADS", "abc", r'POTM_MAX_THREADS="abc"; allowed: an integer from 1 '
                                 r"to 4096"),
     ("POTM_LOCK_BITS", "-3", r'POTM_LOCK_BITS="-3"; allowed: an integer from 8 to 28'),
@@ -47,6 +48,23 @@ def test_a_bad_variable_stops_a_sweep_before_it_starts(
     assert isinstance(caught.value, ValueError)  # what callers already catch
     with pytest.raises(ConfigError, match=pattern):
         potm.run("bank", backend="fake", lib_dir=fake_lib_dir)
+
+
+def test_a_mode_is_checked_against_the_library_s_list(
+        fake_lib_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """POTM_MODE's values are the library's (tm_mode_name): the fake has
+    none, and says so before anything runs."""
+    monkeypatch.setenv("POTM_MODE", "pot")
+    with pytest.raises(ModesUnavailable, match=r"libpotm-fake.so does not export "
+                                               r"tm_mode_name"):
+        potm.sweep("bank", backends=["fake"], lib_dir=fake_lib_dir, progress=False)
+    libs = _built("tl2")
+    if not libs.has_bench("tl2"):
+        pytest.skip("no benchmark library for tl2")
+    monkeypatch.setenv("POTM_MODE", "bogus")
+    with pytest.raises(ConfigError, match=r'POTM_MODE="bogus"; allowed: pot, pot-fast, '
+                                          r"pot-ordered, pogl, destm"):
+        potm.run("bank", backend="tl2", lib_dir=libs.path)
 
 
 def test_config_overrides_a_bad_variable(fake_lib_dir: Path,
@@ -76,13 +94,13 @@ def _fake_run(*args: Any, **kwargs: Any) -> worker.Outcome:
 def test_the_command_line_reports_the_variable(fake_lib_dir: Path,
                                                monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("POTM_MODE", "bogus")
+    monkeypatch.setenv("POTM_SEQUENCER", "random")
     with pytest.raises(SystemExit) as done:
         cli_main(["sweep", "bank", "-b", "fake", "--repeat", "1", "--no-progress",
                   "--lib-dir", str(fake_lib_dir)])
     assert done.value.code == 2
     err = capsys.readouterr().err
-    assert 'POTM_MODE="bogus"' in err and "allowed: pot, pot-fast" in err
+    assert 'POTM_SEQUENCER="random"' in err and "allowed: round-robin, weighted" in err
     assert "rejected its arguments" not in err
 
 

@@ -27,7 +27,8 @@ import potm
 import potm.experiments
 import potm.reproduce
 from potm.experiments import registry
-from conftest import SEED_CRASH, SOURCE_DIR, build_dir, compile_fake
+from conftest import SEED_CRASH, SOURCE_DIR, build_dir, compile_fake, real_backends
+from potm import api, worker
 from potm._lib import LibraryDir
 from potm.cli import main
 from potm.experiments import EXPERIMENTS, Case, Experiment, Grid, experiment, select
@@ -36,6 +37,7 @@ from potm.experiments.render import (Combined, Curves, Derived, KeyNumber, Norma
                                      Speedup, Timeline, key_text)
 from potm.experiments.tables import Column, labelled, merge, with_columns
 from potm.experiments.variants import variant
+from potm.modes import ModesUnavailable
 from potm.plot import series_labels, synthetic_table
 from potm.plot.timeline import timeline_table
 from potm.reproduce import exit_status, reproduce, run_experiment
@@ -88,8 +90,50 @@ def test_registry_lists_every_experiment() -> None:
         assert exp.title and exp.reproduces and exp.workloads()
         for scale in ("quick", "full"):
             grid = exp.grid(scale)
-            assert grid.cases and grid.resolved_variants() and grid.repeat >= 1
+            assert grid.cases and grid.variants and grid.repeat >= 1
         assert exp.quick.repeat == 3
+
+
+#: The Pot modes in the C library's order (tm_mode_name).
+MODES = ["pot", "pot-fast", "pot-ordered", "pogl", "destm"]
+
+
+def test_the_grids_name_the_library_s_pot_modes() -> None:
+    """POT_MODES in a grid is every mode the library names, in its order:
+    the grids are those the experiments have always had."""
+    if not real_backends():
+        pytest.skip(f"no potm build in {build_dir()} (set POTMPY_BUILD_DIR)")
+    rtm = variant("rtm").name
+    expected = {
+        ("determinism-cost", "quick"): ["tl2", *MODES],
+        ("determinism-cost", "full"): ["tl2", *MODES],
+        ("fig-3.7", "quick"): ["tl2", *MODES], ("fig-3.7", "full"): ["tl2", *MODES],
+        ("fig-3.10", "full"): ["tl2", *MODES, "pot-round-robin"],
+        ("overhead", "full"): ["seq", "gl", "tl2", *MODES, rtm],
+        ("overhead", "quick"): ["seq", "gl", "tl2", "pot", rtm],
+        ("fig-3.8", "full"): ["pot", "pot-fast", "pot-ordered", "destm"],
+    }
+    for (exp_id, scale), names in expected.items():
+        grid = experiment(exp_id).grid(scale)
+        assert [v.name for v in grid.resolved_variants(build_dir())] == names, exp_id
+    for exp in EXPERIMENTS.values():
+        for scale in ("quick", "full"):
+            assert exp.grid(scale).resolved_variants(build_dir())
+    pogl = variant("pogl", build_dir())
+    assert (pogl.backend, dict(pogl.config)) == ("pot", {"mode": "pogl"})
+    with pytest.raises(ValueError, match=r"unknown variant 'pot-slow'; known: seq, .*"
+                                         r"pot, pot-fast, pot-ordered, pogl, destm"):
+        variant("pot-slow", build_dir())
+
+
+def test_a_pot_mode_needs_a_library_to_name_it(fake_backends: Path) -> None:
+    """Without a library that names the modes, a variant that can only be a
+    Pot mode says what is missing; the other variants need no list."""
+    assert variant("tl2").backend == "tl2" and variant("pot-weighted").backend == "pot"
+    with pytest.raises(ModesUnavailable, match=r"there is none"):
+        variant("pot-fast")
+    with pytest.raises(ModesUnavailable, match=r"does not export tm_mode_name"):
+        experiment("fig-3.7").grid("quick").resolved_variants(fake_backends)
 
 
 def test_select_and_unknown_ids() -> None:
@@ -201,9 +245,11 @@ def test_installed_package_carries_the_definitions(fake_backends: Path,
 
 
 def test_grid_sweeps_and_variants(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not real_backends():
+        pytest.skip(f"no potm build in {build_dir()} to name the Pot modes")
     grid = Grid(cases=(Case("bank", "bank", {"accounts": 64}),),
                 variants=("seq", "tl2", "pot-fast"), threads=(1, 2), params={"duration": 50})
-    sweeps = grid.sweeps()
+    sweeps = grid.sweeps(build_dir())
     assert [(s.variant.name, s.threads) for s in sweeps] == [
         ("seq", (1,)), ("tl2", (1, 2)), ("pot-fast", (1, 2))]
     assert sweeps[2].variant.backend == "pot"
@@ -394,6 +440,49 @@ def test_reproduce_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
         main(["reproduce", "--quick", "--full"])
 
 
+def _no_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    def forbidden(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a run was started although the environment is bad")
+    monkeypatch.setattr(worker, "run_bench", forbidden)
+    api._ACCEPTED.clear()
+
+
+@pytest.mark.parametrize("name,value,pattern", [
+    ("POTM_MAX_THREADS", "abc", r'POTM_MAX_THREADS="abc"; allowed: an integer from 1 to'),
+    ("POTM_FOO", "1", r"unknown environment variable POTM_FOO; the POTM_\* settings are: "),
+])
+def test_reproduce_refuses_a_bad_variable_up_front(
+        fake_backends: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], name: str, value: str, pattern: str) -> None:
+    """A bad POTM_* variable is one usage error, before any experiment runs,
+    not a failure of each experiment."""
+    monkeypatch.setenv(name, value)
+    _no_runs(monkeypatch)
+    out_dir = tmp_path / "out"
+    status, out, err = _potm(["reproduce", "--quick", "--out", str(out_dir), "--no-progress",
+                              "--lib-dir", str(fake_backends), "overhead", "fig-3.6"], capsys)
+    assert status == 2 and re.search(pattern, err), err
+    assert "no run was started" in err and "failed" not in out
+    assert not out_dir.exists()
+
+
+def test_reproduce_refuses_a_bad_mode_up_front(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """POTM_MODE=bogus: exit 2, naming the variable and the modes the
+    library allows; nothing runs."""
+    if "tl2" not in real_backends():
+        pytest.skip(f"tl2 is not built in {build_dir()}")
+    monkeypatch.setenv("POTM_MODE", "bogus")
+    _no_runs(monkeypatch)
+    out_dir = tmp_path / "out"
+    status, out, err = _potm(["reproduce", "--quick", "--out", str(out_dir), "--no-progress",
+                              "--lib-dir", str(build_dir()), "overhead"], capsys)
+    assert status == 2, err
+    assert 'POTM_MODE="bogus"; allowed: pot, pot-fast, pot-ordered, pogl, destm' in err
+    assert not out_dir.exists() and "overhead" not in out
+
+
 def test_python_dash_m_reproduce_default_out(fake_backends: Path, tmp_path: Path) -> None:
     """What 'make demo' does: python3 -m potm reproduce --quick, the package
     from PYTHONPATH and the libraries from POTMPY_LIB_DIR."""
@@ -532,7 +621,7 @@ def test_pot_experiments_quick(pot_quick: tuple[Path, dict[str, Any]], exp_id: s
     exp = experiment(exp_id)
     grid = exp.grid("quick")
     built = set(LibraryDir(build_dir()).backends())
-    series = {v.name for v in grid.resolved_variants() if v.backend in built}
+    series = {v.name for v in grid.resolved_variants(build_dir()) if v.backend in built}
     assert {r["variant"] for r in rows} == series
     assert {r["benchmark"] for r in rows} == {c.name for c in grid.cases}
     assert {int(r["threads"]) for r in rows} == set(grid.threads)

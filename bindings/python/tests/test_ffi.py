@@ -14,7 +14,9 @@ import pytest
 import potm
 from conftest import SOURCE_DIR, build_dir, real_backends
 from potm import _ffi
-from potm.config import CONFIG_FIELDS
+from potm._lib import LibraryDir
+from potm.config import CONFIG_FIELDS, config_field
+from potm.modes import ModesUnavailable, library_modes, pot_modes
 
 HEADERS = SOURCE_DIR / "include"
 
@@ -105,8 +107,9 @@ def test_config_ranges_match_the_library(monkeypatch: pytest.MonkeyPatch) -> Non
     cfg = _ffi.ffi.new("tm_config_t *")
     for field in CONFIG_FIELDS:
         trials: list[tuple[object, bool]]
-        if field.choices is not None:
-            trials = [(c, True) for c in field.choices]
+        names = field.names(build_dir())
+        if names is not None:
+            trials = [(c, True) for c in names]
             trials.append(("bogus", False))
         else:
             trials = [(field.minimum, True), (field.maximum, True),
@@ -122,6 +125,30 @@ def test_config_ranges_match_the_library(monkeypatch: pytest.MonkeyPatch) -> Non
             else:
                 assert field.env in message
         monkeypatch.delenv(field.env)
+
+
+def test_the_modes_are_read_from_the_library() -> None:
+    """potm.modes reads tm_mode_name's list from a backend library: the
+    same from each, the pot modes the experiments name, in that order."""
+    libs = LibraryDir(build_dir())
+    if not libs.path.is_dir() or not libs.backends():
+        pytest.skip(f"no potm build in {build_dir()} (set POTMPY_BUILD_DIR)")
+    assert pot_modes(build_dir()) == ("pot", "pot-fast", "pot-ordered", "pogl", "destm")
+    for backend in libs.backends():
+        assert library_modes(libs.core_path(backend)) == pot_modes(build_dir())
+    assert config_field("mode").allowed(build_dir()) == "pot, pot-fast, pot-ordered, pogl, destm"
+
+
+def test_without_a_mode_list_the_error_says_what_is_missing(
+        fake_lib_dir: Path, tmp_path: Path) -> None:
+    """The fake library has no tm_mode_name; a directory without libraries
+    has nothing to ask."""
+    with pytest.raises(ModesUnavailable, match=r"libpotm-fake.so does not export "
+                                               r"tm_mode_name, which names the pot"):
+        pot_modes(fake_lib_dir)
+    with pytest.raises(ModesUnavailable, match=r"named by the C library \(tm_mode_name\), "
+                                               r"and there is none: .*holds no libpotm-"):
+        pot_modes(tmp_path)
 
 
 def test_python_side_variables_are_not_potm_variables() -> None:

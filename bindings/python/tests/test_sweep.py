@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import potm
-from conftest import SEED_CRASH, SEED_HANG, SEED_VERIFY_FAIL, logged_calls
+from conftest import HANG_TIMEOUT_S, SEED_CRASH, SEED_HANG, SEED_VERIFY_FAIL, logged_calls
 from potm.cache import SweepCache
 from potm.result import CountValue, RunResult, result_from_outcome
 from potm.table import SweepTable, parse_series
@@ -40,12 +40,12 @@ def test_grid_and_table(fake_lib_dir: Path, fake_log: Path) -> None:
 def test_failures_are_recorded_and_the_sweep_goes_on(fake_lib_dir: Path,
                                                      fake_log: Path) -> None:
     t = potm.sweep("bank", backends=["fake"], seed=[1, SEED_CRASH, SEED_HANG, 2],
-                   repeat=1, timeout=1.0, lib_dir=fake_lib_dir, progress=False)
+                   repeat=1, timeout=HANG_TIMEOUT_S, lib_dir=fake_lib_dir, progress=False)
     assert len(t) == 4 and len(logged_calls(fake_log)) == 4
     assert list(t["ok"]) == [True, False, False, True]
     failures = list(t["failure"])
     assert failures[1] == "the worker crashed: killed by SIGSEGV"
-    assert failures[2].startswith("timed out after 1 s")
+    assert failures[2].startswith(f"timed out after {HANG_TIMEOUT_S:g} s")
     assert math.isnan(t["throughput"][1]) and t["throughput"][3] == 1000.0
     failed = t.filter(ok=False)
     assert failed.results is not None

@@ -11,7 +11,9 @@ import pytest
 
 import potm
 from potm import worker
+from conftest import build_dir
 from potm._lib import LIB_DIR_ENV, LibraryDir
+from potm.modes import ModesUnavailable
 
 
 @pytest.fixture(autouse=True)
@@ -152,13 +154,35 @@ def test_backend_without_benchmark_library(tmp_path: Path, fake_lib_dir: Path) -
                         r"\(POTM_LOCK_BITS\)"),
     ({"extend": 2}, r"'extend' = 2 is out of range: 0 or 1"),
     ({"pin": "yes"}, r"'pin' = 'yes' is not an integer"),
-    ({"mode": "pot-slow"}, r"'mode' = 'pot-slow' is not allowed: pot, pot-fast, "
-                           r"pot-ordered, pogl, destm \(POTM_MODE\)"),
-    ({"mode": 1}, r"'mode' = 1 is not allowed"),
+    ({"sequencer": "random"}, r"'sequencer' = 'random' is not allowed: round-robin, "
+                              r"weighted, explicit \(POTM_SEQUENCER\)"),
 ])
 def test_bad_config(fake_lib_dir: Path, config: dict[str, Any], pattern: str) -> None:
     with pytest.raises(ValueError, match=pattern):
         potm.run("bank", backend="fake", config=config, lib_dir=fake_lib_dir)
+
+
+@pytest.mark.parametrize("mode,pattern", [
+    ("pot-slow", r"'mode' = 'pot-slow' is not allowed: pot, pot-fast, pot-ordered, pogl, "
+                 r"destm \(POTM_MODE\)"),
+    (1, r"'mode' = 1 is not allowed"),
+])
+def test_bad_mode(mode: object, pattern: str) -> None:
+    """The modes allowed are those the library names (tm_mode_name)."""
+    libs = build_dir()
+    if not (libs.is_dir() and LibraryDir(libs).has_bench("tl2")):
+        pytest.skip(f"no tl2 benchmark library in {libs} (set POTMPY_BUILD_DIR)")
+    with pytest.raises(ValueError, match=pattern):
+        potm.run("bank", backend="tl2", config={"mode": mode},  # type: ignore[dict-item]
+                 lib_dir=libs)
+
+
+def test_a_mode_needs_a_library_that_names_the_modes(fake_lib_dir: Path) -> None:
+    """The fake library has no tm_mode_name: a mode cannot be checked, and
+    the error says what is missing; a run without one needs no list."""
+    with pytest.raises(ModesUnavailable, match=r"libpotm-fake.so does not export "
+                                               r"tm_mode_name"):
+        potm.run("bank", backend="fake", config={"mode": "pot"}, lib_dir=fake_lib_dir)
 
 
 @pytest.mark.parametrize("timeout", [0, -1, "10", True])

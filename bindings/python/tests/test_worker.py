@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 import potm
-from conftest import (SEED_ABORT, SEED_BAD_ARGS, SEED_CRASH, SEED_HANG, SEED_NO_JSON,
-                      SEED_VERIFY_FAIL, logged_calls)
+from conftest import (HANG_TIMEOUT_S, SEED_ABORT, SEED_BAD_ARGS, SEED_CRASH, SEED_HANG,
+                      SEED_NO_JSON, SEED_VERIFY_FAIL, logged_calls)
 from potm import worker
 from potm.result import RunError
 
 
-def _gone(pid: int, within: float = 5.0) -> bool:
+def _gone(pid: int, within: float = 60.0) -> bool:
     """Whether process pid has ended (a zombie counts as ended) within seconds."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
@@ -88,12 +88,11 @@ def test_abort_is_a_reported_failure(fake_lib_dir: Path) -> None:
 
 
 def test_a_hang_is_killed_at_the_timeout(fake_lib_dir: Path, fake_log: Path) -> None:
-    start = time.monotonic()
-    r = potm.run("intset", backend="fake", seed=SEED_HANG, timeout=1.0,
+    r = potm.run("intset", backend="fake", seed=SEED_HANG, timeout=HANG_TIMEOUT_S,
                  lib_dir=fake_lib_dir)
-    assert time.monotonic() - start < 10
     assert not r.ok and r.returncode is None
-    assert r.failure.startswith("timed out after 1 s")
+    assert r.failure.startswith(f"timed out after {HANG_TIMEOUT_S:g} s")
+    assert r.wall_time >= HANG_TIMEOUT_S  # killed at the limit, not before
     assert "hanging on purpose" in r.stderr_tail
     [call] = logged_calls(fake_log)
     assert _gone(int(call[0]))
@@ -139,16 +138,18 @@ def test_backend_info(fake_lib_dir: Path) -> None:
 
 def test_interrupting_the_caller_kills_the_worker(fake_lib_dir: Path, fake_log: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """Ctrl-C during a run (here: an alarm raising KeyboardInterrupt) must not
-    leave a hung benchmark behind."""
+    """Ctrl-C during a run (here: a timer raising KeyboardInterrupt once the
+    benchmark has started, as its call log shows) must not leave a hung
+    benchmark behind."""
     def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+        if logged_calls(fake_log):
+            raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGALRM, interrupt)
     try:
-        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        signal.setitimer(signal.ITIMER_REAL, 0.05, 0.05)
         with pytest.raises(KeyboardInterrupt):
-            potm.run("bank", backend="fake", seed=SEED_HANG, timeout=60,
+            potm.run("bank", backend="fake", seed=SEED_HANG, timeout=300,
                      lib_dir=fake_lib_dir)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -170,7 +171,7 @@ def test_a_worker_dies_with_its_parent(fake_lib_dir: Path, fake_log: Path,
     env["PYTHONPATH"] = str(Path(potm.__file__).parent.parent)
     parent = subprocess.Popen([sys.executable, str(script)], env=env)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while not logged_calls(fake_log) and time.monotonic() < deadline:
             time.sleep(0.05)
         [call] = logged_calls(fake_log)

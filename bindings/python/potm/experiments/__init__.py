@@ -38,7 +38,7 @@ from potm.experiments.registry import experiment, experiments, select
 from potm.experiments.render import (Bars, Combined, Curves, Derived, KeyNumber,
                                      LatencyTable, NormalizedBars, Speedup, Timeline)
 from potm.experiments.tables import Column
-from potm.experiments.variants import POT_MODES, Variant, variant
+from potm.experiments.variants import POT_MODES, PotModes, Variant, variant
 
 
 def __getattr__(name: str) -> Any:
@@ -51,7 +51,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "Bars", "Case", "Column", "Combined", "Curves", "Derived", "EXPERIMENTS", "Experiment",
-    "Grid", "KeyNumber", "LatencyTable", "NormalizedBars", "POT_MODES", "Rendered", "SCALES",
-    "Speedup", "Sweep", "Timeline", "Variant", "experiment", "experiments", "select",
+    "Grid", "KeyNumber", "LatencyTable", "NormalizedBars", "POT_MODES", "PotModes", "Rendered",
+    "SCALES", "Speedup", "Sweep", "Timeline", "Variant", "experiment", "experiments", "select",
     "stamp_cases", "variant",
 ]

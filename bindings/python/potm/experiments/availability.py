@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from pathlib import Path
 from typing import Optional, Sequence
@@ -33,7 +34,7 @@ from typing import Optional, Sequence
 from potm import worker
 from potm._lib import LibraryDir
 from potm.experiments.model import Experiment, Sweep
-from potm.experiments.variants import cpu_has_rtm
+from potm.experiments.variants import cpu_has_rtm, spec_backend, spec_name
 from potm.workloads import WORKLOADS
 
 
@@ -109,10 +110,22 @@ def unavailable(exp: Experiment, libs: Optional[LibraryDir],
 
 def plan(exp: Experiment, scale: str, libs: LibraryDir) -> tuple[list[Sweep], list[str]]:
     """The sweeps of exp's grid at scale that can run with libs, and notes:
-    each variant left out (backend not built) and each variant's own note."""
+    each variant left out (backend not built) and each variant's own note.
+    A variant of a backend that is not built is left out before the grid
+    is resolved: the Pot modes are named only where pot is built."""
     sweeps, notes = [], []
     dropped: dict[str, str] = {}
-    for sweep in exp.grid(scale).sweeps():
+    grid = exp.grid(scale)
+    built = libs.backends()
+    kept = []
+    for spec in grid.variants:
+        backend = spec_backend(spec)
+        if backend in built:
+            kept.append(spec)
+        else:
+            dropped.setdefault(spec_name(spec), missing_backend(libs, backend) or "")
+    grid = dataclasses.replace(grid, variants=tuple(kept))
+    for sweep in grid.sweeps(libs.path):
         problem = missing_backend(libs, sweep.variant.backend, [sweep.case.workload])
         if problem is not None:
             dropped.setdefault(sweep.variant.name, problem)

@@ -3,8 +3,8 @@
 * A ``Case`` is one benchmark configuration: a label (the ``benchmark``
   column, e.g. ``intset-rb``), a workload and its parameters (a value or
   a list of values each).
-* A ``Grid`` runs every case on every variant (potm.experiments.variants)
-  at every thread count, ``repeat`` times; ``params`` go to every case
+* A ``Grid`` runs every case on every variant (potm.experiments.variants:
+  a name, a Variant, or POT_MODES for every Pot mode) at every thread count, ``repeat`` times; ``params`` go to every case
   (e.g. the duration) unless the case sets them itself.  Single-thread
   backends (seq) run at 1 thread only.
 * An ``Experiment`` has an id (``fig-3.11``), a title, the published result
@@ -24,11 +24,12 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping, Union
+from typing import Any, Callable, Literal, Mapping, Optional
 
 from matplotlib.figure import Figure
 
-from potm.experiments.variants import Variant, variant
+from potm._lib import PathLike
+from potm.experiments.variants import Variant, VariantSpec, expand
 from potm.table import SweepTable
 from potm.workloads import SINGLE_THREAD_BACKENDS, STAMP_CASES
 
@@ -72,24 +73,28 @@ class Grid:
     """Every case on every variant at every thread count, repeat times."""
 
     cases: tuple[Case, ...]
-    variants: tuple[Union[str, Variant], ...]
+    variants: tuple[VariantSpec, ...]
     threads: tuple[int, ...] = (1,)
     repeat: int = 3
     params: Mapping[str, Any] = field(default_factory=dict)
 
-    def resolved_variants(self) -> list[Variant]:
-        """The variants, names resolved (potm.experiments.variants.variant)."""
-        return [v if isinstance(v, Variant) else variant(v) for v in self.variants]
+    def resolved_variants(self, lib_dir: Optional[PathLike] = None) -> list[Variant]:
+        """The variants, names resolved and POT_MODES expanded
+        (potm.experiments.variants.expand) with the Pot modes of the
+        library directory lib_dir."""
+        return expand(self.variants, lib_dir)
 
     def workloads(self) -> list[str]:
         """The workloads of the cases, each once."""
         return list(dict.fromkeys(c.workload for c in self.cases))
 
-    def sweeps(self) -> list[Sweep]:
-        """The sweeps, case by case, variant by variant."""
+    def sweeps(self, lib_dir: Optional[PathLike] = None) -> list[Sweep]:
+        """The sweeps, case by case, variant by variant (lib_dir: as for
+        resolved_variants)."""
         out = []
+        variants = self.resolved_variants(lib_dir)
         for case in self.cases:
-            for v in self.resolved_variants():
+            for v in variants:
                 threads = self.threads
                 if v.backend in SINGLE_THREAD_BACKENDS:
                     threads = tuple(t for t in threads if t == 1)

@@ -6,7 +6,8 @@ directory and the settings it runs under:
 * a backend (``seq``, ``gl``, ``tl2``, ``rtm``..., for STMBench7 also its
   lock builds ``coarse`` and ``medium``): that backend's binary as is;
 * a mode of the pot backend (``pot``, ``pot-fast``, ``pot-ordered``,
-  ``pogl``, ``destm``): the pot binary with ``POTM_MODE`` set;
+  ``pogl``, ``destm``: the C library's list, read from the build
+  directory's libraries, potm.modes): the pot binary with ``POTM_MODE`` set;
 * ``MODE@ORDER`` (``pot@round-robin``, ``pot@weighted``): a pot mode under
   another sequencer order (``POTM_SEQUENCER``);
 * ``tl2-inplace``: tl2 with serial mode off (``POTM_SERIAL=0``): its long
@@ -17,10 +18,10 @@ Lists are given either as one comma-separated word or as several words
 (``--configs seq:1,tl2:2`` and ``--configs seq:1 tl2:2`` mean the same).
 
 Example:
-    >>> variant_settings("pot@round-robin")
+    >>> variant_settings("pot@round-robin", "build")         # doctest: +SKIP
     ('pot', {'POTM_MODE': 'pot', 'POTM_SEQUENCER': 'round-robin'})
-    >>> variant_settings("coarse")
-    ('coarse', {})
+    >>> variant_settings("tl2-inplace")
+    ('tl2', {'POTM_SERIAL': '0'})
     >>> parse_configs(["seq:1,tl2:2", "pot-fast:2"])
     [('seq', 1), ('tl2', 2), ('pot-fast', 2)]
     >>> parse_configs(["tl2"])
@@ -35,9 +36,11 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
-from potm._lib import LIB_DIR_ENV
+from potm._lib import LIB_DIR_ENV, PathLike
+from potm.modes import ModesUnavailable
+from potm.modes import pot_modes as library_pot_modes
 
 #: Variants that are a backend run with settings of its own.
 ENV_VARIANTS: Mapping[str, tuple[str, Mapping[str, str]]] = {
@@ -48,20 +51,27 @@ ENV_VARIANTS: Mapping[str, tuple[str, Mapping[str, str]]] = {
 Record = dict[str, Any]
 
 
-def pot_modes() -> tuple[str, ...]:
-    """The runtime modes of the pot backend (POTM_MODE)."""
-    from potm.experiments.variants import POT_MODES
-    return POT_MODES
+def pot_modes(build: Optional[PathLike] = None) -> tuple[str, ...]:
+    """The runtime modes of the pot backend (POTM_MODE), as the libraries
+    of the build directory build name them (potm.modes); none if it has
+    no library that can (for ordering rows only: variant_settings needs
+    them and says what is missing)."""
+    try:
+        return library_pot_modes(build if build is not None else default_build())
+    except ModesUnavailable:
+        return ()
 
 
-def variant_settings(variant: str) -> tuple[str, dict[str, str]]:
+def variant_settings(variant: str, build: Optional[PathLike] = None
+                     ) -> tuple[str, dict[str, str]]:
     """The backend whose binary runs variant, and the environment variables
-    that make it that variant."""
+    that make it that variant; build: the build directory (whose libraries
+    name the Pot modes)."""
     if variant in ENV_VARIANTS:
         backend, settings = ENV_VARIANTS[variant]
         return backend, dict(settings)
     mode, _, order = variant.partition("@")
-    if mode in pot_modes():
+    if mode in library_pot_modes(build if build is not None else default_build()):
         env = {"POTM_MODE": mode}
         if order:
             env["POTM_SEQUENCER"] = order

@@ -74,7 +74,7 @@ def run_matrix(build: Path, out_path: str, cases: Sequence[str],
     with open(out_path, "a") as out:
         for rep, case, (variant, threads) in itertools.product(range(reps), cases, configs):
             app, set_name = case_set(case, size)
-            backend, settings = variant_settings(variant)
+            backend, settings = variant_settings(variant, build)
             binary = build / "stamp" / f"{app}-{backend}"
             thread_flag = next(p.flag for p in workload(app).params if p.name == "threads")
             args = [*set_options(app, set_name, input_dir), f"{thread_flag}{threads}"]

