@@ -21,25 +21,8 @@ from pathlib import Path
 if __name__ == "__main__":  # run from a checkout: its package, not an installed one
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bindings" / "python"))
 
-from potm.experiments import Case, Experiment, Grid, Speedup  # noqa: E402
-
-def stmbench7(mix: str) -> Case:
-    """STMBench7, small structure, long traversals on, structural
-    modifications off (stmbench7/README.md), one operation mix: r
-    (read-dominated), rw (read-write), w (write-dominated)."""
-    return Case(f"sb7-{mix}", "stmbench7", {"mix": mix, "size": "small",
-                                            "traversals": "true", "structural": "false"})
-
-
-def mixes(variants: tuple[str, ...], threads: tuple[int, ...], full: bool) -> Grid:
-    """The three mixes, 3 repeats: full, runs of 10 s (stmbench7/README.md's);
-    quick, 0.3 s (a few hundred operations).
-
-    >>> mixes(("tl2",), (2,), full=False).params
-    {'duration': 300}
-    """
-    return Grid(cases=(stmbench7("r"), stmbench7("rw"), stmbench7("w")), variants=variants,
-                threads=threads, repeat=3, params={"duration": 10000 if full else 300})
+from potm.experiments import Experiment, Speedup  # noqa: E402
+from _stmbench7 import mixes  # noqa: E402
 
 
 EXPERIMENT = Experiment(

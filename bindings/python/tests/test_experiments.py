@@ -732,3 +732,20 @@ def test_definition_docstring_examples(name: str) -> None:
     module = sys.modules[f"potm_experiment_{name[:-3]}"]
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+SHARED = sorted(p.name for p in SCRIPTS_DIR.glob("_*.py"))
+
+
+@pytest.mark.parametrize("name", SHARED)
+def test_shared_definition_modules(name: str) -> None:
+    """A family's shared module is no experiment, is imported by the
+    definitions of that family (one copy of what they share), and its
+    examples hold."""
+    assert name not in DEFINITIONS
+    users = [p.name for p in registry.definition_files(SCRIPTS_DIR)
+             if f"from {name[:-3]} import" in p.read_text()]
+    assert len(users) >= 2, users
+    registry.load_definition(SCRIPTS_DIR / users[0])
+    result = doctest.testmod(sys.modules[name[:-3]], optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0

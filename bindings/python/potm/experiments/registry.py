@@ -88,19 +88,31 @@ def definition_files(directory: Path) -> list[Path]:
 
 def load_definition(path: Path) -> Experiment:
     """The EXPERIMENT a definition file defines; ValueError naming the file
-    if it cannot be loaded or defines none."""
+    if it cannot be loaded or defines none.
+
+    A definition may import what its family of figures shares from a
+    module named _*.py beside it (``from _doppel import OCC``), as it
+    does when run as a script: its directory is on sys.path while it
+    loads."""
     name = f"potm_experiment_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ValueError(f"{path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module   # dataclasses defined there look their module up
+    directory = str(path.parent)
+    added = directory not in sys.path
+    if added:
+        sys.path.insert(0, directory)
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[name]
         raise ValueError(f"experiment definition {path} failed to load: "
                          f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        if added:
+            sys.path.remove(directory)
     exp = getattr(module, "EXPERIMENT", None)
     if not isinstance(exp, Experiment):
         raise ValueError(f"experiment definition {path} defines no EXPERIMENT = "
