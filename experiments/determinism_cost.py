@@ -19,28 +19,8 @@ from pathlib import Path
 if __name__ == "__main__":  # run from a checkout: its package, not an installed one
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bindings" / "python"))
 
-from potm.experiments import Case, Experiment, Grid, NormalizedBars, POT_MODES  # noqa: E402
-
-#: Run lengths (ms) and repeats of the two scales.
-QUICK_MS, QUICK_REPEAT = 150, 3
-FULL_MS, FULL_REPEAT = 1000, 5
-
-#: The integer set: 4096 keys drawn from 8192, 20% updates (half inserts,
-#: half removals: the size stays).
-SET_SIZE = {"initial": 4096, "range": 8192, "update": 20}
-
-
-def intset(structure: str) -> Case:
-    """The integer set on one structure (rb, ll, hs, sl).
-
-    >>> intset("rb").params["structure"], intset("rb").name
-    ('rb', 'intset-rb')
-    """
-    return Case(f"intset-{structure}", "intset", {"structure": structure, **SET_SIZE})
-
-
-#: The bank: 1024 accounts, 20% read-only total-balance transactions.
-BANK = Case("bank", "bank", {"accounts": 1024, "readonly": 20})
+from potm.experiments import Experiment, Grid, NormalizedBars, POT_MODES  # noqa: E402
+from _micro import QUICK_MS, QUICK_REPEAT, FULL_MS, FULL_REPEAT, intset, BANK  # noqa: E402
 
 
 EXPERIMENT = Experiment(
