@@ -158,14 +158,9 @@ def check_environment(libs: LibraryDir, backends: Sequence[str], env: Mapping[st
         key = (str(core), mtime_ns, tuple(sorted(env.items())))
         if key in _ACCEPTED:
             continue
-        outcome = worker.check_environment(core, timeout=timeout, env=run_env)
-        report: Any = None
-        if outcome.problem() is None and outcome.returncode == 0:
-            try:
-                report = json.loads(outcome.stdout)
-            except ValueError:
-                report = None
-        if not isinstance(report, dict):
+        report = worker.environment_report(
+            worker.check_environment(core, timeout=timeout, env=run_env))
+        if report is None:
             check_variables(env, known_only=False, origin=origin, lib_dir=libs.path)
         elif not report.get("ok"):
             problem = str(report.get("error") or "refused by tm_config_from_env")

@@ -115,17 +115,10 @@ def loaded_names(lib: Any) -> Optional[list[str]]:
 
 def _names_from_worker(path: Path, why: str) -> tuple[str, ...]:
     """The list as a worker process reports it (potm.worker's checkenv)."""
-    import json
-
     from potm import worker
     outcome = worker.check_environment(path)
-    report = None
-    if outcome.problem() is None and outcome.returncode == 0:
-        try:
-            report = json.loads(outcome.stdout)
-        except ValueError:
-            report = None
-    if not isinstance(report, dict):
+    report = worker.environment_report(outcome)
+    if report is None:
         raise ModesUnavailable(
             f"potm: cannot load {path} to read the pot backend's modes (POTM_MODE): "
             f"{why}; a worker could not either: "

@@ -39,7 +39,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, NoReturn, Optional, Sequence
+from typing import Any, Mapping, NoReturn, Optional, Sequence
 
 #: Exit status of a worker that could not load its library or symbol.
 SETUP_FAILED = 125
@@ -169,6 +169,18 @@ def check_environment(core_lib: Path, *, timeout: float = 60.0,
     null if the library has none).  Exit status SETUP_FAILED if the library
     does not export the configuration API."""
     return _spawn(["checkenv", str(core_lib)], timeout=timeout, env=env)
+
+
+def environment_report(outcome: Outcome) -> Optional[dict[str, Any]]:
+    """The JSON object a check_environment worker printed; None if it
+    failed or printed none."""
+    if outcome.problem() is not None or outcome.returncode != 0:
+        return None
+    try:
+        report = json.loads(outcome.stdout)
+    except ValueError:
+        return None
+    return report if isinstance(report, dict) else None
 
 
 # ---------------------------------------------------------------- child side
