@@ -6,6 +6,10 @@
 #include "potm_internal.h"
 
 #include <stdlib.h>
+/* The read-side section is entered and left at every transaction: take
+ * liburcu's inline read_lock/read_unlock (its LGPL static API) rather
+ * than a call into the library per transaction. */
+#define _LGPL_SOURCE
 #include <urcu/urcu-memb.h>
 
 void potm_rcu_read_lock(potm_thread_t *t)

@@ -16,7 +16,10 @@
  *       transaction as a whole.
  *
  * What every backend does around them (cancel handling, the read-side
- * section, potm_tx_committed's bookkeeping) is here once.
+ * section, potm_tx_committed's bookkeeping) is here once.  A backend that
+ * runs one thread alone defines BACKEND_NO_READ_SECTION: no transaction
+ * can read beside it, so the blocks it frees are reclaimed at its commit
+ * and it needs no read-side section.
  */
 #ifndef POTM_TX_GEN_H
 #define POTM_TX_GEN_H
@@ -34,12 +37,16 @@ int tm_tx_start_(tm_txd_t *d)
 		return 0;
 	}
 	d->depth = 1;
+#ifndef BACKEND_NO_READ_SECTION
 	if (!t->in_rcu) {
 		/* Held across retries: nothing this transaction has seen may be
 		 * reclaimed until it has committed or cancelled. */
 		potm_rcu_read_lock(t);
 		t->in_rcu = true;
 	}
+#else
+	(void)t;
+#endif
 	BACKEND_TX_BEGIN(d);
 	return 1;
 }

@@ -256,11 +256,19 @@ void tm_tx_end_(tm_txd_t *d);
  * (so none can be clobbered by the siglongjmp of an abort): the
  * descriptor is re-read from tm_self_, one thread-local load each time.
  * Only the outermost TM_BEGIN sets the resume point: nesting is flat. */
+#if defined(POTM_BACKEND_SEQ) && !defined(POTM_BUILDING_LIBRARY)
+/* seq never resumes an attempt (it cannot roll back: tm_restart and
+ * tm_cancel are fatal there), so it sets no resume point. */
+#define POTM_TX_BEGIN_()                                                \
+	do {                                                            \
+		if (tm_tx_start_(tm_txd_())) {
+#else
 #define POTM_TX_BEGIN_()                                                \
 	do {                                                            \
 		if (tm_txd_()->depth == 0)                              \
 			(void)sigsetjmp(tm_self_->env, 0);              \
 		if (tm_tx_start_(tm_self_)) {
+#endif
 
 #define POTM_TX_END_()                                                  \
 			tm_tx_end_(tm_self_);                           \
