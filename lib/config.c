@@ -32,9 +32,9 @@ struct cfg_field {
  * tm_mode_name read them from this table. */
 const potm_mode_policy_t potm_mode_policies[POTM_MODE_COUNT] = {
 	[POTM_MODE_POT] = { .name = "pot", .thesis = "Pot", .speculative = true,
-	                    .fast_mode = true, .live_promotion = true },
+	                    .fast_mode = true, .live_promotion = true, .runs = true },
 	[POTM_MODE_POT_FAST] = { .name = "pot-fast", .thesis = "Pot*", .speculative = true,
-	                         .fast_mode = true },
+	                         .fast_mode = true, .runs = true },
 	[POTM_MODE_POT_ORDERED] = { .name = "pot-ordered", .thesis = "Pot-",
 	                            .speculative = true },
 	[POTM_MODE_POGL] = { .name = "pogl", .thesis = "PoGL", .global_lock = true },
@@ -81,6 +81,7 @@ static const struct cfg_field cfg_fields[] = {
 	S("POTM_MODE", mode, tm_mode_name),
 	S("POTM_SEQUENCER", sequencer, cfg_sequencer_name),
 	F("POTM_TURN_TIMEOUT_MS", turn_timeout_ms, CFG_UINT, 0, 3600000),
+	F("POTM_TURN_BATCH", turn_batch, CFG_UINT, 0, 1u << 24),
 	F("POTM_DP_SPLIT_MS", dp_split_ms, CFG_UINT, 1, 10000),
 	F("POTM_DP_STASH_MAX", dp_stash_max, CFG_UINT, 1, 1000000),
 	F("POTM_DP_CLASSIFY_MS", dp_classify_ms, CFG_UINT, 0, 600000),
@@ -115,6 +116,7 @@ void tm_config_default(tm_config_t *cfg)
 	strcpy(cfg->mode, tm_mode_name(POTM_MODE_POT));
 	strcpy(cfg->sequencer, cfg_sequencer_name(POTM_SEQUENCER_ROUND_ROBIN));
 	cfg->turn_timeout_ms = 60000;
+	cfg->turn_batch = 256;
 	cfg->dp_split_ms = 20;
 	cfg->dp_stash_max = 1024;
 	cfg->dp_classify_ms = 200;

@@ -4,6 +4,7 @@
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <time.h>
 
 #if defined(__powerpc64__)
 #include <sys/auxv.h>
@@ -32,4 +33,38 @@ void potm_membarrier_register(void)
 int potm_membarrier(void)
 {
 	return (int)syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+}
+
+/* ---- ticks (potm_ticks) ------------------------------------------------------ */
+
+static uint64_t ticks_at_init, ns_at_init;
+
+static uint64_t cpu_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void potm_ticks_init(void)
+{
+	ns_at_init = cpu_now_ns();
+	ticks_at_init = potm_ticks();
+}
+
+/* The rate is measured over the time since tm_init, at least a
+ * millisecond of it (a reader that comes sooner waits for the rest), so
+ * the clock's and the counter's granularity do not matter. */
+uint64_t potm_ticks_to_ns(uint64_t ticks)
+{
+#if defined(__x86_64__) || defined(__i386__) || defined(__powerpc64__)
+	uint64_t ns, tk;
+	do {
+		ns = cpu_now_ns() - ns_at_init;
+		tk = potm_ticks() - ticks_at_init;
+	} while (ns < 1000000u || tk == 0);
+	return (uint64_t)((double)ticks * ((double)ns / (double)tk));
+#else
+	return ticks;
+#endif
 }

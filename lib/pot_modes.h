@@ -41,6 +41,10 @@ typedef struct potm_mode_policy {
 	                           commits only once its round-mates started */
 	bool global_lock;       /* the turn is a lock: every transaction waits
 	                           for it at begin and runs alone, in place */
+	bool runs;              /* runs of turns (POTM_TURN_BATCH,
+	                           lib/sequencer.h): a thread keeps the turn
+	                           after a short transaction, so its next one
+	                           begins in its turn, in fast mode */
 } potm_mode_policy_t;
 
 /* The policy table, indexed by enum potm_mode. */

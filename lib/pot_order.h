@@ -33,6 +33,9 @@ typedef struct pot_thread {
 	seqr_turn_key_t key;            /* what "my turn" looks like */
 	uint32_t *busy;                /* our busy word in the sequencer */
 	uint64_t last_order;           /* tm_last_order() */
+	bool kept;                     /* kept the turn at its last commit
+	                                  (a run of turns) and has not begun
+	                                  its next transaction */
 } pot_thread_t;
 
 static struct {
@@ -55,7 +58,8 @@ static inline int pot_order_init(const char *backend, const tm_config_t *cfg)
 		                  backend, pot_order.mode.name);
 	return seqr_init(pot_order.explicit_order ? SEQR_EXPLICIT_ORDER : SEQR_ROUND_ROBIN,
 	                 cfg->max_threads, cfg->turn_timeout_ms,
-	                 pot_order.mode.rounds, pot_order.weighted);
+	                 pot_order.mode.rounds, pot_order.weighted,
+	                 pot_order.mode.runs ? cfg->turn_batch : 0);
 }
 
 /* A top-level transaction begins (or restarts): in weighted order, declare
@@ -97,7 +101,20 @@ static inline __attribute__((always_inline)) void pot_order_pass(pot_thread_t *p
 {
 	if (pot_order.explicit_order)
 		seqr_supply_done(p->th.id, &p->key);
+	p->kept = false;
 	seqr_pass(p->th.id, false);
+}
+
+/* The holder commits a transaction that made `accesses` accesses: it keeps
+ * the turn while its run of turns is short (seqr_pass_run), else passes
+ * it.  Only a backend that counts every access of the committing
+ * execution may call it (the count decides the order). */
+static inline __attribute__((always_inline)) void pot_order_pass_run(pot_thread_t *p,
+                                                                     uint32_t accesses)
+{
+	if (pot_order.explicit_order)
+		seqr_supply_done(p->th.id, &p->key);
+	p->kept = seqr_pass_run(p->th.id, accesses + 1 > accesses ? accesses + 1 : accesses);
 }
 
 enum pot_wait_for {
@@ -136,6 +153,7 @@ static inline void pot_wait_outside_rcu(pot_thread_t *p, enum pot_wait_for what)
 static inline void pot_order_thread_init(pot_thread_t *p)
 {
 	p->last_order = TM_ORDER_NONE;
+	p->kept = false;
 	p->busy = seqr_busy_word(p->th.id);
 	if (pot_order.explicit_order)
 		seqr_key_none(&p->key);
@@ -192,6 +210,16 @@ static uint64_t pot_order_last(potm_thread_t *t)
 	return ((pot_thread_t *)t)->last_order;
 }
 
+/* Whether the thread kept the turn is decided by its commits alone, so
+ * passing it here is an event at a point of the program's own, like a
+ * barrier arrival. */
+static void pot_order_end_run(potm_thread_t *t)
+{
+	pot_thread_t *p = (pot_thread_t *)t;
+	if (p->kept)
+		pot_order_pass(p);
+}
+
 static const potm_order_ops_t pot_order_ops = {
 	.arrive = pot_order_arrive,
 	.park = pot_order_park,
@@ -199,6 +227,7 @@ static const potm_order_ops_t pot_order_ops = {
 	.set_next_order = pot_order_set_next,
 	.set_weight = pot_order_set_weight,
 	.last_order = pot_order_last,
+	.end_run = pot_order_end_run,
 };
 
 #endif /* POTM_POT_ORDER_H */

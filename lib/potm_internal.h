@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #define POTM_CACHELINE 64
 #define POTM_ALIGNED __attribute__((aligned(POTM_CACHELINE)))
@@ -42,6 +43,27 @@ static inline void potm_cpu_relax(void)
 	__asm__ __volatile__("" ::: "memory");
 #endif
 }
+
+/* A monotonic counter for timing the short waits of the order, read in a
+ * few cycles where the hardware has one (x86's time stamp counter,
+ * POWER's time base; elsewhere nanoseconds).  The statistics keep ticks
+ * and tm_stats converts their sum with the rate seen since tm_init
+ * (potm_ticks_to_ns), so a wait costs no clock_gettime call. */
+static inline uint64_t potm_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#elif defined(__powerpc64__)
+	return __builtin_ppc_get_timebase();
+#else
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+void potm_ticks_init(void);
+uint64_t potm_ticks_to_ns(uint64_t ticks);
 
 /* Wait until *w reads 0 (acquire), spinning, and yielding every 64
  * pauses: with more threads than cores, whoever clears it may need our
@@ -255,6 +277,10 @@ typedef struct potm_order_ops {
 	int (*set_next_order)(potm_thread_t *t, uint64_t seqno); /* -1: potm_error */
 	int (*set_weight)(potm_thread_t *t, uint32_t weight);    /* -1: potm_error */
 	uint64_t (*last_order)(potm_thread_t *t);
+	/* The thread, between transactions, is about to wait for the
+	 * others (tm_reclaim_barrier): if it kept the turn at its last
+	 * commit (a run of turns, lib/sequencer.h), it passes it now. */
+	void (*end_run)(potm_thread_t *t);
 } potm_order_ops_t;
 
 extern const potm_backend_t potm_backend;
@@ -302,6 +328,18 @@ unsigned potm_live_threads(void);
  * thread's reader word for polled grace periods (odd inside, Q1). */
 void potm_rcu_read_lock(potm_thread_t *t);
 void potm_rcu_read_unlock(potm_thread_t *t);
+
+/* A transaction enters the section before it reads beside other
+ * transactions, and stays in it across retries until it commits or
+ * cancels (potm_tx_committed leaves it): nothing it has seen may be
+ * reclaimed meanwhile. */
+static inline void potm_enter_read_section(potm_thread_t *t)
+{
+	if (!t->in_rcu) {
+		potm_rcu_read_lock(t);
+		t->in_rcu = true;
+	}
+}
 
 /* Check that the calling thread is registered and in a transaction; which
  * names the call for the message. */

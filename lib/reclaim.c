@@ -334,6 +334,10 @@ void tm_reclaim_barrier(void)
 	if (tm_in_tx())
 		tm_misuse_("tm_reclaim_barrier inside a transaction");
 	potm_thread_t *t = potm_self();
+	/* A thread that kept the turn would stall the speculative
+	 * transactions this barrier waits for: they wait for that turn. */
+	if (t != NULL && potm_backend.order && potm_backend.order->end_run)
+		potm_backend.order->end_run(t);
 	if (t != NULL) {
 		potm_reclaim_flush(t);
 		reclaim_polled_hand_over(t, t);

@@ -92,6 +92,7 @@ int tm_init(const tm_config_t *cfg)
 	__atomic_store_n(&rt_reclaimed, 0, __ATOMIC_RELAXED);
 	rt.live = 0;
 	potm_membarrier_register();
+	potm_ticks_init();
 	potm_reclaim_init(c.max_threads);
 	rt_collect_cpus();
 	int brc = potm_backend.init ? potm_backend.init(&potm_cfg) : 0;
@@ -269,6 +270,7 @@ int tm_stats(tm_stats_t *out)
 			stats_add(out, &rt.threads[i]->stats);
 	pthread_mutex_unlock(&rt.lock);
 	out->reclaimed = __atomic_load_n(&rt_reclaimed, __ATOMIC_RELAXED);
+	out->wait_turn_ns = potm_ticks_to_ns(out->wait_turn_ns);   /* kept in ticks */
 	return 0;
 }
 
@@ -281,6 +283,7 @@ int tm_thread_stats(tm_stats_t *out)
 	if (t->txd.depth != 0)
 		return potm_error("tm_thread_stats: inside a transaction, whose counts are not final");
 	stats_add(out, &t->stats);
+	out->wait_turn_ns = potm_ticks_to_ns(out->wait_turn_ns);   /* kept in ticks */
 	return 0;
 }
 

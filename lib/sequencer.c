@@ -34,6 +34,13 @@ struct potm_seqr potm_seqr;
 #define SEQR_SPIN_NS 200000u
 #define SEQR_SLEEP_MS 50
 
+/* Before any of that, a waiter that may spin polls the state this many
+ * times with a pause in between and nothing else: most turns of short
+ * transactions arrive within it, and then the wait costs neither a clock
+ * read nor a look at the holder's CPU, which would sit between the
+ * hand-off and the commit it lets through. */
+#define SEQR_QUICK_POLLS 64
+
 /* CPUs we may run on: when registered threads outnumber them, waiting
  * threads yield instead of spinning. */
 static unsigned seqr_ncpus;
@@ -99,6 +106,16 @@ static inline uint32_t seqr_membership(unsigned id)
 static inline void seqr_set_membership(unsigned id, enum seqr_membership m)
 {
 	__atomic_store_n(&seqr_slot(id)->membership, (uint32_t)m, __ATOMIC_RELEASE);
+}
+
+/* Record the CPU the owner runs on, where waiters look for it; stored
+ * only when it changed, so that the line stays shared with the readers. */
+static inline int seqr_note_cpu(seqr_slot_t *s)
+{
+	int cpu = sched_getcpu();
+	if (__atomic_load_n(&s->cpu, __ATOMIC_RELAXED) != cpu)
+		__atomic_store_n(&s->cpu, cpu, __ATOMIC_RELAXED);
+	return cpu;
 }
 
 /* ---- the wake-up handshake ---------------------------------------------------
@@ -168,7 +185,7 @@ static void seqr_wake_all(void)
 /* ---- life cycle ------------------------------------------------------------ */
 
 int seqr_init(enum seqr_kind kind, unsigned max_threads, unsigned timeout_ms, bool rounds,
-              bool weighted)
+              bool weighted, uint32_t run_budget)
 {
 	struct potm_seqr *q = &potm_seqr;
 	if (max_threads > SEQR_MAX_THREADS)
@@ -180,6 +197,7 @@ int seqr_init(enum seqr_kind kind, unsigned max_threads, unsigned timeout_ms, bo
 	q->kind = kind;
 	q->rounds = rounds;
 	q->weighted = weighted && kind == SEQR_ROUND_ROBIN && !rounds;
+	q->run_budget = kind == SEQR_ROUND_ROBIN && !rounds && !q->weighted ? run_budget : 0;
 	q->timeout_ms = timeout_ms;
 	q->max_threads = max_threads;
 	q->nwords = (max_threads + 63) / 64;
@@ -316,6 +334,7 @@ static unsigned seqr_begin_round(uint64_t turn, bool locked)
 static void seqr_hand_over(unsigned from, uint64_t turn, unsigned next, bool round_began)
 {
 	struct potm_seqr *q = &potm_seqr;
+	q->run_cost = 0;   /* S4: released to the next holder with the state */
 	__atomic_store_n(&q->state, turn << SEQR_HOLDER_BITS | next, __ATOMIC_RELEASE);
 	if (round_began && q->rounds)
 		seqr_wake_all();
@@ -436,7 +455,7 @@ static void seqr_resolve_nobody(void)
 void seqr_pass_slow(unsigned id, bool new_round)
 {
 	struct potm_seqr *q = &potm_seqr;
-	__atomic_store_n(&seqr_slot(id)->cpu, sched_getcpu(), __ATOMIC_RELAXED);
+	seqr_note_cpu(seqr_slot(id));
 	/* Relaxed: only the holder moves the state (S1), and that is us. */
 	uint64_t turn = (__atomic_load_n(&q->state, __ATOMIC_RELAXED) >> SEQR_HOLDER_BITS) + 1;
 	if (q->kind == SEQR_EXPLICIT_ORDER) {
@@ -621,7 +640,11 @@ static void seqr_report_stall(const struct seqr_wait_arg *a, uint64_t waited_ns)
 	           "non-transactional work.  In round-robin order every registered "
 	           "thread takes turns until tm_thread_exit(); park at "
 	           "tm_barrier_wait() instead, or raise POTM_TURN_TIMEOUT_MS "
-	           "(now %u)", h, turn, ms, a->id, h, q->timeout_ms);
+	           "(now %u)%s", h, turn, ms, a->id, h, q->timeout_ms,
+	           q->run_budget ? ".  With runs of turns (POTM_TURN_BATCH) a thread "
+	           "keeps the turn after a short transaction: one that then waits "
+	           "outside the API for another thread's transaction needs "
+	           "POTM_TURN_BATCH=0" : "");
 }
 
 /* Round-robin turn wait: did the holder last run on our CPU?  Then it
@@ -636,7 +659,7 @@ static bool seqr_holder_shares_cpu(const struct seqr_wait_arg *a, int my_cpu)
 	       __atomic_load_n(&seqr_slot(h)->cpu, __ATOMIC_RELAXED) == my_cpu;
 }
 
-static void seqr_wait(potm_thread_t *t, const struct seqr_wait_arg *a)
+static void seqr_wait(potm_thread_t *t, const struct seqr_wait_arg *a, uint64_t t0)
 {
 	struct potm_seqr *q = &potm_seqr;
 	seqr_slot_t *me = seqr_slot(t->id);
@@ -644,8 +667,7 @@ static void seqr_wait(potm_thread_t *t, const struct seqr_wait_arg *a)
 	uint64_t last_progress = start;
 	uint64_t seen_state = seqr_load_state();
 	uint64_t seen_round = __atomic_load_n(&q->round, __ATOMIC_RELAXED);
-	int my_cpu = sched_getcpu();
-	__atomic_store_n(&me->cpu, my_cpu, __ATOMIC_RELAXED);
+	int my_cpu = seqr_note_cpu(me);
 	bool pausing = seqr_registered() <= seqr_ncpus && !seqr_holder_shares_cpu(a, my_cpu);
 	bool spinning = true;
 
@@ -695,17 +717,27 @@ static void seqr_wait(potm_thread_t *t, const struct seqr_wait_arg *a)
 			last_progress = now;   /* the thread we wait for is busy */
 		}
 	}
-	POTM_STAT_ADD(t, wait_turn_ns, seqr_now_ns() - start);
+	POTM_STAT_ADD(t, wait_turn_ns, potm_ticks() - t0);   /* in ticks: tm_stats converts */
 }
 
 void seqr_wait_turn_slow(potm_thread_t *t, const seqr_turn_key_t *k)
 {
 	struct seqr_wait_arg a = { SEQR_WAIT_TURN, k, t->id };
+	uint64_t t0 = potm_ticks();
 	/* Weighted: whoever waits for its turn is beginning a slot; if a
 	 * path came here without declaring it (a retry after the slot was
 	 * given up), declare it now, or the order would wait for us. */
 	seqr_declare(t->id, seqr_weight(t->id));
-	seqr_wait(t, &a);
+	if (seqr_registered() <= seqr_ncpus) {
+		for (unsigned i = 0; i < SEQR_QUICK_POLLS; i++) {
+			potm_cpu_relax();
+			if (seqr_is_turn(k)) {
+				POTM_STAT_ADD(t, wait_turn_ns, potm_ticks() - t0);
+				return;
+			}
+		}
+	}
+	seqr_wait(t, &a, t0);
 }
 
 void seqr_wait_holder_idle(unsigned self)
@@ -733,7 +765,7 @@ void seqr_round_begin(potm_thread_t *t)
 		return;   /* a retry within the same slot */
 	struct seqr_wait_arg a = { SEQR_WAIT_ROUND, NULL, t->id };
 	if (!seqr_ready(&a))
-		seqr_wait(t, &a);
+		seqr_wait(t, &a, potm_ticks());
 	/* Mark ourselves started in the current round; see seqr_next_round
 	 * for why we check that the round did not move meanwhile. */
 	for (;;) {
@@ -750,7 +782,7 @@ void seqr_round_wait_mates(potm_thread_t *t)
 {
 	struct seqr_wait_arg a = { SEQR_WAIT_MATES, NULL, t->id };
 	if (!seqr_ready(&a))
-		seqr_wait(t, &a);
+		seqr_wait(t, &a, potm_ticks());
 }
 
 bool seqr_round_mates_started(void)

@@ -32,6 +32,20 @@
  *    deterministic way to start is for every thread to register before any
  *    of them takes a turn, e.g. register, then meet at a tm barrier.
  *
+ * Runs of turns (POTM_TURN_BATCH, round-robin without rounds).  A member
+ * keeps the turn for its next transaction while the transactions of its
+ * current run have made fewer accesses, in all, than the budget: so one
+ * member's consecutive short transactions take consecutive slots, and the
+ * turn crosses between cores once per run instead of once per
+ * transaction.  Each transaction counts its accesses + 1 (seqr_pass_run);
+ * a transaction's accesses are those of the execution that commits, which
+ * is the same in every run (it saw the state of its slot), so the length
+ * of every run, hence the order, still depends only on the program and
+ * its input.  Long transactions (accesses >= budget) end their run at
+ * once: one slot per round, as before, and the others' speculative
+ * transactions overlap them.  Every other way of passing the turn (a
+ * restart in the turn, a barrier, an exit) ends the run.
+ *
  * Weighted order (POTM_SEQUENCER=weighted): round-robin generalized to
  * transactions of different lengths, as fair queueing orders packets by
  * virtual finish time.  Each member has a virtual clock; a transaction
@@ -75,6 +89,9 @@
  *      the turn over releases those writes to the next holder.
  *  S3  pending (registered, waiting for a round boundary) is written only
  *      under potm_seqr.lock.
+ *  S4  run_cost is holder-owned like members (S2): the holder adds to it
+ *      when it keeps the turn and zeroes it before any hand-over, so each
+ *      run starts from 0.
  * Weighted order, in addition:
  *  W1  vclock and vnow are written only under potm_seqr.lock (the holder takes
  *      it to pass); the members bitmap under potm_seqr.lock or, as in S2, by the
@@ -141,6 +158,9 @@ struct potm_seqr {
 	unsigned solo_id;                /* the only member, if there is exactly
 	                                    one (round-robin, no rounds); else
 	                                    UINT32_MAX: seqr_pass's fast path */
+	uint32_t run_cost;               /* S4: cost of the holder's run so far */
+	uint32_t run_budget;             /* a run ends once its cost reaches
+	                                    this; 0: one slot per run */
 
 	uint32_t pending_any POTM_ALIGNED; /* hint: pending is not empty */
 	uint32_t registered;             /* threads between join and leave */
@@ -162,9 +182,11 @@ extern struct potm_seqr potm_seqr;
 /* ---- life cycle ---------------------------------------------------------- */
 
 /* rounds: maintain round_started (DeSTM); weighted: the weighted order
- * (kind SEQR_ROUND_ROBIN, not with rounds).  Returns 0 or -1 (potm_error). */
+ * (kind SEQR_ROUND_ROBIN, not with rounds); run_budget: runs of turns
+ * (round-robin without rounds or weights; 0: off).  Returns 0 or -1
+ * (potm_error). */
 int seqr_init(enum seqr_kind kind, unsigned max_threads, unsigned timeout_ms,
-              bool rounds, bool weighted);
+              bool rounds, bool weighted, uint32_t run_budget);
 void seqr_shutdown(void);
 
 /* Registration: the thread becomes pending and joins at the next round
@@ -250,11 +272,34 @@ static inline void seqr_pass(unsigned id, bool new_round)
 	if (likely(q->solo_id == id && !new_round &&
 	           !__atomic_load_n(&q->pending_any, __ATOMIC_RELAXED))) {
 		uint64_t s = __atomic_load_n(&q->state, __ATOMIC_RELAXED);
+		q->run_cost = 0;   /* S4: a run of one member ends here */
 		__atomic_store_n(&q->state, s + ((uint64_t)1 << SEQR_HOLDER_BITS),
 		                 __ATOMIC_RELEASE);
 		return;
 	}
 	seqr_pass_slow(id, new_round);
+}
+
+/* The holder ends a slot whose transaction cost `cost` (its accesses + 1):
+ * it keeps the turn for its next transaction while its run stays under the
+ * budget (returns true), else passes it as seqr_pass does.  A thread that
+ * kept the turn and then waits for the others outside a transaction must
+ * pass it first (seqr_pass: the kept slot is consumed as an event).  Keeping the turn moves it on
+ * by one slot, as the solo member's pass does; pending threads join when
+ * the run's round ends. */
+static inline bool seqr_pass_run(unsigned id, uint32_t cost)
+{
+	struct potm_seqr *q = &potm_seqr;
+	uint32_t c = q->run_cost + cost;
+	if (q->run_budget != 0 && c >= cost && c < q->run_budget) {
+		q->run_cost = c;
+		uint64_t s = __atomic_load_n(&q->state, __ATOMIC_RELAXED);
+		__atomic_store_n(&q->state, s + ((uint64_t)1 << SEQR_HOLDER_BITS),
+		                 __ATOMIC_RELEASE);
+		return true;   /* kept */
+	}
+	seqr_pass(id, false);
+	return false;
 }
 
 /* Weighted order: the owner begins a slot (a transaction, or an event

@@ -16,10 +16,13 @@
  *       transaction as a whole.
  *
  * What every backend does around them (cancel handling, the read-side
- * section, potm_tx_committed's bookkeeping) is here once.  A backend that
- * runs one thread alone defines BACKEND_NO_READ_SECTION: no transaction
- * can read beside it, so the blocks it frees are reclaimed at its commit
- * and it needs no read-side section.
+ * section, potm_tx_committed's bookkeeping) is here once.  Every attempt
+ * runs in the reclamation's read-side section (potm_enter_read_section),
+ * unless the backend defines BACKEND_OWN_READ_SECTION and enters it
+ * itself where its transactions read beside others (pot: speculative
+ * attempts; one that runs in its turn reads only what no one else may
+ * change or free), or BACKEND_NO_READ_SECTION (seq: one thread, which
+ * reclaims what it frees at its commit).
  */
 #ifndef POTM_TX_GEN_H
 #define POTM_TX_GEN_H
@@ -37,13 +40,8 @@ int tm_tx_start_(tm_txd_t *d)
 		return 0;
 	}
 	d->depth = 1;
-#ifndef BACKEND_NO_READ_SECTION
-	if (!t->in_rcu) {
-		/* Held across retries: nothing this transaction has seen may be
-		 * reclaimed until it has committed or cancelled. */
-		potm_rcu_read_lock(t);
-		t->in_rcu = true;
-	}
+#if !defined(BACKEND_NO_READ_SECTION) && !defined(BACKEND_OWN_READ_SECTION)
+	potm_enter_read_section(t);
 #else
 	(void)t;
 #endif

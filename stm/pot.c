@@ -477,6 +477,7 @@ static void pot_write_spec(pot_tx_t *tx, void *a, unsigned size, uint64_t b)
 tm_word_t tm_read(const tm_word_t *a)
 {
 	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_read");
+	tx->pt.th.txd.accesses++;
 	if (likely(tx->fast))
 		return __atomic_load_n(a, __ATOMIC_RELAXED);
 	return (tm_word_t)pot_read_spec(tx, a, sizeof *a);
@@ -485,6 +486,7 @@ tm_word_t tm_read(const tm_word_t *a)
 void tm_write(tm_word_t *a, tm_word_t v)
 {
 	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_write");
+	tx->pt.th.txd.accesses++;
 	if (likely(tx->fast)) {
 		pot_fast_write(tx, a, sizeof *a, v);
 		return;
@@ -495,6 +497,7 @@ void tm_write(tm_word_t *a, tm_word_t v)
 static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
 {
 	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_read");
+	tx->pt.th.txd.accesses++;
 	if (likely(tx->fast))
 		return tm_load_bytes_(a, size);
 	return pot_read_spec(tx, a, size);
@@ -503,6 +506,7 @@ static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
 static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 {
 	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_write");
+	tx->pt.th.txd.accesses++;
 	if (likely(tx->fast)) {
 		pot_fast_write(tx, a, size, b);
 		return;
@@ -522,6 +526,7 @@ static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 
 static inline void pot_begin_spec(pot_tx_t *tx)
 {
+	potm_enter_read_section(&tx->pt.th);   /* it reads beside the holder */
 	pot_set_fast(tx, false);
 	if (pot.serial_on)
 		pot_start_reading(tx);
@@ -532,6 +537,8 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 {
 	pot_tx_t *tx = (pot_tx_t *)d;
 	pot_order_check_supplied(&tx->pt);
+	d->accesses = 0;   /* this attempt's, for its run of turns */
+	tx->pt.kept = false;   /* the kept turn is this transaction's now */
 	if (unlikely(tx->sync_first_tx)) {
 		/* P5: nothing read yet; make sure no unmarked fast
 		 * transaction is still writing. */
@@ -656,11 +663,18 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 		tx->pt.last_order = seqr_clock();
 	}
 	pot_stop_reading(tx);   /* a promoted attempt's */
-	pot_order_pass(&tx->pt);
+	/* The accesses are those of the execution that commits, made on the
+	 * state of its slot (fast mode, or validated in the turn): the same
+	 * in every run, so the run of turns they decide is too. */
+	pot_order_pass_run(&tx->pt, d->accesses);
 	__atomic_store_n(tx->pt.busy, 0, __ATOMIC_RELAXED);
 	return ro;
 }
 
+/* A transaction that runs in its turn (fast mode, pogl) reads the state
+ * of its slot, which nobody else changes or frees meanwhile: only
+ * speculative attempts enter the read-side section (pot_begin_spec). */
+#define BACKEND_OWN_READ_SECTION 1
 #include "tx_gen.h"
 
 /* ---- explicit aborts ---------------------------------------------------------------- */

@@ -11,8 +11,11 @@
  *  - round-robin: slots by logical id, round after round; a barrier
  *    arrival and an exit each take the thread's slot and leave the
  *    membership; the arrival that releases a barrier starts a new round
- *    from the lowest id; weights are kept and ignored.  The model itself
- *    is checked against slots worked out by hand.
+ *    from the lowest id; weights are kept and ignored.  With runs of
+ *    turns (tm_config_t.turn_batch; pot and pot-fast on the pot backend)
+ *    a thread keeps the turn after a transaction while its run's
+ *    accesses (+1 each) stay under the budget, whatever its next step.
+ *    The model itself is checked against slots worked out by hand.
  *  - weighted: the next slot goes to the member whose next step ends
  *    first in virtual time (its clock + the step's weight; a barrier
  *    arrival or an exit weighs 1), ties to the lowest id; a barrier
@@ -32,19 +35,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* tm_init with mode and sequencer set in the configuration, the
- * environment not overriding them. */
-static void init_order(const char *mode, const char *sequencer)
+/* tm_init with mode, sequencer and runs of turns set in the
+ * configuration, the environment not overriding them. */
+static void init_order_batch(const char *mode, const char *sequencer, unsigned batch)
 {
 	unsetenv("POTM_MODE");
 	unsetenv("POTM_SEQUENCER");
+	unsetenv("POTM_TURN_BATCH");
 	tm_config_t cfg;
 	tm_config_default(&cfg);
 	snprintf(cfg.mode, sizeof cfg.mode, "%s", mode);
 	snprintf(cfg.sequencer, sizeof cfg.sequencer, "%s", sequencer);
+	cfg.turn_batch = batch;
 	ck_assert_msg(tm_init(&cfg) == 0, "tm_init(mode %s, sequencer %s): %s", mode,
 	              sequencer, tm_last_error());
 	ck_assert_str_eq(tm_current_config()->sequencer, sequencer);
+}
+
+static void init_order(const char *mode, const char *sequencer)
+{
+	init_order_batch(mode, sequencer, 0);
+}
+
+/* Whether a mode keeps the turn in runs on this backend: the modes with
+ * fast mode, on the STM (the HTM backends cannot count the accesses of
+ * a hardware transaction). */
+static bool runs_apply(const char *mode)
+{
+	return strcmp(tm_backend_name(), "pot") == 0 &&
+	       (strcmp(mode, "pot") == 0 || strcmp(mode, "pot-fast") == 0);
 }
 
 /* ---- schedules --------------------------------------------------------- */
@@ -97,12 +116,20 @@ static void parse(const sched_t *s, unsigned w_all, parsed_t *p)
 	}
 }
 
+/* What a step's transaction (step_tx) costs a run of turns: its five
+ * accesses + 1. */
+#define STEP_COST 6
+#define RUN_BUDGET 14   /* runs of three transactions */
+
 /* The model: slot[id][k] for every step, the exit included.  The start
  * barrier (every thread, in pot_run_threads) takes slots 0..n-1 whatever
  * the arrival order, and its release begins the first round with every
- * thread a member and every clock level. */
-static void model(const parsed_t *p, bool weighted, uint64_t slot[MAXT][MAXOPS + 1])
+ * thread a member and every clock level.  budget: runs of turns
+ * (round-robin; 0 = none). */
+static void model(const parsed_t *p, bool weighted, unsigned budget,
+                  uint64_t slot[MAXT][MAXOPS + 1])
 {
+	unsigned run = 0, kept = MAXT;
 	unsigned members = (1u << p->n) - 1, parked[MAXB] = { 0 }, arrived[MAXB] = { 0 };
 	unsigned pos[MAXT] = { 0 }, barriers_passed[MAXT] = { 0 };
 	uint64_t clock[MAXT] = { 0 }, next = p->n;
@@ -114,8 +141,10 @@ static void model(const parsed_t *p, bool weighted, uint64_t slot[MAXT][MAXOPS +
 	while (done < p->n) {
 		ck_assert_msg(members != 0, "the schedule deadlocks at slot %llu",
 		              (unsigned long long)next);
-		unsigned h = MAXT;
-		if (weighted) {
+		unsigned h = kept;
+		if (h != MAXT) {
+			kept = MAXT;   /* the run goes on */
+		} else if (weighted) {
 			uint64_t best = UINT64_MAX;
 			for (unsigned i = 0; i < p->n; i++) {
 				uint64_t t = clock[i] + p->step[i][pos[i]].w;
@@ -137,6 +166,12 @@ static void model(const parsed_t *p, bool weighted, uint64_t slot[MAXT][MAXOPS +
 		clock[h] += st->w;
 		last = h;
 		new_round = false;
+		if (st->kind == 'T' && budget && !weighted && run + STEP_COST < budget) {
+			run += STEP_COST;
+			kept = h;
+			continue;
+		}
+		run = 0;
 		if (st->kind == 'X') {
 			members &= ~(1u << h);
 			done++;
@@ -194,12 +229,12 @@ static void script_thread(unsigned id, void *arg)
 /* Run s (weights replaced by w_all unless 0) on an initialized library in
  * the given order and check every transaction's slot against the model of
  * model_weighted. */
-static void run_and_check(const sched_t *s, unsigned w_all, bool model_weighted,
-                          const char *what)
+static void run_and_check_runs(const sched_t *s, unsigned w_all, bool model_weighted,
+                               unsigned budget, const char *what)
 {
 	parse(s, w_all, &run_p);
 	uint64_t want[MAXT][MAXOPS + 1];
-	model(&run_p, model_weighted, want);
+	model(&run_p, model_weighted, budget, want);
 	for (unsigned b = 0; b < MAXB; b++)
 		if (run_p.count[b])
 			ck_assert(tm_barrier_init(&run_bar[b], run_p.count[b]) == 0);
@@ -243,6 +278,12 @@ static void run_and_check(const sched_t *s, unsigned w_all, bool model_weighted,
 	ck_assert_uint_eq(mix, want_mix);
 }
 
+static void run_and_check(const sched_t *s, unsigned w_all, bool model_weighted,
+                          const char *what)
+{
+	run_and_check_runs(s, w_all, model_weighted, 0, what);
+}
+
 /* ---- round-robin ------------------------------------------------------- */
 
 /* Thread 1 exits early; threads 0 and 2 meet at a barrier that thread 2's
@@ -282,7 +323,7 @@ START_TEST(test_round_robin_model)
 	parsed_t p;
 	uint64_t slot[MAXT][MAXOPS + 1];
 	parse(&rr_exit_barrier, 0, &p);
-	model(&p, false, slot);
+	model(&p, false, 0, slot);
 	for (unsigned id = 0; id < 3; id++)
 		for (unsigned k = 0; k <= p.nsteps[id]; k++)
 			ck_assert_msg(slot[id][k] == hand[id][k], "thread %u step %u: model "
@@ -291,8 +332,25 @@ START_TEST(test_round_robin_model)
 	/* Weight 1 everywhere: the weighted model deals the same slots. */
 	uint64_t wslot[MAXT][MAXOPS + 1];
 	parse(&rr_exit_barrier, 1, &p);
-	model(&p, true, wslot);
+	model(&p, true, 0, wslot);
 	ck_assert(memcmp(slot, wslot, sizeof slot) == 0);
+
+	/* Runs under a budget of RUN_BUDGET: two transactions keep the turn
+	 * (6, 12 < 14), the third passes it (18); an event in a kept turn
+	 * ends the run. */
+	static const uint64_t hand_runs[3][MAXOPS + 1] = {
+		{ 3, 4, 5, 12, 13, 16, 17, 18 },    /* B (13) in a kept turn parks */
+		{ 6, 7, 8 },                        /* exits (8) in a kept turn */
+		{ 9, 10, 11, 14, 15, 19, 20, 21 },  /* B at 15 releases */
+	};
+	parse(&rr_exit_barrier, 0, &p);
+	model(&p, false, RUN_BUDGET, slot);
+	for (unsigned id = 0; id < 3; id++)
+		for (unsigned k = 0; k <= p.nsteps[id]; k++)
+			ck_assert_msg(slot[id][k] == hand_runs[id][k], "runs: thread %u step "
+			              "%u: model %llu, by hand %llu", id, k,
+			              (unsigned long long)slot[id][k],
+			              (unsigned long long)hand_runs[id][k]);
 }
 END_TEST
 
@@ -303,6 +361,23 @@ START_TEST(test_round_robin)
 		init_order(mode, "round-robin");
 		run_and_check(rr_scheds[s], 0, false, mode);
 	}
+}
+END_TEST
+
+/* The same schedules in runs of turns, and under the default budget, in
+ * which every thread's transactions up to its next event form one run. */
+START_TEST(test_round_robin_runs)
+{
+	const char *mode = pot_modes[_i];
+	tm_config_t dflt;
+	tm_config_default(&dflt);
+	const unsigned budgets[] = { RUN_BUDGET, dflt.turn_batch };
+	for (unsigned b = 0; b < 2; b++)
+		for (unsigned s = 0; s < N_RR; s++) {
+			init_order_batch(mode, "round-robin", budgets[b]);
+			run_and_check_runs(rr_scheds[s], 0, false,
+			                   runs_apply(mode) ? budgets[b] : 0, mode);
+		}
 }
 END_TEST
 
@@ -358,8 +433,8 @@ START_TEST(test_weighted_model_differs)
 		parsed_t p;
 		uint64_t rr[MAXT][MAXOPS + 1], w[MAXT][MAXOPS + 1];
 		parse(scheds[s], 0, &p);
-		model(&p, false, rr);
-		model(&p, true, w);
+		model(&p, false, 0, rr);
+		model(&p, true, 0, w);
 		bool differ = false;
 		for (unsigned id = 0; id < p.n; id++)
 			for (unsigned k = 0; k <= p.nsteps[id]; k++)
@@ -543,6 +618,7 @@ int main(void)
 	tcase_add_test(tc, test_weighted_model_differs);
 	if (tm_is_deterministic()) {
 		tcase_add_loop_test(tc, test_round_robin, 0, POT_NMODES);
+		tcase_add_loop_test(tc, test_round_robin_runs, 0, POT_NMODES);
 		tcase_add_loop_test(tc, test_weighted, 0, POT_NSEQUENCED);
 		tcase_add_loop_test(tc, test_equal_weights_round_robin, 0, POT_NSEQUENCED);
 		tcase_add_loop_test(tc, test_explicit, 0, POT_NSEQUENCED);

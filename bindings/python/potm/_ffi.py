@@ -38,6 +38,7 @@ typedef struct tm_config {
     char mode[24];
     char sequencer[16];
     unsigned turn_timeout_ms;
+    unsigned turn_batch;
     unsigned dp_split_ms;
     unsigned dp_stash_max;
     unsigned dp_classify_ms;

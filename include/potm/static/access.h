@@ -108,7 +108,8 @@ tm_gl_load_(const tm_txd_t *d, const void *a, unsigned size, void *out)
  * can commit before it and a read is a plain load; one flag test inline
  * saves it a call per read.  Alone (no stripes to mark), a fast write is
  * inline too: an undo-log entry (for tm_restart/tm_cancel) and a store.
- * Speculative accesses, marked writes and a full log go to the library. */
+ * Speculative accesses, marked writes and a full log go to the library.
+ * Every access is counted (accesses), inline or in the library, once. */
 #define POTM_ACCESS_(T, sfx)                                             \
 	T tm_read##sfx##_spec_(const T *a);                              \
 	void tm_write##sfx##_slow_(T *a, T v);                           \
@@ -116,8 +117,10 @@ tm_gl_load_(const tm_txd_t *d, const void *a, unsigned size, void *out)
 	{                                                                \
 		tm_txd_t *d = tm_self_;                                  \
 		if (__builtin_expect(d != NULL &&                        \
-		                     (d->flags & TM_TXD_PLAIN_READS), 1))\
+		                     (d->flags & TM_TXD_PLAIN_READS), 1)) { \
+			d->accesses++;                                   \
 			return *a;                                       \
+		}                                                        \
 		return tm_read##sfx##_spec_(a);                          \
 	}                                                                \
 	static inline void tm_write##sfx(T *a, T v)                      \
@@ -127,11 +130,13 @@ tm_gl_load_(const tm_txd_t *d, const void *a, unsigned size, void *out)
 			goto slow;                                       \
 		if (__builtin_expect((uintptr_t)d->undo.next <            \
 		                     (uintptr_t)d->undo.quick_end, 1)) {  \
+			d->accesses++;                                   \
 			tm_undo_push_(&d->undo, a, sizeof(T));           \
 			*a = v;                                          \
 			return;                                          \
 		}                                                        \
 		if ((uintptr_t)d->undo.next < (uintptr_t)d->undo.plain_end) { \
+			d->accesses++;                                   \
 			if (d->undo.mark)                                \
 				tm_undo_mark_(&d->undo, a);              \
 			tm_undo_append_(&d->undo, a, sizeof(T));         \

@@ -217,6 +217,8 @@ typedef struct tm_txd {
 	sigjmp_buf env;     /* where an aborted attempt resumes */
 	unsigned depth;     /* flat nesting depth; 0 = not in a transaction */
 	unsigned flags;     /* TM_TXD_* */
+	unsigned accesses;  /* pot: reads and writes of this attempt, which
+	                       decide its runs of turns (lib/sequencer.h) */
 	tm_undo_t undo;     /* pot: the attempt's in-place writes */
 	tm_snap_t snap;     /* tl2: the attempt's snapshot reads */
 } tm_txd_t;

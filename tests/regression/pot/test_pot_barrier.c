@@ -177,7 +177,10 @@ static __attribute__((noinline)) void stall_tx(void)
 }
 
 /* After the start barrier thread 0 has the first turn, then thread 1,
- * which blocks forever outside the API instead of taking it. */
+ * which blocks forever outside the API instead of taking it.  Thread 0
+ * runs more transactions than one run of turns holds, so that it waits
+ * for thread 1's turn whatever POTM_TURN_BATCH is. */
+#define STALL_TXS 2000
 static void stall_thread(unsigned id, void *arg)
 {
 	(void)arg;
@@ -185,7 +188,7 @@ static void stall_thread(unsigned id, void *arg)
 		sem_wait(&never);
 		return;
 	}
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < STALL_TXS; k++)
 		stall_tx();
 }
 

@@ -270,8 +270,10 @@ static void cancel_thread(unsigned id, void *arg)
 START_TEST(test_cancel_is_an_ordered_noop)
 {
 	pot_use_mode(pot_modes[_i]);
+	setenv("POTM_TURN_BATCH", "0", 1);   /* one transaction per turn */
 	cancel_word = cancel_other = 0;
 	pot_init_or_fail();
+	unsetenv("POTM_TURN_BATCH");
 	pot_run_threads(2, cancel_thread, NULL);
 	tm_stats_t s;
 	tm_stats(&s);

@@ -180,7 +180,9 @@ START_TEST(test_equal_weights_round_robin)
 {
 	pot_run_t rr, w1, w5;
 	pot_use_mode("pot");
+	setenv("POTM_TURN_BATCH", "0", 1);   /* round-robin as the thesis has it */
 	pot_run_prog(&pot_prog_bank, 4, 40, &rr);
+	unsetenv("POTM_TURN_BATCH");
 	pot_prog_bank.teardown();
 	use_weighted("pot");
 	pot_run_prog(&pot_prog_bank, 4, 40, &w1);
