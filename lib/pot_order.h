@@ -33,9 +33,10 @@ typedef struct pot_thread {
 	seqr_turn_key_t key;            /* what "my turn" looks like */
 	uint32_t *busy;                /* our busy word in the sequencer */
 	uint64_t last_order;           /* tm_last_order() */
+	seqr_run_t run;                /* its run of turns (S4) */
 	bool kept;                     /* kept the turn at its last commit
-	                                  (a run of turns) and has not begun
-	                                  its next transaction */
+	                                  and has not begun its next
+	                                  transaction */
 } pot_thread_t;
 
 static struct {
@@ -102,7 +103,14 @@ static inline __attribute__((always_inline)) void pot_order_pass(pot_thread_t *p
 	if (pot_order.explicit_order)
 		seqr_supply_done(p->th.id, &p->key);
 	p->kept = false;
+	seqr_run_publish(p->th.id, &p->run);
 	seqr_pass(p->th.id, false);
+}
+
+/* The slot the thread holds while it holds the turn (its run's, S4). */
+static inline uint64_t pot_order_clock(const pot_thread_t *p)
+{
+	return seqr_run_clock(&p->run);
 }
 
 /* The holder commits a transaction that made `accesses` accesses: it keeps
@@ -114,7 +122,8 @@ static inline __attribute__((always_inline)) void pot_order_pass_run(pot_thread_
 {
 	if (pot_order.explicit_order)
 		seqr_supply_done(p->th.id, &p->key);
-	p->kept = seqr_pass_run(p->th.id, accesses + 1 > accesses ? accesses + 1 : accesses);
+	p->kept = seqr_pass_run(p->th.id, accesses + 1 > accesses ? accesses + 1 : accesses,
+	                        &p->run);
 }
 
 enum pot_wait_for {
@@ -154,6 +163,7 @@ static inline void pot_order_thread_init(pot_thread_t *p)
 {
 	p->last_order = TM_ORDER_NONE;
 	p->kept = false;
+	p->run = (seqr_run_t){ 0, 0, false };
 	p->busy = seqr_busy_word(p->th.id);
 	if (pot_order.explicit_order)
 		seqr_key_none(&p->key);
@@ -164,6 +174,8 @@ static inline void pot_order_thread_init(pot_thread_t *p)
 
 static inline void pot_order_thread_fini(pot_thread_t *p)
 {
+	p->kept = false;
+	seqr_run_publish(p->th.id, &p->run);   /* S4 */
 	seqr_thread_leave(&p->th);    /* an event: leaves in its own turn */
 }
 
@@ -171,6 +183,9 @@ static inline void pot_order_thread_fini(pot_thread_t *p)
 
 static void pot_order_arrive(potm_thread_t *t)
 {
+	pot_thread_t *p = (pot_thread_t *)t;
+	p->kept = false;
+	seqr_run_publish(t->id, &p->run);   /* S4: the arrival takes the next slot */
 	if (!pot_order.explicit_order)
 		seqr_event_acquire(t);
 }

@@ -30,7 +30,7 @@ struct potm_seqr potm_seqr;
  * more on a loaded or virtualized machine).  If waiters gave up sooner
  * than that, every hand-off would find its next holder asleep and the
  * order would settle into a convoy: one transaction per wake-up latency. */
-#define SEQR_PAUSE_NS 4000u
+#define SEQR_PAUSE_NS 20000u   /* a run of short transactions, and then some */
 #define SEQR_SPIN_NS 200000u
 #define SEQR_SLEEP_MS 50
 
@@ -198,6 +198,7 @@ int seqr_init(enum seqr_kind kind, unsigned max_threads, unsigned timeout_ms, bo
 	q->rounds = rounds;
 	q->weighted = weighted && kind == SEQR_ROUND_ROBIN && !rounds;
 	q->run_budget = kind == SEQR_ROUND_ROBIN && !rounds && !q->weighted ? run_budget : 0;
+	q->run_short = q->run_budget / SEQR_RUN_SHORT;
 	q->timeout_ms = timeout_ms;
 	q->max_threads = max_threads;
 	q->nwords = (max_threads + 63) / 64;
@@ -334,7 +335,6 @@ static unsigned seqr_begin_round(uint64_t turn, bool locked)
 static void seqr_hand_over(unsigned from, uint64_t turn, unsigned next, bool round_began)
 {
 	struct potm_seqr *q = &potm_seqr;
-	q->run_cost = 0;   /* S4: released to the next holder with the state */
 	__atomic_store_n(&q->state, turn << SEQR_HOLDER_BITS | next, __ATOMIC_RELEASE);
 	if (round_began && q->rounds)
 		seqr_wake_all();

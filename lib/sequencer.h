@@ -33,18 +33,29 @@
  *    of them takes a turn, e.g. register, then meet at a tm barrier.
  *
  * Runs of turns (POTM_TURN_BATCH, round-robin without rounds).  A member
- * keeps the turn for its next transaction while the transactions of its
+ * keeps the turn after a short transaction while the transactions of its
  * current run have made fewer accesses, in all, than the budget: so one
  * member's consecutive short transactions take consecutive slots, and the
  * turn crosses between cores once per run instead of once per
- * transaction.  Each transaction counts its accesses + 1 (seqr_pass_run);
- * a transaction's accesses are those of the execution that commits, which
+ * transaction.  Each transaction costs its accesses + 1 (seqr_pass_run);
+ * one that costs budget / SEQR_RUN_SHORT or more is not short and ends
+ * its run: one slot per round, as in the thesis, where the others'
+ * speculative transactions overlap it (a run buys fewer hand-offs with
+ * that overlap, which only short transactions can spare).  A
+ * transaction's accesses are those of the execution that commits, which
  * is the same in every run (it saw the state of its slot), so the length
  * of every run, hence the order, still depends only on the program and
- * its input.  Long transactions (accesses >= budget) end their run at
- * once: one slot per round, as before, and the others' speculative
- * transactions overlap them.  Every other way of passing the turn (a
- * restart in the turn, a barrier, an exit) ends the run.
+ * its input.  Every other way of passing the turn (a restart in the turn,
+ * a barrier, an exit) ends the run.
+ *
+ * A run is the holder's own business: nothing shared is written while it
+ * lasts (the others poll the state word, so a store to it per transaction
+ * would cost the holder a cache miss per transaction, the very cost runs
+ * save).  The holder counts its slots in its seqr_run_t; the state keeps
+ * the run's first slot until seqr_run_publish stores the current one,
+ * before any pass.  Meanwhile the clock others see lags the versions the
+ * run writes: a speculative reader that meets one waits for the run's end
+ * (P3 of stm/pot.c holds for the published clock).
  *
  * Weighted order (POTM_SEQUENCER=weighted): round-robin generalized to
  * transactions of different lengths, as fair queueing orders packets by
@@ -89,9 +100,10 @@
  *      the turn over releases those writes to the next holder.
  *  S3  pending (registered, waiting for a round boundary) is written only
  *      under potm_seqr.lock.
- *  S4  run_cost is holder-owned like members (S2): the holder adds to it
- *      when it keeps the turn and zeroes it before any hand-over, so each
- *      run starts from 0.
+ *  S4  While the holder's seqr_run_t is on, the state's turn is the run's
+ *      first slot and the holder's slot is run.slot; every pass, park or
+ *      leave of the holder is preceded by seqr_run_publish, so the turn
+ *      that is handed over counts every slot of the run.
  * Weighted order, in addition:
  *  W1  vclock and vnow are written only under potm_seqr.lock (the holder takes
  *      it to pass); the members bitmap under potm_seqr.lock or, as in S2, by the
@@ -117,6 +129,7 @@
 #define SEQR_EXPLICIT 0xfffeu /* explicit order: the holder bits are unused */
 #define SEQR_UNDECIDED 0xfffdu /* weighted: the next holder has not begun its slot (W2) */
 #define SEQR_MAX_THREADS 4096 /* ids fit in the holder bits with room for the three above */
+#define SEQR_RUN_SHORT 16     /* short: costs less than a run's budget / 16 */
 
 enum seqr_kind { SEQR_ROUND_ROBIN, SEQR_EXPLICIT_ORDER };
 
@@ -158,9 +171,6 @@ struct potm_seqr {
 	unsigned solo_id;                /* the only member, if there is exactly
 	                                    one (round-robin, no rounds); else
 	                                    UINT32_MAX: seqr_pass's fast path */
-	uint32_t run_cost;               /* S4: cost of the holder's run so far */
-	uint32_t run_budget;             /* a run ends once its cost reaches
-	                                    this; 0: one slot per run */
 
 	uint32_t pending_any POTM_ALIGNED; /* hint: pending is not empty */
 	uint32_t registered;             /* threads between join and leave */
@@ -172,6 +182,11 @@ struct potm_seqr {
 	enum seqr_kind kind;
 	bool rounds;                     /* keep DeSTM's round accounting */
 	bool weighted;                   /* weighted order (round-robin kind) */
+	uint32_t run_budget;             /* a run ends once its cost reaches
+	                                    this; 0: one slot per run */
+	uint32_t run_short;              /* a transaction that costs less is
+	                                    short (budget / SEQR_RUN_SHORT;
+	                                    0: none) */
 	uint64_t vnow;                   /* weighted: virtual time of the last
 	                                    slot consumed (W1) */
 	unsigned timeout_ms;             /* stall report; 0 = never */
@@ -272,7 +287,6 @@ static inline void seqr_pass(unsigned id, bool new_round)
 	if (likely(q->solo_id == id && !new_round &&
 	           !__atomic_load_n(&q->pending_any, __ATOMIC_RELAXED))) {
 		uint64_t s = __atomic_load_n(&q->state, __ATOMIC_RELAXED);
-		q->run_cost = 0;   /* S4: a run of one member ends here */
 		__atomic_store_n(&q->state, s + ((uint64_t)1 << SEQR_HOLDER_BITS),
 		                 __ATOMIC_RELEASE);
 		return;
@@ -280,24 +294,51 @@ static inline void seqr_pass(unsigned id, bool new_round)
 	seqr_pass_slow(id, new_round);
 }
 
+/* A holder's run of turns (S4), kept by the holder alone. */
+typedef struct seqr_run {
+	uint64_t slot;    /* while on: the slot the holder holds */
+	uint32_t cost;    /* of the run so far */
+	bool on;          /* the state lags: it shows the run's first slot */
+} seqr_run_t;
+
+/* The slot the holder holds: its run's, or the published turn. */
+static inline uint64_t seqr_run_clock(const seqr_run_t *r)
+{
+	return r->on ? r->slot : seqr_clock();
+}
+
+/* End the holder's run, if any, before a pass (S4): publish its slot. */
+static inline void seqr_run_publish(unsigned id, seqr_run_t *r)
+{
+	if (r->on) {
+		__atomic_store_n(&potm_seqr.state, r->slot << SEQR_HOLDER_BITS | id,
+		                 __ATOMIC_RELEASE);
+		r->on = false;
+	}
+	r->cost = 0;
+}
+
 /* The holder ends a slot whose transaction cost `cost` (its accesses + 1):
- * it keeps the turn for its next transaction while its run stays under the
- * budget (returns true), else passes it as seqr_pass does.  A thread that
- * kept the turn and then waits for the others outside a transaction must
- * pass it first (seqr_pass: the kept slot is consumed as an event).  Keeping the turn moves it on
- * by one slot, as the solo member's pass does; pending threads join when
- * the run's round ends. */
-static inline bool seqr_pass_run(unsigned id, uint32_t cost)
+ * it keeps the turn for its next transaction (the next slot) while the
+ * transaction is short and its run stays under the budget, and returns
+ * true; else it publishes and passes the turn as seqr_pass does.  A
+ * thread that kept the turn and then waits for the others outside a
+ * transaction must publish and pass first (the kept slot is consumed as
+ * an event).  Pending threads join when the run's round ends. */
+static inline bool seqr_pass_run(unsigned id, uint32_t cost, seqr_run_t *r)
 {
 	struct potm_seqr *q = &potm_seqr;
-	uint32_t c = q->run_cost + cost;
-	if (q->run_budget != 0 && c >= cost && c < q->run_budget) {
-		q->run_cost = c;
-		uint64_t s = __atomic_load_n(&q->state, __ATOMIC_RELAXED);
-		__atomic_store_n(&q->state, s + ((uint64_t)1 << SEQR_HOLDER_BITS),
-		                 __ATOMIC_RELEASE);
-		return true;   /* kept */
+	uint32_t c;
+	if (cost < q->run_short && (c = r->cost + cost) < q->run_budget) {
+		if (!r->on) {
+			r->slot = seqr_clock();
+			r->on = true;
+		}
+		r->slot++;
+		r->cost = c;
+		return true;
 	}
+	seqr_run_publish(id, r);
 	seqr_pass(id, false);
 	return false;
 }

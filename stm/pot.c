@@ -133,6 +133,7 @@ typedef struct pot_tx {
 	bool sync_first_tx;            /* P5: first transaction since joining */
 	bool serial;                   /* P6: this attempt runs alone */
 	bool want_serial;              /* P6: the next attempt does */
+	bool want_turn;                /* the next attempt waits for its turn */
 	bool reading;                  /* P6: its reading word is up */
 	uint64_t epoch;                /* P6: pot.serial_epoch at its start */
 	uintptr_t fast_word;           /* (wv << 1) | 1 while fast */
@@ -142,6 +143,9 @@ typedef struct pot_tx {
 } pot_tx_t;
 
 #define POT_MARKED_SPINS 128   /* pauses before yielding on a marked stripe */
+#ifndef POT_TURN_LOOK_EVERY
+#define POT_TURN_LOOK_EVERY 8  /* speculative accesses per look at the turn */
+#endif
 
 static struct {
 	volatile uintptr_t *stripes POTM_ALIGNED;
@@ -289,7 +293,7 @@ static void pot_abort(pot_tx_t *tx, int cause)
 static void pot_promote(pot_tx_t *tx) __attribute__((noinline));
 static void pot_promote(pot_tx_t *tx)
 {
-	uint64_t clock = seqr_clock();
+	uint64_t clock = pot_order_clock(&tx->pt);
 	if (clock != tx->rv && !pot_validate(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
 	pot_enter_fast(tx, clock);
@@ -365,7 +369,7 @@ static void pot_restart_serial(pot_tx_t *tx)
  * serial transaction store since it was taken (P6)? */
 static bool pot_snapshot_current(const pot_tx_t *tx)
 {
-	return (seqr_clock() == tx->rv || pot_validate(tx)) &&
+	return (pot_order_clock(&tx->pt) == tx->rv || pot_validate(tx)) &&
 	       tx->epoch == __atomic_load_n(&pot.serial_epoch, __ATOMIC_ACQUIRE);
 }
 
@@ -384,18 +388,22 @@ static void pot_wait_unmarked(volatile uintptr_t *s)
 
 /* Snapshot extension: if everything read so far is unchanged, the snapshot
  * is valid at the current clock too.  need: the version we met; if the
- * clock has not reached it yet, its writer is between unmarking and
- * passing the turn, a few instructions away. */
+ * clock has not reached it yet, its writer holds the turn: it is between
+ * unmarking and passing it, a few instructions away, or in a run of turns
+ * (lib/sequencer.h S4), which may last a while: then the attempt gives up
+ * and its retry waits for its turn, where the run's writes are plain to
+ * read. */
 static bool pot_extend(pot_tx_t *tx, uint64_t need)
 {
 	if (!potm_cfg.extend)
 		return false;
 	uint64_t now;
 	for (unsigned i = 0; (now = seqr_clock()) < need; i++) {
-		if (i < POT_MARKED_SPINS)
-			potm_cpu_relax();
-		else
-			sched_yield();
+		if (i >= POT_MARKED_SPINS) {
+			tx->want_turn = true;
+			pot_abort(tx, TM_ABORT_READ_VERSION);
+		}
+		potm_cpu_relax();
 	}
 	if (!pot_validate(tx))
 		return false;
@@ -446,7 +454,14 @@ static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 	 * stop now rather than at the end of a long body. */
 	if (unlikely(pot.serial_on) && __atomic_load_n(&pot.serial, __ATOMIC_RELAXED))
 		pot_abort(tx, TM_ABORT_SERIAL);
-	if (pot_order.mode.live_promotion && pot_holds_turn(tx)) {
+	/* Live promotion looks at the turn every POT_TURN_LOOK_EVERY
+	 * accesses, not at each read: the turn word changes at every commit,
+	 * so reading it is a cache miss whenever another thread committed
+	 * since, and a read that finds a stripe newer than its snapshot
+	 * looks anyway (pot_spec_load). */
+	if (pot_order.mode.live_promotion &&
+	    (tx->pt.th.txd.accesses & (POT_TURN_LOOK_EVERY - 1)) == 0 &&
+	    pot_holds_turn(tx)) {
 		pot_promote(tx);
 		return tm_load_bytes_(a, size);
 	}
@@ -560,7 +575,7 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 		/* PoGL: the turn is the lock; nobody reads beside its holder. */
 		if (!pot_holds_turn(tx))
 			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
-		pot_enter_fast(tx, seqr_clock());
+		pot_enter_fast(tx, pot_order_clock(&tx->pt));
 		if (pot.serial_on)   /* P6 */
 			tx->pt.th.txd.flags |= TM_TXD_SERIAL;
 	} else if (pot_order.mode.fast_mode) {
@@ -573,13 +588,14 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 		 * one (want_serial: hinted, above, or restarted at the mark). */
 		if (unlikely(((pot_order.weighted && tx->pt.th.attempt > 0 &&
 		               seqr_weight(tx->pt.th.id) >= POT_HEAVY_WEIGHT) ||
-		              tx->want_serial) &&
+		              tx->want_serial || tx->want_turn) &&
 		             (s & tx->pt.key.mask) != tx->pt.key.want)) {
 			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
 			s = seqr_load_state();
 		}
+		tx->want_turn = false;
 		if ((s & tx->pt.key.mask) == tx->pt.key.want) {
-			pot_enter_fast(tx, s >> SEQR_HOLDER_BITS);   /* fast mode */
+			pot_enter_fast(tx, pot_order_clock(&tx->pt));   /* fast mode */
 			/* P5: busy is stored above; the compiler must not move
 			 * the load of the count before it (the CPU may: that is
 			 * what the other side's membarrier is for). */
@@ -622,7 +638,7 @@ static void pot_commit_spec(pot_tx_t *tx)
 {
 	pot_wait_turn_and_validate(tx);
 	if (tx->ws.n) {
-		uint64_t wv = seqr_clock() + 1;
+		uint64_t wv = pot_order_clock(&tx->pt) + 1;
 		tx->fast_word = (uintptr_t)wv << 1 | 1;
 		for (size_t i = 0; i < tx->ws.n; i++)
 			pot_mark(tx, (const void *)tx->ws.e[i].addr);
@@ -660,7 +676,7 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 		ro = tx->ws.n == 0;
 		pot_commit_spec(tx);
 		tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
-		tx->pt.last_order = seqr_clock();
+		tx->pt.last_order = pot_order_clock(&tx->pt);
 	}
 	pot_stop_reading(tx);   /* a promoted attempt's */
 	/* The accesses are those of the execution that commits, made on the
@@ -711,7 +727,7 @@ void tm_cancel(void)
 	pot_set_fast(tx, false);
 	pot_stop_reading(tx);
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
-	tx->pt.last_order = seqr_clock();
+	tx->pt.last_order = pot_order_clock(&tx->pt);
 	pot_order_pass(&tx->pt);
 	__atomic_store_n(tx->pt.busy, 0, __ATOMIC_RELAXED);
 	potm_tx_cancelled(&tx->pt.th);

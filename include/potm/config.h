@@ -60,15 +60,16 @@ typedef struct tm_config {
 	                           the TM API this long while others wait (or a
 	                           gap in the explicit order) is reported as a
 	                           fatal error; 0 = wait forever */
-	unsigned turn_batch;    /* POTM_TURN_BATCH 0..2^24, default 256: pot,
+	unsigned turn_batch;    /* POTM_TURN_BATCH 0..2^24, default 1024: pot,
 	                           pot-fast in round-robin order: a thread
-	                           keeps the turn for its next transaction
-	                           while its consecutive transactions have
-	                           made fewer accesses (+1 each) than this, so
-	                           short transactions cross between cores once
-	                           per run of turns; the order stays a function
-	                           of the program.  0 = one transaction per
-	                           turn, as in the thesis */
+	                           keeps the turn after a short transaction
+	                           (fewer accesses than turn_batch / 16) while
+	                           its consecutive transactions have made
+	                           fewer accesses (+1 each) than this, so short
+	                           transactions cross between cores once per
+	                           run of turns; the order stays a function of
+	                           the program.  0 = one transaction per turn,
+	                           as in the thesis */
 	/* The Doppel layer (potm/doppel.h; ignored unless dp_init is called). */
 	unsigned dp_split_ms;   /* POTM_DP_SPLIT_MS 1..10000, default 20: length
 	                           of a split phase (t_s) */

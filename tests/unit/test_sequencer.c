@@ -119,7 +119,8 @@ static void parse(const sched_t *s, unsigned w_all, parsed_t *p)
 /* What a step's transaction (step_tx) costs a run of turns: its five
  * accesses + 1. */
 #define STEP_COST 6
-#define RUN_BUDGET 14   /* runs of three transactions */
+#define RUN_BUDGET 112  /* short: < 7; runs of up to 19 transactions */
+#define NO_RUN_BUDGET 96 /* short: < 6, which step_tx is not */
 
 /* The model: slot[id][k] for every step, the exit included.  The start
  * barrier (every thread, in pot_run_threads) takes slots 0..n-1 whatever
@@ -166,7 +167,8 @@ static void model(const parsed_t *p, bool weighted, unsigned budget,
 		clock[h] += st->w;
 		last = h;
 		new_round = false;
-		if (st->kind == 'T' && budget && !weighted && run + STEP_COST < budget) {
+		if (st->kind == 'T' && !weighted && STEP_COST < budget / 16 &&
+		    run + STEP_COST < budget) {
 			run += STEP_COST;
 			kept = h;
 			continue;
@@ -335,13 +337,13 @@ START_TEST(test_round_robin_model)
 	model(&p, true, 0, wslot);
 	ck_assert(memcmp(slot, wslot, sizeof slot) == 0);
 
-	/* Runs under a budget of RUN_BUDGET: two transactions keep the turn
-	 * (6, 12 < 14), the third passes it (18); an event in a kept turn
-	 * ends the run. */
+	/* Runs under a budget of RUN_BUDGET: every transaction is short and
+	 * keeps the turn, so each thread's steps up to its next event form a
+	 * run; the event, in the kept turn, ends it. */
 	static const uint64_t hand_runs[3][MAXOPS + 1] = {
-		{ 3, 4, 5, 12, 13, 16, 17, 18 },    /* B (13) in a kept turn parks */
-		{ 6, 7, 8 },                        /* exits (8) in a kept turn */
-		{ 9, 10, 11, 14, 15, 19, 20, 21 },  /* B at 15 releases */
+		{ 3, 4, 5, 6, 7, 16, 17, 18 },      /* B (7) in a kept turn parks */
+		{ 8, 9, 10 },                       /* exits (10) in a kept turn */
+		{ 11, 12, 13, 14, 15, 19, 20, 21 }, /* B at 15 releases */
 	};
 	parse(&rr_exit_barrier, 0, &p);
 	model(&p, false, RUN_BUDGET, slot);
@@ -351,6 +353,11 @@ START_TEST(test_round_robin_model)
 			              "%u: model %llu, by hand %llu", id, k,
 			              (unsigned long long)slot[id][k],
 			              (unsigned long long)hand_runs[id][k]);
+	/* A budget under which step_tx is not short: no runs. */
+	uint64_t strict[MAXT][MAXOPS + 1];
+	model(&p, false, NO_RUN_BUDGET, strict);
+	model(&p, false, 0, slot);
+	ck_assert(memcmp(slot, strict, sizeof slot) == 0);
 }
 END_TEST
 
@@ -364,15 +371,16 @@ START_TEST(test_round_robin)
 }
 END_TEST
 
-/* The same schedules in runs of turns, and under the default budget, in
+/* The same schedules in runs of turns (RUN_BUDGET), under a budget for
+ * which step_tx is not short (no runs), and under the default budget, in
  * which every thread's transactions up to its next event form one run. */
 START_TEST(test_round_robin_runs)
 {
 	const char *mode = pot_modes[_i];
 	tm_config_t dflt;
 	tm_config_default(&dflt);
-	const unsigned budgets[] = { RUN_BUDGET, dflt.turn_batch };
-	for (unsigned b = 0; b < 2; b++)
+	const unsigned budgets[] = { RUN_BUDGET, NO_RUN_BUDGET, dflt.turn_batch };
+	for (unsigned b = 0; b < 3; b++)
 		for (unsigned s = 0; s < N_RR; s++) {
 			init_order_batch(mode, "round-robin", budgets[b]);
 			run_and_check_runs(rr_scheds[s], 0, false,
