@@ -46,10 +46,19 @@ static uint64_t cpu_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t potm_ticks_per_us = 1;
+
+/* The rate for the paces set in ticks (reclamation batches) is measured
+ * over a short spin: a pace needs no more precision than that. */
 void potm_ticks_init(void)
 {
 	ns_at_init = cpu_now_ns();
 	ticks_at_init = potm_ticks();
+	uint64_t ns;
+	while ((ns = cpu_now_ns() - ns_at_init) < 200000u)
+		potm_cpu_relax();
+	uint64_t per_us = (potm_ticks() - ticks_at_init) * 1000u / ns;
+	potm_ticks_per_us = per_us ? per_us : 1;
 }
 
 /* The rate is measured over the time since tm_init, at least a

@@ -64,6 +64,8 @@ static inline uint64_t potm_ticks(void)
 
 void potm_ticks_init(void);
 uint64_t potm_ticks_to_ns(uint64_t ticks);
+/* potm_ticks() per microsecond, measured by potm_ticks_init (>= 1). */
+extern uint64_t potm_ticks_per_us;
 
 /* Wait until *w reads 0 (acquire), spinning, and yielding every 64
  * pauses: with more threads than cores, whoever clears it may need our
@@ -217,6 +219,7 @@ typedef struct potm_thread {
 	                          reclamation as one batch; the rest of the
 	                          running transaction */
 	size_t frees_committed;
+	uint64_t flush_due;    /* potm_ticks() from which the batch may travel */
 	struct potm_reclaim_inbox *inbox;  /* batches back from their grace
 	                                      period, for this thread to free
 	                                      (lib/reclaim.c) */
@@ -374,9 +377,16 @@ void potm_backoff(potm_thread_t *t);
 /* Reclamation of freed blocks after an RCU grace period (lib/reclaim.c);
  * t: the thread that frees them once the grace period is over, or NULL. */
 void potm_reclaim_defer(potm_thread_t *t, void **ptrs, size_t n);
-/* Committed frees travel to reclamation in batches of this many (or at
- * tm_thread_exit and tm_reclaim_barrier). */
+/* Committed frees travel to reclamation in batches of at least this many,
+ * at most once per POTM_RECLAIM_PERIOD_US unless they reach
+ * POTM_RECLAIM_MAX (and at tm_thread_exit and tm_reclaim_barrier).  Each
+ * batch costs a grace period, whose membarrier interrupts every CPU that
+ * runs one of our threads (an interrupt that exits to the hypervisor on
+ * a virtual machine): a pace set by time, not by the free rate, keeps
+ * that cost a fixed small share of any workload's. */
 #define POTM_RECLAIM_BATCH 64
+#define POTM_RECLAIM_PERIOD_US 50000
+#define POTM_RECLAIM_MAX 65536
 /* A batch of at least this many takes a polled grace period of its own
  * (lib/reclaim.c, Q2): below it, the membarrier would cost more than the
  * delay it saves. */

@@ -257,11 +257,12 @@ static void reclaim_polled_hand_over(potm_thread_t *t, potm_thread_t *owner)
 
 /* Hand the committed transactions' frees to reclamation, and free what came
  * back.  A thread gathers its frees over several transactions first
- * (POTM_RECLAIM_BATCH): one call_rcu and one batch per transaction cost
- * more than the transaction itself when it is a hash-set removal, and the
- * call_rcu thread's work grows with the number of callbacks.  Handing a
- * block over later than its commit is always safe: the grace period only
- * has to start after the unlink. */
+ * (POTM_RECLAIM_BATCH, POTM_RECLAIM_PERIOD_US): one call_rcu and one batch
+ * per transaction cost more than the transaction itself when it is a
+ * hash-set removal, and every grace period, polled or call_rcu's,
+ * interrupts the CPUs that run our threads.  Handing a block over later
+ * than its commit is always safe: the grace period only has to start
+ * after the unlink. */
 void potm_reclaim_flush(potm_thread_t *t)
 {
 	/* Called outside a transaction or right after its commit: every
@@ -272,6 +273,7 @@ void potm_reclaim_flush(potm_thread_t *t)
 	if (t->frees_committed < POTM_RECLAIM_POLLED || !reclaim_polled_start(t))
 		potm_reclaim_defer(t, t->frees.v, t->frees_committed);
 	t->frees.n = t->frees_committed = 0;
+	t->flush_due = potm_ticks() + POTM_RECLAIM_PERIOD_US * potm_ticks_per_us;
 }
 
 /* Free the committed transactions' frees at once: for a backend that runs

@@ -48,12 +48,18 @@ void potm_tx_committed(potm_thread_t *t, bool read_only)
 	if (t->polled != NULL)
 		potm_reclaim_poll(t);
 	if (t->frees.n > t->frees_committed) {
-		POTM_STAT_ADD(t, frees, t->frees.n - t->frees_committed);
+		size_t mine = t->frees.n - t->frees_committed;
+		POTM_STAT_ADD(t, frees, mine);
 		t->frees_committed = t->frees.n;
-		/* One thread at a time (seq): nobody else can hold them. */
+		/* One thread at a time (seq): nobody else can hold them.  A
+		 * transaction that freed a big batch has it back at once
+		 * (the polled grace period, lib/reclaim.c); the small ones
+		 * gather for a while (POTM_RECLAIM_PERIOD_US). */
 		if (potm_backend.max_threads == 1)
 			potm_reclaim_now(t);
-		else if (t->frees_committed >= POTM_RECLAIM_BATCH)
+		else if (mine >= POTM_RECLAIM_POLLED || t->frees_committed >= POTM_RECLAIM_MAX ||
+		         (t->frees_committed >= POTM_RECLAIM_BATCH &&
+		          potm_ticks() >= t->flush_due))
 			potm_reclaim_flush(t);
 	}
 	POTM_STAT_INC(t, commits);
