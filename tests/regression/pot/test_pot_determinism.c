@@ -63,6 +63,35 @@ START_TEST(test_same_order_every_run)
 }
 END_TEST
 
+/* Runs of turns (the default for pot and pot-fast) are part of what the
+ * test above holds: with them the order differs from one transaction per
+ * turn, and a budget under which the runs are short and uneven (each ends
+ * within a few of the programs' transactions) is as deterministic. */
+START_TEST(test_runs_of_turns)
+{
+	pot_use_mode("pot");
+	pot_run_t runs, single;
+	pot_run_prog(&pot_prog_bank, 4, PER_THREAD, &runs);
+	pot_prog_bank.teardown();
+	setenv("POTM_TURN_BATCH", "0", 1);
+	pot_run_prog(&pot_prog_bank, 4, PER_THREAD, &single);
+	pot_prog_bank.teardown();
+	ck_assert_msg(runs.order_hash != single.order_hash, "runs of turns changed "
+	              "nothing: the determinism test does not exercise them");
+	free(runs.recs);
+	free(single.recs);
+	setenv("POTM_TURN_BATCH", "160", 1);
+	for (size_t p = 0; p < NPROGS; p++)
+		for (size_t c = 0; c < NCOUNTS; c++) {
+			unsigned d = distinct_outcomes(progs[p], thread_counts[c], true);
+			ck_assert_msg(d == 1, "POTM_TURN_BATCH=160, %s with %u threads: %u "
+			              "different outcomes in %d runs", progs[p]->name,
+			              thread_counts[c], d, RUNS);
+		}
+	unsetenv("POTM_TURN_BATCH");
+}
+END_TEST
+
 /* tl2: the same runs, and at least one configuration must vary. */
 START_TEST(test_tl2_varies)
 {
@@ -89,6 +118,8 @@ int main(void)
 		tcase_add_test(tc, test_tl2_varies);
 	else
 		tcase_add_loop_test(tc, test_same_order_every_run, 0, POT_NMODES);
+	if (strcmp(tm_backend_name(), "pot") == 0)   /* runs need counted accesses */
+		tcase_add_test(tc, test_runs_of_turns);
 	suite_add_tcase(s, tc);
 	return pot_run_suite(s);
 }
