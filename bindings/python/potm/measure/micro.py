@@ -18,13 +18,22 @@ reported as FAILED with the tail of its stderr; the others go on, and the
 command exits with status 1 at the end.  The raw JSON lines and CSV files
 (one row per run, one per configuration) go to ``--out``.
 
+A backend may carry environment settings after a colon, which makes it a
+variant of its own in the table: ``pot:POTM_MODE=pogl``,
+``pot:POTM_TURN_BATCH=0``, ``libitm:ITM_DEFAULT_METHOD=serialirr`` (the
+``-fgnu-tm`` build of the same source), several separated by commas.
+
 Examples::
 
     potm measure micro                                  # the default table
     potm measure micro --build build --repeat 3
     potm measure micro "intset -s sl" "bank -a 256" --threads 1 2 8
+    potm measure micro "intset -s hs -i 4096 -r 8192 -u 20" --backends seq tl2 \
+        pot pot:POTM_MODE=pogl libitm:ITM_DEFAULT_METHOD=serialirr
 
 Example:
+    >>> split_backend("pot:POTM_MODE=pogl,POTM_TURN_BATCH=0")
+    ('pot', {'POTM_MODE': 'pogl', 'POTM_TURN_BATCH': '0'})
     >>> parse_workload("intset -s rb -u 20").label
     'intset -s rb -u 20'
     >>> parse_workload("bank -t 2")
@@ -167,10 +176,37 @@ def parse_workload(text: str) -> Workload:
     return Workload(words[0], tuple(words[1:]))
 
 
+def split_backend(backend: str) -> tuple[str, dict[str, str]]:
+    """A backend variant's binary suffix and environment settings.
+
+    Example:
+        >>> split_backend("tl2")
+        ('tl2', {})
+        >>> split_backend("libitm:ITM_DEFAULT_METHOD=serialirr")
+        ('libitm', {'ITM_DEFAULT_METHOD': 'serialirr'})
+        >>> split_backend("pot:POTM_MODE")
+        Traceback (most recent call last):
+        ...
+        ValueError: --backends: 'pot:POTM_MODE': a setting is NAME=VALUE, got 'POTM_MODE'
+    """
+    name, _, settings = backend.partition(":")
+    env: dict[str, str] = {}
+    for item in filter(None, settings.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or not key or not value or \
+                not all(ch.isupper() or ch.isdigit() or ch == "_" for ch in key):
+            raise ValueError(f"--backends: '{backend}': a setting is NAME=VALUE, "
+                             f"got '{item}'")
+        env[key] = value
+    return name, env
+
+
 def find_binary(build: Path, bench: str, backend: str) -> Path | None:
-    """The executable <bench>-<backend> in the build tree, if built."""
+    """The executable <bench>-<backend> in the build tree, if built (a
+    variant's settings do not change the binary)."""
+    name = split_backend(backend)[0]
     for directory in (build / "bench", build):
-        candidate = directory / f"{bench}-{backend}"
+        candidate = directory / f"{bench}-{name}"
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate
     return None
@@ -190,9 +226,10 @@ def run_once(binary: Path, config: Config, repeat: int, seed: int,
         command += ["-d", str(duration_ms)]
     if not any(a.startswith("-S") for a in config.workload.args):
         command += ["-S", str(seed)]
+    env = dict(os.environ, **split_backend(config.backend)[1])
     try:
         proc = subprocess.run(command, capture_output=True, text=True,
-                              timeout=timeout_s, check=False)
+                              timeout=timeout_s, check=False, env=env)
     except subprocess.TimeoutExpired as exc:
         err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) \
             else (exc.stderr or "")
@@ -248,7 +285,8 @@ def one_thread(summaries: dict[Config, Summary], config: Config) -> float | None
 def print_table(summaries: dict[Config, Summary], workloads: Sequence[Workload],
                 repeat: int, duration_ms: int) -> None:
     """Print one table per workload, failures after it."""
-    header = f"{'backend':<8} {'threads':>7} {'M tx/s':>8} {'vs seq@1':>9} " \
+    bw = max([8] + [len(c.backend) for c in summaries])   # variants are long
+    header = f"{'backend':<{bw}} {'threads':>7} {'M tx/s':>8} {'vs seq@1':>9} " \
              f"{'speedup':>8} {'abort %':>8} {'runs':>6}"
     for workload in workloads:
         rows = [s for c, s in summaries.items() if c.workload == workload]
@@ -262,11 +300,11 @@ def print_table(summaries: dict[Config, Summary], workloads: Sequence[Workload],
         for s in rows:
             c = s.config
             if s.skipped:
-                print(f"{c.backend:<8} {c.threads:>7} {'n/a':>8}   {s.skipped}")
+                print(f"{c.backend:<{bw}} {c.threads:>7} {'n/a':>8}   {s.skipped}")
                 continue
             if s.failed:
                 failures.append(s)
-                print(f"{c.backend:<8} {c.threads:>7} {'FAILED':>8} "
+                print(f"{c.backend:<{bw}} {c.threads:>7} {'FAILED':>8} "
                       f"{'':>9} {'':>8} {'':>8} {len(s.ok_runs):>3}/{len(s.runs)}")
                 continue
             tput = s.median_throughput()
@@ -276,7 +314,7 @@ def print_table(summaries: dict[Config, Summary], workloads: Sequence[Workload],
             abort = s.median_abort_rate()
             mtx = None if tput is None else tput / 1e6
             abort_pct = None if abort is None else abort * 100
-            print(f"{c.backend:<8} {c.threads:>7} {fmt(mtx, 8, 3)} "
+            print(f"{c.backend:<{bw}} {c.threads:>7} {fmt(mtx, 8, 3)} "
                   f"{fmt(ratio, 9, 2)} {fmt(speedup, 8, 2)} "
                   f"{fmt(abort_pct, 8, 2)} "
                   f"{len(s.ok_runs):>3}/{len(s.runs)}")
@@ -349,7 +387,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--build", type=Path, default=Path(default_build()),
                    help="CMake build directory (default: $POTMPY_LIB_DIR, else build)")
     p.add_argument("--backends", nargs="+", metavar="B",
-                   help="backends (default: those of seq gl tl2 that are built)")
+                   help="backends, each optionally with settings after a colon "
+                        "(pot:POTM_MODE=pogl; default: those of seq gl tl2 "
+                        "that are built)")
     p.add_argument("--threads", nargs="+", type=int, default=[1, 2], metavar="N",
                    help="thread counts (default: 1 2)")
     p.add_argument("--repeat", "--reps", dest="repeat", type=int, default=5,
@@ -377,7 +417,8 @@ def check_arguments(args: argparse.Namespace) -> None:
     if any(t < 1 for t in args.threads):
         raise ValueError("--threads: thread counts must be at least 1")
     for b in args.backends or ():
-        if not b or not all(ch.isalnum() or ch == "-" for ch in b):
+        name = split_backend(b)[0]
+        if not name or not all(ch.isalnum() or ch == "-" for ch in name):
             raise ValueError(f"--backends: '{b}' is not a backend name (give the "
                              "workloads before the options, or after --)")
     if not args.workloads:
