@@ -119,10 +119,13 @@ class Run:
         return float(self.record["throughput"])
 
     @property
-    def abort_rate(self) -> float:
-        """Aborted attempts as a fraction of all attempts."""
+    def abort_rate(self) -> float | None:
+        """Aborted attempts as a fraction of all attempts; None for a
+        binary that reports no statistics (intset-libitm)."""
         assert self.record is not None
-        stats = self.record["stats"]
+        stats = self.record.get("stats")
+        if not stats:
+            return None
         attempts = stats["commits"] + stats.get("cancels", 0) + stats["aborts"]
         return stats["aborts"] / attempts if attempts else 0.0
 
@@ -157,10 +160,11 @@ class Summary:
         return statistics.median(r.throughput for r in self.runs)
 
     def median_abort_rate(self) -> float | None:
-        """Median abort rate of the runs, if all succeeded."""
-        if self.failed or not self.runs:
+        """Median abort rate of the runs, if all succeeded and report it."""
+        rates = [r.abort_rate for r in self.runs]
+        if self.failed or not rates or any(a is None for a in rates):
             return None
-        return statistics.median(r.abort_rate for r in self.runs)
+        return statistics.median(a for a in rates if a is not None)
 
 
 def parse_workload(text: str) -> Workload:
@@ -344,7 +348,7 @@ def write_outputs(out: Path, summaries: dict[Config, Summary]) -> None:
                     "aborts", "abort_rate", "verify_msg", "error", "command"])
         for r in runs:
             rec = r.record or {}
-            stats = rec.get("stats", {})
+            stats = rec.get("stats") or {}
             w.writerow([
                 r.config.workload.label, r.config.backend, r.config.threads,
                 r.repeat + 1, "ok" if r.ok else "FAILED",
@@ -352,7 +356,7 @@ def write_outputs(out: Path, summaries: dict[Config, Summary]) -> None:
                 rec.get("elapsed_s", ""), rec.get("ops", ""),
                 rec.get("throughput", ""), stats.get("commits", ""),
                 stats.get("aborts", ""),
-                f"{r.abort_rate:.6f}" if r.record else "",
+                f"{r.abort_rate:.6f}" if r.record and r.abort_rate is not None else "",
                 rec.get("verify_msg", ""), r.error or "", shlex.join(r.command),
             ])
     with open(out / "summary.csv", "w", newline="", encoding="utf-8") as f:
