@@ -63,7 +63,11 @@
  *  P3  While a thread holds the turn, clock is frozen at its slot number;
  *      every stripe with version <= clock holds committed data.  So the
  *      holder's plain reads see exactly the state after all earlier slots,
- *      and a read set valid at rv <= clock is valid at clock.
+ *      and a read set valid at rv <= clock is valid at clock.  In a run of
+ *      turns (lib/sequencer.h S4) the holder's clock is its run's slot
+ *      (pot_order_clock) and the published one lags it: the others see
+ *      the run's versions as newer than any clock they read, and wait for
+ *      the run's end (pot_extend).
  *  P4  Rolled-back in-place writes (tm_restart, tm_cancel) restore the
  *      contents as of clock, so their stripes are unmarked with version
  *      clock: correct for any snapshot, at worst a spurious conflict.
