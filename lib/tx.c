@@ -10,7 +10,13 @@
  * liburcu's inline read_lock/read_unlock (its LGPL static API) rather
  * than a call into the library per transaction. */
 #define _LGPL_SOURCE
+/* Some liburcu versions' static headers declare or set variables they
+ * never read. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#pragma GCC diagnostic ignored "-Wunused-variable"
 #include <urcu/urcu-memb.h>
+#pragma GCC diagnostic pop
 
 void potm_rcu_read_lock(potm_thread_t *t)
 {
