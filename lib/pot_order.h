@@ -33,10 +33,9 @@ typedef struct pot_thread {
 	seqr_turn_key_t key;            /* what "my turn" looks like */
 	uint32_t *busy;                /* our busy word in the sequencer */
 	uint64_t last_order;           /* tm_last_order() */
-	seqr_run_t run;                /* its run of turns (S4) */
-	bool kept;                     /* kept the turn at its last commit
-	                                  and has not begun its next
-	                                  transaction */
+	seqr_run_t run;                /* its run of turns (S4); between
+	                                  transactions, on = it kept the turn
+	                                  at its last commit */
 } pot_thread_t;
 
 static struct {
@@ -102,7 +101,6 @@ static inline __attribute__((always_inline)) void pot_order_pass(pot_thread_t *p
 {
 	if (pot_order.explicit_order)
 		seqr_supply_done(p->th.id, &p->key);
-	p->kept = false;
 	seqr_run_publish(p->th.id, &p->run);
 	seqr_pass(p->th.id, false);
 }
@@ -114,16 +112,14 @@ static inline uint64_t pot_order_clock(const pot_thread_t *p)
 }
 
 /* The holder commits a transaction that made `accesses` accesses: it keeps
- * the turn while its run of turns is short (seqr_pass_run), else passes
+ * the turn while its run of turns is short (seqr_run_keep), else passes
  * it.  Only a backend that counts every access of the committing
  * execution may call it (the count decides the order). */
 static inline __attribute__((always_inline)) void pot_order_pass_run(pot_thread_t *p,
                                                                      uint32_t accesses)
 {
-	if (pot_order.explicit_order)
-		seqr_supply_done(p->th.id, &p->key);
-	p->kept = seqr_pass_run(p->th.id, accesses + 1 > accesses ? accesses + 1 : accesses,
-	                        &p->run);
+	if (!seqr_run_keep(accesses + 1 > accesses ? accesses + 1 : accesses, &p->run))
+		pot_order_pass(p);
 }
 
 enum pot_wait_for {
@@ -162,7 +158,6 @@ static inline void pot_wait_outside_rcu(pot_thread_t *p, enum pot_wait_for what)
 static inline void pot_order_thread_init(pot_thread_t *p)
 {
 	p->last_order = TM_ORDER_NONE;
-	p->kept = false;
 	p->run = (seqr_run_t){ 0, 0, false };
 	p->busy = seqr_busy_word(p->th.id);
 	if (pot_order.explicit_order)
@@ -174,7 +169,6 @@ static inline void pot_order_thread_init(pot_thread_t *p)
 
 static inline void pot_order_thread_fini(pot_thread_t *p)
 {
-	p->kept = false;
 	seqr_run_publish(p->th.id, &p->run);   /* S4 */
 	seqr_thread_leave(&p->th);    /* an event: leaves in its own turn */
 }
@@ -183,9 +177,7 @@ static inline void pot_order_thread_fini(pot_thread_t *p)
 
 static void pot_order_arrive(potm_thread_t *t)
 {
-	pot_thread_t *p = (pot_thread_t *)t;
-	p->kept = false;
-	seqr_run_publish(t->id, &p->run);   /* S4: the arrival takes the next slot */
+	seqr_run_publish(t->id, &((pot_thread_t *)t)->run);   /* S4: the arrival takes the next slot */
 	if (!pot_order.explicit_order)
 		seqr_event_acquire(t);
 }
@@ -225,13 +217,13 @@ static uint64_t pot_order_last(potm_thread_t *t)
 	return ((pot_thread_t *)t)->last_order;
 }
 
-/* Whether the thread kept the turn is decided by its commits alone, so
- * passing it here is an event at a point of the program's own, like a
- * barrier arrival. */
+/* Whether the thread kept the turn (its run is on, between
+ * transactions) is decided by its commits alone, so passing it here is an
+ * event at a point of the program's own, like a barrier arrival. */
 static void pot_order_end_run(potm_thread_t *t)
 {
 	pot_thread_t *p = (pot_thread_t *)t;
-	if (p->kept)
+	if (p->run.on)
 		pot_order_pass(p);
 }
 

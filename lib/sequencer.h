@@ -37,7 +37,7 @@
  * current run have made fewer accesses, in all, than the budget: so one
  * member's consecutive short transactions take consecutive slots, and the
  * turn crosses between cores once per run instead of once per
- * transaction.  Each transaction costs its accesses + 1 (seqr_pass_run);
+ * transaction.  Each transaction costs its accesses + 1 (seqr_run_keep);
  * one that costs budget / SEQR_RUN_SHORT or more is not short and ends
  * its run: one slot per round, as in the thesis, where the others'
  * speculative transactions overlap it (a run buys fewer hand-offs with
@@ -321,26 +321,24 @@ static inline void seqr_run_publish(unsigned id, seqr_run_t *r)
 /* The holder ends a slot whose transaction cost `cost` (its accesses + 1):
  * it keeps the turn for its next transaction (the next slot) while the
  * transaction is short and its run stays under the budget, and returns
- * true; else it publishes and passes the turn as seqr_pass does.  A
- * thread that kept the turn and then waits for the others outside a
- * transaction must publish and pass first (the kept slot is consumed as
- * an event).  Pending threads join when the run's round ends. */
-static inline bool seqr_pass_run(unsigned id, uint32_t cost, seqr_run_t *r)
+ * true; else false, and the caller publishes and passes the turn.  While
+ * its run is on, a thread between transactions holds a kept turn; one
+ * that then waits for the others outside a transaction must publish and
+ * pass first (the kept slot is consumed as an event).  Pending threads
+ * join when the run's round ends. */
+static inline bool seqr_run_keep(uint32_t cost, seqr_run_t *r)
 {
 	struct potm_seqr *q = &potm_seqr;
 	uint32_t c;
-	if (cost < q->run_short && (c = r->cost + cost) < q->run_budget) {
-		if (!r->on) {
-			r->slot = seqr_clock();
-			r->on = true;
-		}
-		r->slot++;
-		r->cost = c;
-		return true;
+	if (cost >= q->run_short || (c = r->cost + cost) >= q->run_budget)
+		return false;
+	if (!r->on) {
+		r->slot = seqr_clock();
+		r->on = true;
 	}
-	seqr_run_publish(id, r);
-	seqr_pass(id, false);
-	return false;
+	r->slot++;
+	r->cost = c;
+	return true;
 }
 
 /* Weighted order: the owner begins a slot (a transaction, or an event

@@ -147,9 +147,7 @@ typedef struct pot_tx {
 } pot_tx_t;
 
 #define POT_MARKED_SPINS 128   /* pauses before yielding on a marked stripe */
-#ifndef POT_TURN_LOOK_EVERY
 #define POT_TURN_LOOK_EVERY 8  /* speculative accesses per look at the turn */
-#endif
 
 static struct {
 	volatile uintptr_t *stripes POTM_ALIGNED;
@@ -557,7 +555,6 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 	pot_tx_t *tx = (pot_tx_t *)d;
 	pot_order_check_supplied(&tx->pt);
 	d->accesses = 0;   /* this attempt's, for its run of turns */
-	tx->pt.kept = false;   /* the kept turn is this transaction's now */
 	if (unlikely(tx->sync_first_tx)) {
 		/* P5: nothing read yet; make sure no unmarked fast
 		 * transaction is still writing. */
