@@ -44,11 +44,19 @@ static inline void potm_cpu_relax(void)
 #endif
 }
 
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t potm_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* A monotonic counter for timing the short waits of the order, read in a
  * few cycles where the hardware has one (x86's time stamp counter,
  * POWER's time base; elsewhere nanoseconds).  The statistics keep ticks
- * and tm_stats converts their sum with the rate seen since tm_init
- * (potm_ticks_to_ns), so a wait costs no clock_gettime call. */
+ * and tm_stats converts their sum (potm_ticks_to_ns), so a wait costs no
+ * clock_gettime call. */
 static inline uint64_t potm_ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -56,16 +64,19 @@ static inline uint64_t potm_ticks(void)
 #elif defined(__powerpc64__)
 	return __builtin_ppc_get_timebase();
 #else
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return potm_now_ns();
 #endif
 }
 
-void potm_ticks_init(void);
-uint64_t potm_ticks_to_ns(uint64_t ticks);
-/* potm_ticks() per microsecond, measured by potm_ticks_init (>= 1). */
+/* potm_ticks() per microsecond (>= 1), measured by potm_ticks_init at
+ * tm_init; the one rate every conversion uses. */
 extern uint64_t potm_ticks_per_us;
+void potm_ticks_init(void);
+
+static inline uint64_t potm_ticks_to_ns(uint64_t ticks)
+{
+	return (uint64_t)((double)ticks * 1000.0 / (double)potm_ticks_per_us);
+}
 
 /* Wait until *w reads 0 (acquire), spinning, and yielding every 64
  * pauses: with more threads than cores, whoever clears it may need our

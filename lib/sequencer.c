@@ -52,13 +52,6 @@ static long seqr_futex(uint32_t *addr, int op, uint32_t val, const struct timesp
 	return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
 }
 
-static uint64_t seqr_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static inline void bm_set(uint64_t *bm, unsigned i)
 {
 	bm[i >> 6] |= (uint64_t)1 << (i & 63);
@@ -663,7 +656,7 @@ static void seqr_wait(potm_thread_t *t, const struct seqr_wait_arg *a, uint64_t 
 {
 	struct potm_seqr *q = &potm_seqr;
 	seqr_slot_t *me = seqr_slot(t->id);
-	uint64_t start = seqr_now_ns();
+	uint64_t start = potm_now_ns();
 	uint64_t last_progress = start;
 	uint64_t seen_state = seqr_load_state();
 	uint64_t seen_round = __atomic_load_n(&q->round, __ATOMIC_RELAXED);
@@ -680,11 +673,11 @@ static void seqr_wait(potm_thread_t *t, const struct seqr_wait_arg *a, uint64_t 
 		if (spinning) {
 			if (pausing) {
 				potm_cpu_relax();
-				if ((i & 15) == 15 && seqr_now_ns() - start > SEQR_PAUSE_NS)
+				if ((i & 15) == 15 && potm_now_ns() - start > SEQR_PAUSE_NS)
 					pausing = false;
 			} else {
 				sched_yield();
-				if ((i & 7) == 7 && seqr_now_ns() - start > SEQR_SPIN_NS)
+				if ((i & 7) == 7 && potm_now_ns() - start > SEQR_SPIN_NS)
 					spinning = false;
 			}
 			continue;
@@ -704,7 +697,7 @@ static void seqr_wait(potm_thread_t *t, const struct seqr_wait_arg *a, uint64_t 
 		seqr_futex(&me->futex, FUTEX_WAIT_PRIVATE, f, &ts);
 		__atomic_store_n(&me->sleeping, 0, __ATOMIC_RELAXED);
 
-		uint64_t now = seqr_now_ns();
+		uint64_t now = potm_now_ns();
 		uint64_t st = seqr_load_state();
 		uint64_t rd = __atomic_load_n(&q->round, __ATOMIC_RELAXED);
 		if (st != seen_state || rd != seen_round) {

@@ -56,13 +56,6 @@ __thread dp_worker_t *dp_me;
 /* Counters of workers that have exited (under reg_lock). */
 static dp_stats_t dp_retired;
 
-static uint64_t dp_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void dp_nap(long ns)
 {
 	struct timespec ts = { 0, ns };
@@ -148,8 +141,8 @@ static void dp_split_cycle(void)
 	dp_publish(DP_PHASE_PREPARE);   /* D0 */
 	dp_publish(DP_PHASE_SPLIT);
 	DP_STAT_ADD(&dp.stats, split_phases, 1);
-	uint64_t end = dp_now_ns() + (uint64_t)dp.split_ms * 1000000u;
-	while (dp_now_ns() < end && !dp_stopping() && !dp_split_phase_done())
+	uint64_t end = potm_now_ns() + (uint64_t)dp.split_ms * 1000000u;
+	while (potm_now_ns() < end && !dp_stopping() && !dp_split_phase_done())
 		dp_nap(100000);
 	dp_publish(DP_PHASE_RECONCILE);
 	dp_publish(DP_PHASE_JOINED);
@@ -166,12 +159,12 @@ static void *dp_coordinator_main(void *unused)
 	/* Its naps poll acknowledgements: the default 50 us timer slack would
 	 * triple the length of a phase change. */
 	(void)prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-	uint64_t next_classify = dp_now_ns() + (uint64_t)dp.classify_ms * 1000000u;
+	uint64_t next_classify = potm_now_ns() + (uint64_t)dp.classify_ms * 1000000u;
 	while (!dp_stopping()) {
 		dp_apply_requests();
-		if (dp.classify_ms && dp_now_ns() >= next_classify) {
+		if (dp.classify_ms && potm_now_ns() >= next_classify) {
 			dp_classify();
-			next_classify = dp_now_ns() + (uint64_t)dp.classify_ms * 1000000u;
+			next_classify = potm_now_ns() + (uint64_t)dp.classify_ms * 1000000u;
 		}
 		__atomic_store_n(&dp.stats.split_records, dp.nsplit, __ATOMIC_RELAXED);
 		if (dp.nsplit > 0)
