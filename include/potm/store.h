@@ -1,0 +1,172 @@
+/*
+ * potm/store.h — a transactional in-memory record store on the TM API.
+ *
+ * A table holds fixed-size records, each under a unique 64-bit primary key,
+ * indexed either in key order (STORE_ORDERED: a B+-tree of nodes a few
+ * cache lines wide; get, insert, delete, range scans) or by hash
+ * (STORE_HASH: chained buckets sized at creation; get, insert, delete, no
+ * order).  A table may carry secondary indexes: ordered maps from a key
+ * computed from a record to that record, kept by the table on every insert
+ * and delete (TPC-C's customers by last name).
+ *
+ * Every operation on a table's contents runs inside a potm transaction
+ * (TM_BEGIN/TM_END or tm_atomic) and is part of it: it commits, aborts and
+ * re-executes with it, on every backend.  The store is compiled once per
+ * backend (libpotm-store-<b>), so its accesses take the backend's inline
+ * common case.
+ *
+ *     store_table_def_t def = { .name = "stock", .record_size = sizeof(stock_t),
+ *                               .kind = STORE_HASH, .capacity = 100000 };
+ *     store_table_t *t = store_table_create(&def);      // after tm_init
+ *     TM_BEGIN();
+ *         stock_t *s = store_get(t, key);
+ *         if (s != NULL)
+ *             TM_STORE(&s->quantity, TM_LOAD(&s->quantity) - 1);
+ *     TM_END();
+ *
+ * Records.  store_get/store_insert/scans return a pointer to the record's
+ * bytes in TM memory, valid until the transaction ends.  Its fields are
+ * read and written with the typed accesses of <potm/tm.h> (TM_LOAD,
+ * TM_STORE) — an update in place — and byte ranges (strings) with
+ * store_read_bytes/store_write_bytes.  A record holds plain data, no
+ * pointers; its bytes, padding included, are what store_digest hashes, so
+ * a program that wants equal digests zeroes its records before filling
+ * them.  Records are 8-byte aligned.  A record's primary key never
+ * changes; neither may the fields a secondary key is computed from.
+ *
+ * Deletes free the record (and any index node left empty) with tm_free:
+ * at commit, after a grace period, so a concurrent reader that still holds
+ * the pointer reads freed-but-valid memory until its own transaction ends.
+ *
+ * Misuse is reported and the process aborts with the message: an operation
+ * on contents outside a transaction, a scan of a hash table, a record size
+ * or capacity out of range at creation (that one returns NULL with
+ * tm_last_error() instead, like every creation call).
+ */
+#ifndef POTM_STORE_H
+#define POTM_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <potm/tm.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct store_table store_table_t;
+typedef struct store_index store_index_t;
+
+typedef enum store_kind {
+	STORE_ORDERED = 0,   /* B+-tree: get, insert, delete, scans */
+	STORE_HASH           /* hash buckets: get, insert, delete */
+} store_kind_t;
+
+#define STORE_RECORD_MAX 65536u       /* largest record_size, bytes */
+#define STORE_CAPACITY_MAX (1u << 30) /* largest hash capacity */
+
+typedef struct store_table_def {
+	const char *name;      /* for messages and reports; copied */
+	size_t record_size;    /* bytes, 1..STORE_RECORD_MAX */
+	store_kind_t kind;
+	size_t capacity;       /* STORE_HASH: the records expected (buckets =
+	                        * the next power of two); chains grow past it.
+	                        * 0 for STORE_ORDERED. */
+} store_table_def_t;
+
+/* ---- tables and indexes (outside transactions, by a registered thread) --- */
+
+/* A new, empty table; NULL with tm_last_error() on a bad definition or out
+ * of memory.  Call after tm_init. */
+store_table_t *store_table_create(const store_table_def_t *def);
+
+/* Free the table, its records and its indexes.  No transaction may be
+ * using it. */
+void store_table_destroy(store_table_t *t);
+
+/* A secondary key: computed from a record and its primary key.  It must be
+ * unique over the table (compose it with the primary key's bits) and must
+ * depend only on fields that never change after the insert. */
+typedef uint64_t (*store_key_fn)(const void *rec, uint64_t pkey);
+
+/* Add a secondary index (ordered) to an empty table; NULL with
+ * tm_last_error() if the table has records or out of memory.  The index
+ * belongs to the table and goes with it. */
+store_index_t *store_index_create(store_table_t *t, const char *name, store_key_fn key);
+
+const char *store_table_name(const store_table_t *t);
+size_t store_record_size(const store_table_t *t);
+
+/* ---- contents (inside a transaction) ------------------------------------- */
+
+/* The record under key, or NULL. */
+void *store_get(store_table_t *t, uint64_t key);
+
+/* Insert a copy of rec (record_size bytes) under key and into every
+ * secondary index; returns the new record, or NULL (and nothing changes)
+ * if key is present. */
+void *store_insert(store_table_t *t, uint64_t key, const void *rec);
+
+/* Remove the record under key from the table and its indexes and free it;
+ * 1 if it was there, 0 if not. */
+int store_delete(store_table_t *t, uint64_t key);
+
+/* The primary key of a record returned by this API. */
+uint64_t store_key_of(const void *rec);
+
+/* Visit a record during a scan: return 0 to go on, anything else to stop.
+ * key is the key of the index scanned (primary or secondary).  The visitor
+ * may read and update the record, but must not insert into or delete from
+ * the table being scanned (collect keys, act after the scan). */
+typedef int (*store_visit_fn)(uint64_t key, void *rec, void *arg);
+
+#define STORE_ASC  0
+#define STORE_DESC 1
+
+/* Visit the records with lo <= key <= hi in ascending (STORE_ASC) or
+ * descending (STORE_DESC) key order; returns how many were visited (the
+ * one that stopped the scan included).  Ordered tables only. */
+size_t store_scan(store_table_t *t, uint64_t lo, uint64_t hi, int dir,
+                  store_visit_fn fn, void *arg);
+
+/* The record with the smallest (store_first) or largest (store_last) key in
+ * [lo, hi], or NULL; its key in *key if key is not NULL.  Ordered tables
+ * only. */
+void *store_first(store_table_t *t, uint64_t lo, uint64_t hi, uint64_t *key);
+void *store_last(store_table_t *t, uint64_t lo, uint64_t hi, uint64_t *key);
+
+/* The same through a secondary index (keys are secondary keys). */
+void *store_index_get(store_index_t *ix, uint64_t skey);
+size_t store_index_scan(store_index_t *ix, uint64_t lo, uint64_t hi, int dir,
+                        store_visit_fn fn, void *arg);
+void *store_index_first(store_index_t *ix, uint64_t lo, uint64_t hi, uint64_t *skey);
+void *store_index_last(store_index_t *ix, uint64_t lo, uint64_t hi, uint64_t *skey);
+
+/* Copy n bytes between a record (TM memory) and private memory, inside a
+ * transaction: word accesses where aligned, byte accesses at the ends. */
+void store_read_bytes(void *dst, const void *rec_src, size_t n);
+void store_write_bytes(void *rec_dst, const void *src, size_t n);
+
+/* ---- whole tables (quiescent: no transaction changes the table) --------- */
+
+/* An order-independent hash of the table's contents: every (key, record
+ * bytes) pair, and their number.  Equal contents, equal digest, whatever
+ * the order of inserts and deletes that produced them. */
+uint64_t store_digest(const store_table_t *t);
+
+/* The number of records. */
+size_t store_count(const store_table_t *t);
+
+/* Check the table's structure (B+-tree: keys in order within and across
+ * nodes, separators bound their subtrees, every leaf at one depth, no empty
+ * node but an empty root; hash: every record in its bucket; every secondary
+ * index holds exactly one entry per record, under its key).  0 if sound,
+ * else -1 with tm_last_error() saying what is wrong. */
+int store_check(const store_table_t *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POTM_STORE_H */
