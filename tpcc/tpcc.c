@@ -1,0 +1,310 @@
+/*
+ * tpcc/tpcc.c — TPC-C on the record store, as a benchmark of the harness.
+ *
+ *   tpcc-<b> [-w warehouses] [-m mix] [-I items] [-C customers] [-t -d -n -S -H]
+ *
+ * The database of -w warehouses is populated (clause 4.3), the workers run
+ * the mix (-m: the standard 45/43/4/4/4, or one transaction type) with no
+ * think time, each at its home warehouse, then the consistency conditions
+ * of clause 3.3.2.1–4 are checked and the database's digest is taken.
+ * One JSON line reports the throughput (all transactions per second), the
+ * counts of each type, rollbacks, latency percentiles, the aborts by cause,
+ * each condition's verdict and the digest.
+ *
+ * -I and -C scale the population down (fewer items; fewer customers, and
+ * so orders, per district) for quick tests; a run that uses them reports
+ * "scale": "reduced".
+ *
+ * Determinism: every input is drawn from the worker's own stream (seed,
+ * worker id), dates come from a logical clock (tpcc_now) and HISTORY keys
+ * from (worker, sequence), so with a deterministic backend (pot) and -n
+ * the final database, and its digest, depend only on the seed, -w, -I,
+ * -C, -m, -t and -n.
+ */
+#include "tpcc.h"
+#include "potm_bench.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+POTM_BENCH_EXPORT int potm_bench_tpcc(int argc, char **argv);
+
+static const char *const tpcc_mixes[] = {
+	"standard", "new-order", "payment", "order-status", "delivery", "stock-level", NULL,
+};
+
+/* JSON key stems of the transaction types. */
+static const char *const tx_keys[TPCC_TX_TYPES] = {
+	"new_order", "payment", "order_status", "delivery", "stock_level",
+};
+
+typedef struct tpcc_totals {
+	uint64_t done[TPCC_TX_TYPES], committed[TPCC_TX_TYPES];
+	uint64_t rollbacks, remote_lines, remote_payments, by_name, delivered,
+		delivery_skipped, low_stock, errors;
+	const char *first_error;
+	bench_lat_t lat[TPCC_TX_TYPES];
+	uint64_t p50[TPCC_TX_TYPES], p99[TPCC_TX_TYPES];
+} tpcc_totals_t;
+
+static void add_up(const tpcc_db_t *db, tpcc_totals_t *t)
+{
+	memset(t, 0, sizeof *t);
+	for (unsigned i = 0; i < db->threads; i++) {
+		const tpcc_worker_t *w = &db->worker[i];
+		for (int k = 0; k < TPCC_TX_TYPES; k++) {
+			t->done[k] += w->done[k];
+			t->committed[k] += w->committed[k];
+			bench_lat_merge(&t->lat[k], &w->lat[k]);
+		}
+		t->rollbacks += w->rollbacks;
+		t->remote_lines += w->remote_lines;
+		t->remote_payments += w->remote_payments;
+		t->by_name += w->by_name;
+		t->delivered += w->delivered;
+		t->delivery_skipped += w->delivery_skipped;
+		t->low_stock += w->low_stock;
+		if (w->errors && t->errors == 0)
+			t->first_error = w->error;
+		t->errors += w->errors;
+	}
+	for (int k = 0; k < TPCC_TX_TYPES; k++) {
+		t->p50[k] = bench_lat_percentile(&t->lat[k], 50);
+		t->p99[k] = bench_lat_percentile(&t->lat[k], 99);
+	}
+}
+
+static int workers_alloc(tpcc_db_t *db)
+{
+	db->worker = aligned_alloc(64, db->threads * sizeof *db->worker);
+	if (db->worker == NULL)
+		return -1;
+	memset(db->worker, 0, db->threads * sizeof *db->worker);
+	for (unsigned i = 0; i < db->threads; i++) {
+		db->worker[i].names = malloc(db->customers * sizeof(tpcc_name_hit_t));
+		if (db->worker[i].names == NULL)
+			return -1;
+	}
+	return 0;
+}
+
+static void workers_free(tpcc_db_t *db)
+{
+	for (unsigned i = 0; db->worker != NULL && i < db->threads; i++)
+		free(db->worker[i].names);
+	free(db->worker);
+	db->worker = NULL;
+}
+
+/* Set-up as thread 0: tables and population.  On failure the tables made
+ * so far are gone and the thread is out. */
+static int tpcc_setup(tpcc_db_t *db, const bench_common_t *c, uint64_t *load_ns)
+{
+	int rc = bench_enter_main(c);
+	if (rc != BENCH_EXIT_OK)
+		return rc;
+	uint64_t t0 = bench_now_ns();
+	if (tpcc_create(db) != 0 || tpcc_load(db) != 0) {
+		tpcc_destroy(db);
+		tm_thread_exit();
+		return BENCH_EXIT_FAILED;
+	}
+	*load_ns = bench_now_ns() - t0;
+	tm_thread_exit();
+	return BENCH_EXIT_OK;
+}
+
+int potm_bench_tpcc(int argc, char **argv)
+{
+	bench_common_t c = { .name = "tpcc" };
+	uint64_t warehouses = 1, items = TPCC_ITEMS, customers = TPCC_CUSTOMERS;
+	unsigned mix = TPCC_MIX_STANDARD;
+	bool items_given = false, customers_given = false;
+	const bench_option_t opts[] = {
+		{ 'w', BENCH_OPT_UINT, "warehouse count",
+		  "warehouses; worker i's home is warehouse i % w + 1 (default 1)",
+		  1, TPCC_MAX_WAREHOUSES, NULL, &warehouses, NULL },
+		{ 'm', BENCH_OPT_CHOICE, "mix",
+		  "standard (45/43/4/4/4 % New-Order/Payment/Order-Status/Delivery/"
+		  "Stock-Level) or one type alone: new-order, payment, order-status, "
+		  "delivery, stock-level (default standard)", 0, 0, tpcc_mixes, &mix, NULL },
+		{ 'I', BENCH_OPT_UINT, "item count",
+		  "items, and stock rows per warehouse; below 100000 is not standard "
+		  "(default 100000)", 1, TPCC_ITEMS, NULL, &items, &items_given },
+		{ 'C', BENCH_OPT_UINT, "customers per district",
+		  "customers, and initial orders, per district; below 3000 is not standard "
+		  "(default 3000)", 1, TPCC_CUSTOMERS, NULL, &customers, &customers_given },
+	};
+	int rc = bench_parse(&c, "tpcc: TPC-C (the five transactions, clause 2; the "
+	                     "population, clause 4.3; the consistency checks, clause "
+	                     "3.3.2.1-4) on the record store",
+	                     opts, sizeof opts / sizeof opts[0], argc, argv);
+	if (rc != BENCH_EXIT_OK || c.help)
+		return rc;
+	/* A district's order ids have TPCC_O_BITS bits: with -n, even if
+	 * every transaction were a New-Order in one district they must fit. */
+	if (c.ops_per_thread &&
+	    customers + c.ops_per_thread * c.threads > TPCC_O_ID_MAX)
+		return bench_usage_error(&c, "-n %" PRIu64 " with -t %" PRIu64 ": up to %" PRIu64
+		                         " New-Orders in one district would exceed the %d-bit "
+		                         "order ids", c.ops_per_thread, c.threads,
+		                         c.ops_per_thread * c.threads, TPCC_O_BITS);
+	/* Stock-Level reads the items of a district's last 20 orders and
+	 * Delivery needs undelivered orders (the last 30 % of the initial
+	 * ones): fewer than 10 customers leave too little of either. */
+	if (customers < 10 && (mix == TPCC_MIX_STANDARD ||
+	                       mix == TPCC_MIX_ONLY_FIRST + TPCC_DELIVERY ||
+	                       mix == TPCC_MIX_ONLY_FIRST + TPCC_STOCK_LEVEL))
+		return bench_usage_error(&c, "-C %" PRIu64 ": the %s mix needs at least 10 "
+		                         "customers per district (3 undelivered orders to "
+		                         "deliver, orders for Stock-Level)", customers,
+		                         tpcc_mixes[mix]);
+
+	tpcc_db_t db = {
+		.warehouses = (uint32_t)warehouses, .items = (uint32_t)items,
+		.customers = (uint32_t)customers, .threads = (unsigned)c.threads,
+		.mix = mix, .seed = c.seed,
+		.can_cancel = strcmp(tm_backend_name(), "seq") != 0,
+	};
+	if (workers_alloc(&db) != 0) {
+		fprintf(stderr, "tpcc: out of memory for %" PRIu64 " workers\n", c.threads);
+		workers_free(&db);
+		return BENCH_EXIT_FAILED;
+	}
+	rc = bench_tm_start(&c);
+	if (rc != BENCH_EXIT_OK) {
+		workers_free(&db);
+		return rc;
+	}
+	uint64_t load_ns = 0;
+	rc = tpcc_setup(&db, &c, &load_ns);
+	if (rc != BENCH_EXIT_OK) {
+		bench_tm_stop();
+		workers_free(&db);
+		return rc;
+	}
+
+	tm_stats_reset();
+	bench_run_result_t run;
+	rc = bench_run(&c, tpcc_op, &db, &run);
+	tm_stats_t stats;
+	tm_stats(&stats);
+
+	bool ok[TPCC_CONDITIONS] = { false, false, false, false };
+	bool checked = false;
+	uint64_t digest = 0;
+	bench_verdict_t verdict = { .failed = false };
+	int enter_rc = bench_enter_main(&c);
+	if (enter_rc == BENCH_EXIT_OK) {
+		if (rc == BENCH_EXIT_OK) {
+			tpcc_check(&db, ok, &verdict);
+			digest = tpcc_digest(&db);
+			checked = true;
+		}
+		tpcc_destroy(&db);
+		tm_thread_exit();
+	}
+	bench_tm_stop();
+	if (rc == BENCH_EXIT_OK)
+		rc = enter_rc;
+	if (rc != BENCH_EXIT_OK) {
+		workers_free(&db);
+		return rc;
+	}
+
+	tpcc_totals_t t;
+	add_up(&db, &t);
+	workers_free(&db);
+	if (t.errors)
+		bench_fail(&verdict, "%" PRIu64 " transactions found the database broken; the "
+		           "first: %s", t.errors, t.first_error);
+	uint64_t done = 0;
+	for (int k = 0; k < TPCC_TX_TYPES; k++)
+		done += t.done[k];
+	if (done != run.ops)
+		bench_fail(&verdict, "the workers counted %" PRIu64 " transactions, the run %"
+		           PRIu64, done, run.ops);
+
+	char digest_hex[19];
+	snprintf(digest_hex, sizeof digest_hex, "%016" PRIx64, digest);
+	const char *verdicts[TPCC_CONDITIONS];
+	for (int i = 0; i < TPCC_CONDITIONS; i++)
+		verdicts[i] = !checked ? "not checked" : ok[i] ? "ok" : "failed";
+	bool standard = items == TPCC_ITEMS && customers == TPCC_CUSTOMERS;
+	double new_orders_per_min = run.elapsed_s > 0
+		? (double)t.committed[TPCC_NEW_ORDER] * 60.0 / run.elapsed_s : 0.0;
+
+	const bench_kv_t params[] = {
+		BENCH_STR("workload", "tpcc"),
+		BENCH_U64("warehouses", warehouses),
+		BENCH_STR("mix", tpcc_mixes[mix]),
+		BENCH_U64("items", items),
+		BENCH_U64("customers_per_district", customers),
+		BENCH_STR("scale", standard ? "standard" : "reduced"),
+	};
+	const bench_kv_t counts[] = {
+		BENCH_U64("new_order", t.done[TPCC_NEW_ORDER]),
+		BENCH_U64("new_order_commits", t.committed[TPCC_NEW_ORDER]),
+		BENCH_U64("new_order_rollbacks", t.rollbacks),
+		BENCH_U64("payment", t.done[TPCC_PAYMENT]),
+		BENCH_U64("payment_commits", t.committed[TPCC_PAYMENT]),
+		BENCH_U64("order_status", t.done[TPCC_ORDER_STATUS]),
+		BENCH_U64("order_status_commits", t.committed[TPCC_ORDER_STATUS]),
+		BENCH_U64("delivery", t.done[TPCC_DELIVERY]),
+		BENCH_U64("delivery_commits", t.committed[TPCC_DELIVERY]),
+		BENCH_U64("stock_level", t.done[TPCC_STOCK_LEVEL]),
+		BENCH_U64("stock_level_commits", t.committed[TPCC_STOCK_LEVEL]),
+		BENCH_U64("new_orders_per_min", (uint64_t)new_orders_per_min),
+		BENCH_U64("remote_order_lines", t.remote_lines),
+		BENCH_U64("remote_payments", t.remote_payments),
+		BENCH_U64("customers_by_name", t.by_name),
+		BENCH_U64("orders_delivered", t.delivered),
+		BENCH_U64("delivery_districts_skipped", t.delivery_skipped),
+		BENCH_U64("low_stock_items", t.low_stock),
+		BENCH_U64("new_order_p50_ns", t.p50[TPCC_NEW_ORDER]),
+		BENCH_U64("new_order_p99_ns", t.p99[TPCC_NEW_ORDER]),
+		BENCH_U64("payment_p50_ns", t.p50[TPCC_PAYMENT]),
+		BENCH_U64("payment_p99_ns", t.p99[TPCC_PAYMENT]),
+		BENCH_U64("order_status_p50_ns", t.p50[TPCC_ORDER_STATUS]),
+		BENCH_U64("order_status_p99_ns", t.p99[TPCC_ORDER_STATUS]),
+		BENCH_U64("delivery_p50_ns", t.p50[TPCC_DELIVERY]),
+		BENCH_U64("delivery_p99_ns", t.p99[TPCC_DELIVERY]),
+		BENCH_U64("stock_level_p50_ns", t.p50[TPCC_STOCK_LEVEL]),
+		BENCH_U64("stock_level_p99_ns", t.p99[TPCC_STOCK_LEVEL]),
+		BENCH_U64("load_ms", load_ns / 1000000),
+		BENCH_STR("consistency_1", verdicts[0]),
+		BENCH_STR("consistency_2", verdicts[1]),
+		BENCH_STR("consistency_3", verdicts[2]),
+		BENCH_STR("consistency_4", verdicts[3]),
+		BENCH_U64("errors", t.errors),
+		BENCH_STR("digest", digest_hex),
+	};
+	rc = BENCH_FINISH(&c, params, counts, &run, &stats, &verdict);
+
+	if (c.human) {
+		printf("tpcc: %.0f New-Orders/min (%.1f s, load %.1f s);",
+		       new_orders_per_min, run.elapsed_s, (double)load_ns / 1e9);
+		for (int k = 0; k < TPCC_TX_TYPES; k++)
+			printf(" %s %" PRIu64 " (p50 %.1f us, p99 %.1f us)%s", tx_keys[k],
+			       t.done[k], (double)t.p50[k] / 1e3, (double)t.p99[k] / 1e3,
+			       k + 1 < TPCC_TX_TYPES ? "," : ";");
+		printf(" %" PRIu64 " rollbacks; consistency %s %s %s %s; digest %s\n",
+		       t.rollbacks, verdicts[0], verdicts[1], verdicts[2], verdicts[3],
+		       digest_hex);
+		fflush(stdout);
+	}
+	return rc;
+}
+
+#ifdef POTM_TPCC_MAIN
+int main(int argc, char **argv)
+{
+	return potm_bench_tpcc(argc, argv);
+}
+#endif
+
+BENCH_REGISTER("tpcc", potm_bench_tpcc,
+               "TPC-C: the five transactions on the record store, with the "
+               "consistency checks of clause 3.3.2");

@@ -1,0 +1,378 @@
+/*
+ * tpcc/tpcc.h — TPC-C (revision 5.11, clauses 1–4) on the record store.
+ *
+ * The schema (clause 1.3): one C struct per table, fixed-size fields.
+ *  - Numbers are int32_t or int64_t.  Money (numeric(n,2)) is an int64_t of
+ *    cents; rates (numeric(4,4): W_TAX, D_TAX, C_DISCOUNT) are an int32_t
+ *    of 1/10000.  Dates are int64_t ticks of the run's logical clock (see
+ *    tpcc_now), 0 for a null date.
+ *  - A string of up to n characters (variable text n, or fixed text n) is
+ *    a char[n + 1], NUL-terminated and zero-padded, so that records with
+ *    equal contents have equal bytes (store_digest hashes every byte).
+ *  - Every record is zeroed before it is filled, for the same reason.
+ *
+ * Tables, their kinds and keys (the packing functions below):
+ *   WAREHOUSE   hash     w
+ *   DISTRICT    hash     (w, d)
+ *   CUSTOMER    hash     (w, d, c); secondary index by last name:
+ *                        (w, d, C_LAST's number 0..999, c) — the index keeps
+ *                        a name's customers together, in c order
+ *   HISTORY     hash     (worker slot, sequence): it has no primary key
+ *                        (clause 1.3.1), and nothing looks a row up; the
+ *                        slot is 0 for the population, 1 + the worker id
+ *                        at run time, so the keys do not depend on timing
+ *   NEW-ORDER   ordered  (w, d, o): Delivery takes a district's oldest
+ *   ORDER       ordered  (w, d, o); secondary index by customer:
+ *                        (w, d, c, o) — Order-Status takes the last one
+ *   ORDER-LINE  ordered  (w, d, o, ol): Order-Status, Delivery and
+ *                        Stock-Level read an order's (or 20 orders') lines
+ *                        as one range
+ *   ITEM        hash     i
+ *   STOCK       hash     (w, i)
+ * The ordered tables are ordered because a transaction scans them or
+ * takes their first or last row in a district; the others are only ever
+ * read by key.
+ *
+ * Bits of the packed keys: warehouse 12 (so -w is at most 4095), district
+ * 4, customer 12 (at most 3000 per district), order 36, order line 4 (at
+ * most 15), item 17 (at most 100000).  The widest, the order-by-customer
+ * key, takes 12 + 4 + 12 + 36 = 64 bits.
+ */
+#ifndef POTM_TPCC_H
+#define POTM_TPCC_H
+
+#include "harness.h"
+
+#include <potm/store.h>
+#include <potm/tm.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- scale (clause 1.2, 4.3.3.1) ----------------------------------------------- */
+
+#define TPCC_DISTRICTS 10         /* per warehouse */
+#define TPCC_CUSTOMERS 3000       /* per district (the standard; -C lowers it) */
+#define TPCC_ITEMS 100000         /* the standard; -I lowers it */
+#define TPCC_MAX_OL 15            /* order lines per order: 5..15 */
+#define TPCC_MIN_OL 5
+#define TPCC_NAMES 1000           /* C_LAST numbers 0..999 */
+
+#define TPCC_W_BITS 12
+#define TPCC_D_BITS 4
+#define TPCC_C_BITS 12
+#define TPCC_O_BITS 36
+#define TPCC_OL_BITS 4
+#define TPCC_I_BITS 17
+#define TPCC_NAME_BITS 10
+#define TPCC_MAX_WAREHOUSES ((1u << TPCC_W_BITS) - 1)
+#define TPCC_O_ID_MAX ((UINT64_C(1) << TPCC_O_BITS) - 1)
+
+/* History keys: 16 bits of worker slot, 48 of sequence. */
+#define TPCC_HIST_SEQ_BITS 48
+
+/* ---- the records (clause 1.3) ----------------------------------------------------- */
+
+typedef struct tpcc_warehouse {
+	int64_t w_ytd;            /* cents */
+	int32_t w_id;
+	int32_t w_tax;            /* 1/10000 */
+	char w_name[11];
+	char w_street_1[21];
+	char w_street_2[21];
+	char w_city[21];
+	char w_state[3];
+	char w_zip[10];
+} tpcc_warehouse_t;
+
+typedef struct tpcc_district {
+	int64_t d_ytd;            /* cents */
+	int64_t d_next_o_id;
+	int32_t d_id;
+	int32_t d_w_id;
+	int32_t d_tax;            /* 1/10000 */
+	char d_name[11];
+	char d_street_1[21];
+	char d_street_2[21];
+	char d_city[21];
+	char d_state[3];
+	char d_zip[10];
+} tpcc_district_t;
+
+typedef struct tpcc_customer {
+	int64_t c_since;
+	int64_t c_credit_lim;     /* cents */
+	int64_t c_balance;        /* cents */
+	int64_t c_ytd_payment;    /* cents */
+	int32_t c_id;
+	int32_t c_d_id;
+	int32_t c_w_id;
+	int32_t c_discount;       /* 1/10000 */
+	int32_t c_payment_cnt;
+	int32_t c_delivery_cnt;
+	/* The number C_LAST was made from (clause 4.3.2.3), not a column of
+	 * the spec: the last-name index's key is computed from it rather than
+	 * by parsing the syllables back.  Never changes, like C_LAST. */
+	int32_t c_last_number;
+	char c_first[17];
+	char c_middle[3];
+	char c_last[17];
+	char c_street_1[21];
+	char c_street_2[21];
+	char c_city[21];
+	char c_state[3];
+	char c_zip[10];
+	char c_phone[17];
+	char c_credit[3];         /* "GC" or "BC" */
+	char c_data[501];
+} tpcc_customer_t;
+
+typedef struct tpcc_history {
+	int64_t h_date;
+	int64_t h_amount;         /* cents */
+	int32_t h_c_id;
+	int32_t h_c_d_id;
+	int32_t h_c_w_id;
+	int32_t h_d_id;
+	int32_t h_w_id;
+	char h_data[25];
+} tpcc_history_t;
+
+typedef struct tpcc_new_order {
+	int64_t no_o_id;
+	int32_t no_d_id;
+	int32_t no_w_id;
+} tpcc_new_order_t;
+
+typedef struct tpcc_order {
+	int64_t o_id;
+	int64_t o_entry_d;
+	int32_t o_c_id;
+	int32_t o_d_id;
+	int32_t o_w_id;
+	int32_t o_carrier_id;     /* 1..10, 0 = null */
+	int32_t o_ol_cnt;
+	int32_t o_all_local;
+} tpcc_order_t;
+
+typedef struct tpcc_order_line {
+	int64_t ol_o_id;
+	int64_t ol_delivery_d;    /* 0 = null */
+	int64_t ol_amount;        /* cents */
+	int32_t ol_d_id;
+	int32_t ol_w_id;
+	int32_t ol_number;
+	int32_t ol_i_id;
+	int32_t ol_supply_w_id;
+	int32_t ol_quantity;
+	char ol_dist_info[25];
+} tpcc_order_line_t;
+
+typedef struct tpcc_item {
+	int64_t i_price;          /* cents */
+	int32_t i_id;
+	int32_t i_im_id;
+	char i_name[25];
+	char i_data[51];
+} tpcc_item_t;
+
+typedef struct tpcc_stock {
+	int32_t s_i_id;
+	int32_t s_w_id;
+	int32_t s_quantity;
+	int32_t s_ytd;
+	int32_t s_order_cnt;
+	int32_t s_remote_cnt;
+	char s_dist[TPCC_DISTRICTS][25];   /* S_DIST_01 .. S_DIST_10 */
+	char s_data[51];
+} tpcc_stock_t;
+
+/* ---- key packing ------------------------------------------------------------------ */
+
+static inline uint64_t tpcc_warehouse_key(uint32_t w)
+{
+	return w;
+}
+
+static inline uint64_t tpcc_district_key(uint32_t w, uint32_t d)
+{
+	return (uint64_t)w << TPCC_D_BITS | d;
+}
+
+static inline uint64_t tpcc_customer_key(uint32_t w, uint32_t d, uint32_t c)
+{
+	return tpcc_district_key(w, d) << TPCC_C_BITS | c;
+}
+
+/* The last-name index: a name's customers in one district are one range,
+ * [name_key(w, d, n, 0), name_key(w, d, n, TPCC_C_MAX)]. */
+#define TPCC_C_MAX ((1u << TPCC_C_BITS) - 1)
+static inline uint64_t tpcc_customer_name_key(uint32_t w, uint32_t d, uint32_t name,
+                                              uint32_t c)
+{
+	return (tpcc_district_key(w, d) << TPCC_NAME_BITS | name) << TPCC_C_BITS | c;
+}
+
+static inline uint64_t tpcc_item_key(uint32_t i)
+{
+	return i;
+}
+
+static inline uint64_t tpcc_stock_key(uint32_t w, uint32_t i)
+{
+	return (uint64_t)w << TPCC_I_BITS | i;
+}
+
+/* ORDER and NEW-ORDER share it. */
+static inline uint64_t tpcc_order_key(uint32_t w, uint32_t d, uint64_t o)
+{
+	return tpcc_district_key(w, d) << TPCC_O_BITS | o;
+}
+
+static inline uint64_t tpcc_order_id_of(uint64_t order_key)
+{
+	return order_key & TPCC_O_ID_MAX;
+}
+
+static inline uint64_t tpcc_order_line_key(uint32_t w, uint32_t d, uint64_t o, uint32_t ol)
+{
+	return tpcc_order_key(w, d, o) << TPCC_OL_BITS | ol;
+}
+
+/* The order-by-customer index: a customer's orders are one range, the
+ * last one the newest. */
+static inline uint64_t tpcc_order_customer_key(uint32_t w, uint32_t d, uint32_t c, uint64_t o)
+{
+	return tpcc_customer_key(w, d, c) << TPCC_O_BITS | o;
+}
+
+static inline uint64_t tpcc_history_key(uint32_t slot, uint64_t seq)
+{
+	return (uint64_t)slot << TPCC_HIST_SEQ_BITS | seq;
+}
+
+/* ---- random input (clause 2.1.5, 2.1.6, 4.3.2) ------------------------------------ */
+
+/* Uniform in [lo, hi]. */
+static inline uint32_t tpcc_rand(bench_rng_t *r, uint32_t lo, uint32_t hi)
+{
+	return lo + (uint32_t)bench_rng_below(r, (uint64_t)hi - lo + 1);
+}
+
+/* NURand(A, x, y) of clause 2.1.6, with the run's constant c. */
+static inline uint32_t tpcc_nurand(bench_rng_t *r, uint32_t a, uint32_t c, uint32_t x,
+                                   uint32_t y)
+{
+	return ((tpcc_rand(r, 0, a) | tpcc_rand(r, x, y)) + c) % (y - x + 1) + x;
+}
+
+/* ---- the run ----------------------------------------------------------------------- */
+
+enum tpcc_tx_type {
+	TPCC_NEW_ORDER, TPCC_PAYMENT, TPCC_ORDER_STATUS, TPCC_DELIVERY, TPCC_STOCK_LEVEL,
+	TPCC_TX_TYPES
+};
+
+/* -m: the standard mix, or one transaction type only. */
+enum tpcc_mix {
+	TPCC_MIX_STANDARD = 0,
+	TPCC_MIX_ONLY_FIRST   /* + tpcc_tx_type */
+};
+
+/* The constants C of NURand (clause 2.1.6), drawn at population time. */
+typedef struct tpcc_nurand_c {
+	uint32_t c_last_load;     /* C_LAST in the population */
+	uint32_t c_last_run;      /* C_LAST at run time (clause 2.1.6.1) */
+	uint32_t c_id;            /* C_ID */
+	uint32_t ol_i_id;         /* OL_I_ID */
+} tpcc_nurand_c_t;
+
+/* A customer found by last name: its first name and id, to be sorted. */
+typedef struct tpcc_name_hit {
+	char first[17];
+	uint32_t c_id;
+} tpcc_name_hit_t;
+
+/* One worker's state: written by that worker only (its results cross
+ * TM_END here, in heap memory, not in locals of the transaction's frame).
+ * Padded so that workers do not share a cache line. */
+typedef struct tpcc_worker {
+	uint64_t done[TPCC_TX_TYPES];       /* transactions run, by type */
+	uint64_t committed[TPCC_TX_TYPES];  /* ... that committed */
+	uint64_t rollbacks;                 /* New-Orders rolled back (unused item) */
+	uint64_t remote_lines;              /* New-Order lines from another warehouse */
+	uint64_t remote_payments;           /* Payments of another warehouse's customer */
+	uint64_t by_name;                   /* customers selected by last name */
+	uint64_t delivered;                 /* orders delivered */
+	uint64_t delivery_skipped;          /* districts with no new order to deliver */
+	uint64_t low_stock;                 /* Stock-Level: items below threshold */
+	uint64_t errors;                    /* impossible outcomes (a missing row) */
+	char error[160];                    /* the first of them */
+	uint64_t clock;                     /* transactions begun: the logical time */
+	uint64_t history_seq;               /* HISTORY rows inserted */
+	bench_lat_t lat[TPCC_TX_TYPES];     /* latency of each type, ns */
+	tpcc_name_hit_t *names;             /* [customers]: by-name scratch */
+	uint32_t items[TPCC_MAX_OL * 20];   /* Stock-Level scratch */
+} __attribute__((aligned(64))) tpcc_worker_t;
+
+typedef struct tpcc_db {
+	/* parameters */
+	uint32_t warehouses;
+	uint32_t items;           /* -I */
+	uint32_t customers;       /* -C, per district */
+	uint32_t threads;
+	unsigned mix;             /* enum tpcc_mix */
+	bool can_cancel;          /* the backend can roll back (tm_cancel): not seq */
+	uint64_t seed;
+	tpcc_nurand_c_t nurand;
+	/* tables */
+	store_table_t *warehouse, *district, *customer, *history, *new_order, *order,
+		*order_line, *item, *stock;
+	store_index_t *customer_by_name, *order_by_customer;
+	tpcc_worker_t *worker;    /* [threads] */
+} tpcc_db_t;
+
+/* The logical clock (clause 4.3.3.1's "current date and time", O_ENTRY_D,
+ * H_DATE, OL_DELIVERY_D): the population happens at TPCC_LOAD_TIME; a
+ * worker's n-th transaction (from 0) happens at
+ * TPCC_LOAD_TIME + 1 + n * threads + its id, so times are distinct across
+ * workers and grow with each worker's transactions, and a run's dates
+ * depend only on what each worker did, never on the wall clock. */
+#define TPCC_LOAD_TIME INT64_C(1000000)
+static inline int64_t tpcc_now(const tpcc_db_t *db, unsigned id, uint64_t n)
+{
+	return TPCC_LOAD_TIME + 1 + (int64_t)(n * db->threads + id);
+}
+
+/* C_LAST's number range at this scale: 0..999, or 0..customers-1 when a
+ * district has fewer than 1000 customers (only those names exist). */
+static inline uint32_t tpcc_max_name(const tpcc_db_t *db)
+{
+	return db->customers < TPCC_NAMES ? db->customers - 1 : TPCC_NAMES - 1;
+}
+
+/* C_LAST from its number (clause 4.3.2.3); out has room for 16 + 1. */
+void tpcc_last_name(uint32_t number, char *out);
+
+/* tpcc_load.c: create the tables and populate them (clause 4.3.3.1).
+ * Registered thread, outside transactions.  Returns 0, or -1 after
+ * printing why. */
+int tpcc_create(tpcc_db_t *db);
+int tpcc_load(tpcc_db_t *db);
+void tpcc_destroy(tpcc_db_t *db);
+
+/* tpcc_tx.c: one transaction of the worker's mix (a bench_op_fn). */
+void tpcc_op(void *shared, bench_thread_t *self);
+
+/* tpcc_check.c: the consistency conditions of clause 3.3.2.1–4 after the
+ * run (registered thread, quiescent).  ok[i] tells condition i + 1;
+ * failures are recorded in v.  Also checks every table's structure. */
+#define TPCC_CONDITIONS 4
+void tpcc_check(const tpcc_db_t *db, bool ok[TPCC_CONDITIONS], bench_verdict_t *v);
+
+/* The whole database's digest: every table's store_digest, in a fixed
+ * table order. */
+uint64_t tpcc_digest(const tpcc_db_t *db);
+
+#endif /* POTM_TPCC_H */

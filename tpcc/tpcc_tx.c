@@ -1,0 +1,777 @@
+/*
+ * tpcc/tpcc_tx.c — the five transactions (clause 2.4–2.8) and the mix.
+ *
+ * Each transaction has three parts:
+ *  - its input, drawn from the worker's own random stream before the
+ *    transaction begins (clause 2.x.1), so that a re-executed attempt sees
+ *    the same input and a run is a function of the seed (and, under a
+ *    deterministic backend, of nothing else);
+ *  - its body, a function of the input and the database (clause 2.x.2),
+ *    run between TM_BEGIN and TM_END by a small wrapper that takes only
+ *    pointers, so that no local of the wrapper's frame changes inside the
+ *    block; the results go to an output struct in the caller's frame;
+ *  - the tally, after the commit.
+ * A row the profile needs and that cannot be missing (a district, a
+ * customer found by id, ...) is reported as an error through the output
+ * and the transaction commits what it did so far: nothing is cancelled
+ * but the one case the spec cancels, so that tm_was_cancelled() alone
+ * tells a New-Order rollback (an HTM backend undoes every store of a
+ * cancelled attempt, the output's included).
+ *
+ * Workers have a home warehouse, worker i -> warehouse i % W + 1 (clause
+ * 2.x.1.1: the terminal's warehouse; several workers share one when there
+ * are fewer warehouses than workers), and no think or keying time.
+ */
+#include "tpcc.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The first impossible outcome of a worker, for the verdict. */
+static void worker_error(tpcc_worker_t *me, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void worker_error(tpcc_worker_t *me, const char *fmt, ...)
+{
+	if (me->errors++ == 0) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(me->error, sizeof me->error, fmt, ap);
+		va_end(ap);
+	}
+}
+
+static uint32_t home_warehouse(const tpcc_db_t *db, unsigned id)
+{
+	return id % db->warehouses + 1;
+}
+
+/* A warehouse other than home, uniform (the caller ensures W > 1). */
+static uint32_t other_warehouse(const tpcc_db_t *db, bench_rng_t *r, uint32_t home)
+{
+	uint32_t w = tpcc_rand(r, 1, db->warehouses - 1);
+	return w >= home ? w + 1 : w;
+}
+
+static bool contains_original(const char *s)
+{
+	return strstr(s, "ORIGINAL") != NULL;
+}
+
+/* ---- customers by last name (clause 2.5.2.2, 2.6.2.2) ------------------------------------ */
+
+typedef struct name_scan {
+	tpcc_name_hit_t *hit;
+	uint32_t n, cap;
+} name_scan_t;
+
+static int collect_name(uint64_t skey, void *rec, void *arg)
+{
+	name_scan_t *s = arg;
+	if (s->n == s->cap)
+		return 1;   /* never: a district has no more customers */
+	const tpcc_customer_t *c = rec;
+	store_read_bytes(s->hit[s->n].first, c->c_first, sizeof c->c_first);
+	s->hit[s->n].c_id = (uint32_t)(skey & TPCC_C_MAX);
+	s->n++;
+	return 0;
+}
+
+static int by_first_name(const void *x, const void *y)
+{
+	const tpcc_name_hit_t *a = x, *b = y;
+	int c = strcmp(a->first, b->first);
+	return c ? c : (a->c_id > b->c_id) - (a->c_id < b->c_id);
+}
+
+/* The customers of district (w, d) named name, sorted by C_FIRST: the one
+ * at position n / 2 rounded up (from 1); 0 if there is none. */
+static uint32_t customer_by_name(tpcc_db_t *db, tpcc_worker_t *me, uint32_t w, uint32_t d,
+                                 uint32_t name)
+{
+	name_scan_t s = { .hit = me->names, .cap = db->customers };
+	store_index_scan(db->customer_by_name, tpcc_customer_name_key(w, d, name, 0),
+	                 tpcc_customer_name_key(w, d, name, TPCC_C_MAX), STORE_ASC,
+	                 collect_name, &s);
+	if (s.n == 0)
+		return 0;
+	qsort(s.hit, s.n, sizeof *s.hit, by_first_name);
+	return s.hit[(s.n - 1) / 2].c_id;
+}
+
+/* ---- New-Order (clause 2.4) ----------------------------------------------------------------- */
+
+typedef struct new_order_in {
+	uint32_t w, d, c, ol_cnt;
+	int32_t all_local;
+	int64_t entry_d;
+	struct {
+		uint32_t i_id, supply_w, quantity;
+	} line[TPCC_MAX_OL];
+} new_order_in_t;
+
+typedef struct new_order_out {
+	const char *missing;      /* an impossible outcome, or NULL */
+	bool rolled_back;         /* seq only: see new_order_body */
+	uint64_t o_id;
+	int64_t total;            /* cents, tax and discount applied */
+	char c_last[17], c_credit[3];
+	struct {
+		int32_t s_quantity;
+		int64_t amount;
+		char brand;           /* 'B'rand or 'G'eneric */
+		char i_name[25];
+	} line[TPCC_MAX_OL];
+} new_order_out_t;
+
+static void new_order_body(tpcc_db_t *db, const new_order_in_t *in, new_order_out_t *out)
+{
+	out->missing = NULL;
+	out->rolled_back = false;
+	/* seq keeps no undo log and cannot cancel: there the unused item is
+	 * looked for before the first write, and the transaction commits
+	 * having changed nothing, the outcome of a rollback.  (ITEM is never
+	 * written, so reading it early changes nothing else.) */
+	if (!db->can_cancel)
+		for (uint32_t i = 0; i < in->ol_cnt; i++)
+			if (store_get(db->item, tpcc_item_key(in->line[i].i_id)) == NULL) {
+				out->rolled_back = true;
+				return;
+			}
+	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
+	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
+	tpcc_customer_t *cu = store_get(db->customer, tpcc_customer_key(in->w, in->d, in->c));
+	if (wh == NULL || di == NULL || cu == NULL) {
+		out->missing = "New-Order: its warehouse, district or customer is missing";
+		return;
+	}
+	int32_t w_tax = TM_LOAD(&wh->w_tax);
+	int32_t d_tax = TM_LOAD(&di->d_tax);
+	int64_t o_id = TM_LOAD(&di->d_next_o_id);
+	if ((uint64_t)o_id > TPCC_O_ID_MAX) {
+		out->missing = "New-Order: the district's order ids are exhausted";
+		return;
+	}
+	TM_STORE(&di->d_next_o_id, o_id + 1);
+	int32_t c_discount = TM_LOAD(&cu->c_discount);
+	store_read_bytes(out->c_last, cu->c_last, sizeof cu->c_last);
+	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
+
+	tpcc_order_t o;
+	memset(&o, 0, sizeof o);
+	o.o_id = o_id;
+	o.o_c_id = (int32_t)in->c;
+	o.o_d_id = (int32_t)in->d;
+	o.o_w_id = (int32_t)in->w;
+	o.o_entry_d = in->entry_d;
+	o.o_carrier_id = 0;
+	o.o_ol_cnt = (int32_t)in->ol_cnt;
+	o.o_all_local = in->all_local;
+	tpcc_new_order_t no;
+	memset(&no, 0, sizeof no);
+	no.no_o_id = o_id;
+	no.no_d_id = (int32_t)in->d;
+	no.no_w_id = (int32_t)in->w;
+	uint64_t okey = tpcc_order_key(in->w, in->d, (uint64_t)o_id);
+	if (store_insert(db->order, okey, &o) == NULL ||
+	    store_insert(db->new_order, okey, &no) == NULL) {
+		out->missing = "New-Order: the new order's id is taken";
+		return;
+	}
+
+	int64_t sum = 0;
+	for (uint32_t i = 0; i < in->ol_cnt; i++) {
+		uint32_t i_id = in->line[i].i_id, supply_w = in->line[i].supply_w,
+		         qty = in->line[i].quantity;
+		tpcc_item_t *it = store_get(db->item, tpcc_item_key(i_id));
+		/* Clause 2.4.2.3: an unused item id rolls the whole New-Order
+		 * back; it is the 1 % of clause 2.4.1.4, whose last line
+		 * carries one. */
+		if (it == NULL)
+			tm_cancel();
+		int64_t price = TM_LOAD(&it->i_price);
+		char i_data[sizeof it->i_data];
+		store_read_bytes(out->line[i].i_name, it->i_name, sizeof it->i_name);
+		store_read_bytes(i_data, it->i_data, sizeof it->i_data);
+
+		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(supply_w, i_id));
+		if (st == NULL) {
+			out->missing = "New-Order: a STOCK row of an item is missing";
+			return;
+		}
+		/* Clause 2.4.2.2: take the quantity, or restock by 91 when
+		 * fewer than 10 would remain. */
+		int32_t s_qty = TM_LOAD(&st->s_quantity);
+		s_qty = s_qty >= (int32_t)qty + 10 ? s_qty - (int32_t)qty
+		                                   : s_qty - (int32_t)qty + 91;
+		TM_STORE(&st->s_quantity, s_qty);
+		TM_STORE(&st->s_ytd, TM_LOAD(&st->s_ytd) + (int32_t)qty);
+		TM_STORE(&st->s_order_cnt, TM_LOAD(&st->s_order_cnt) + 1);
+		if (supply_w != in->w)
+			TM_STORE(&st->s_remote_cnt, TM_LOAD(&st->s_remote_cnt) + 1);
+		char s_data[sizeof st->s_data];
+		tpcc_order_line_t ol;
+		memset(&ol, 0, sizeof ol);
+		store_read_bytes(ol.ol_dist_info, st->s_dist[in->d - 1], sizeof ol.ol_dist_info);
+		store_read_bytes(s_data, st->s_data, sizeof st->s_data);
+
+		ol.ol_o_id = o_id;
+		ol.ol_d_id = (int32_t)in->d;
+		ol.ol_w_id = (int32_t)in->w;
+		ol.ol_number = (int32_t)(i + 1);
+		ol.ol_i_id = (int32_t)i_id;
+		ol.ol_supply_w_id = (int32_t)supply_w;
+		ol.ol_delivery_d = 0;
+		ol.ol_quantity = (int32_t)qty;
+		ol.ol_amount = (int64_t)qty * price;
+		if (store_insert(db->order_line,
+		                 tpcc_order_line_key(in->w, in->d, (uint64_t)o_id, i + 1),
+		                 &ol) == NULL) {
+			out->missing = "New-Order: an order line's key is taken";
+			return;
+		}
+		sum += ol.ol_amount;
+		out->line[i].s_quantity = s_qty;
+		out->line[i].amount = ol.ol_amount;
+		out->line[i].brand = contains_original(i_data) && contains_original(s_data)
+		                   ? 'B' : 'G';
+	}
+	/* sum * (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX), rates in 1/10000 */
+	out->total = sum * (10000 - c_discount) / 10000 * (10000 + w_tax + d_tax) / 10000;
+	out->o_id = (uint64_t)o_id;
+}
+
+static void run_new_order(tpcc_db_t *db, const new_order_in_t *in, new_order_out_t *out)
+{
+	TM_BEGIN();
+	new_order_body(db, in, out);
+	TM_END();
+}
+
+static void tx_new_order(tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r, uint32_t w,
+                         int64_t now)
+{
+	new_order_in_t in;
+	memset(&in, 0, sizeof in);
+	in.w = w;
+	in.d = tpcc_rand(r, 1, TPCC_DISTRICTS);
+	in.c = tpcc_nurand(r, 1023, db->nurand.c_id, 1, db->customers);
+	in.ol_cnt = tpcc_rand(r, TPCC_MIN_OL, TPCC_MAX_OL);
+	bool rollback = tpcc_rand(r, 1, 100) == 1;
+	in.all_local = 1;
+	in.entry_d = now;
+	uint32_t remote = 0;
+	for (uint32_t i = 0; i < in.ol_cnt; i++) {
+		in.line[i].i_id = tpcc_nurand(r, 8191, db->nurand.ol_i_id, 1, db->items);
+		/* Clause 2.4.1.5: 1 % of the lines come from a remote
+		 * warehouse, when there is one. */
+		in.line[i].supply_w = w;
+		if (db->warehouses > 1 && tpcc_rand(r, 1, 100) == 1) {
+			in.line[i].supply_w = other_warehouse(db, r, w);
+			in.all_local = 0;
+			remote++;
+		}
+		in.line[i].quantity = tpcc_rand(r, 1, 10);
+	}
+	/* Clause 2.4.1.4: 1 % of New-Orders carry an unused item id on their
+	 * last line and roll back. */
+	if (rollback)
+		in.line[in.ol_cnt - 1].i_id = db->items + 1;
+
+	new_order_out_t out = { .missing = NULL };
+	run_new_order(db, &in, &out);
+	if (tm_was_cancelled() || out.rolled_back) {
+		me->rollbacks++;
+		return;
+	}
+	if (out.missing != NULL) {
+		worker_error(me, "%s (warehouse %" PRIu32 ", district %" PRIu32 ")", out.missing,
+		             in.w, in.d);
+		return;
+	}
+	me->committed[TPCC_NEW_ORDER]++;
+	me->remote_lines += remote;
+}
+
+/* ---- Payment (clause 2.5) ------------------------------------------------------------------ */
+
+typedef struct payment_in {
+	uint32_t w, d, c_w, c_d;
+	uint32_t c_id;            /* 0: by name */
+	uint32_t name;
+	int64_t amount;           /* cents */
+	int64_t date;
+	uint64_t history_key;
+} payment_in_t;
+
+typedef struct payment_out {
+	const char *missing;
+	uint32_t c_id;
+	int64_t c_balance;
+	char c_credit[3];
+	char w_name[11], d_name[11];
+	char w_street_1[21], w_city[21], d_street_1[21], d_city[21];
+	char c_first[17];
+} payment_out_t;
+
+/* Clause 2.5.2.2: a bad-credit customer's C_DATA gets the payment's
+ * C_ID, C_D_ID, C_W_ID, D_ID, W_ID and H_AMOUNT at its left, the old
+ * content shifted right and cut at 500 characters. */
+static void payment_bad_credit(tpcc_customer_t *cu, const payment_in_t *in, uint32_t c_id)
+{
+	char old[sizeof cu->c_data], data[sizeof cu->c_data];
+	store_read_bytes(old, cu->c_data, sizeof old);
+	old[sizeof old - 1] = '\0';
+	memset(data, 0, sizeof data);
+	int n = snprintf(data, sizeof data, "%" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu32
+	                 " %" PRIu32 " %" PRId64 ".%02" PRId64 " | ", c_id, in->c_d, in->c_w,
+	                 in->d, in->w, in->amount / 100, in->amount % 100);
+	size_t room = sizeof data - 1 - (size_t)n;
+	size_t keep = strlen(old);
+	memcpy(data + n, old, keep < room ? keep : room);
+	store_write_bytes(cu->c_data, data, sizeof data);
+}
+
+static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const payment_in_t *in,
+                         payment_out_t *out)
+{
+	out->missing = NULL;
+	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
+	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
+	if (wh == NULL || di == NULL) {
+		out->missing = "Payment: its warehouse or district is missing";
+		return;
+	}
+	TM_STORE(&wh->w_ytd, TM_LOAD(&wh->w_ytd) + in->amount);
+	store_read_bytes(out->w_name, wh->w_name, sizeof wh->w_name);
+	store_read_bytes(out->w_street_1, wh->w_street_1, sizeof wh->w_street_1);
+	store_read_bytes(out->w_city, wh->w_city, sizeof wh->w_city);
+	TM_STORE(&di->d_ytd, TM_LOAD(&di->d_ytd) + in->amount);
+	store_read_bytes(out->d_name, di->d_name, sizeof di->d_name);
+	store_read_bytes(out->d_street_1, di->d_street_1, sizeof di->d_street_1);
+	store_read_bytes(out->d_city, di->d_city, sizeof di->d_city);
+
+	uint32_t c_id = in->c_id ? in->c_id : customer_by_name(db, me, in->c_w, in->c_d, in->name);
+	tpcc_customer_t *cu = c_id ? store_get(db->customer,
+	                                       tpcc_customer_key(in->c_w, in->c_d, c_id))
+	                           : NULL;
+	if (cu == NULL) {
+		out->missing = in->c_id ? "Payment: the customer is missing"
+		                        : "Payment: no customer has the last name";
+		return;
+	}
+	out->c_id = c_id;
+	int64_t balance = TM_LOAD(&cu->c_balance) - in->amount;
+	TM_STORE(&cu->c_balance, balance);
+	TM_STORE(&cu->c_ytd_payment, TM_LOAD(&cu->c_ytd_payment) + in->amount);
+	TM_STORE(&cu->c_payment_cnt, TM_LOAD(&cu->c_payment_cnt) + 1);
+	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
+	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
+	if (out->c_credit[0] == 'B' && out->c_credit[1] == 'C')
+		payment_bad_credit(cu, in, c_id);
+	out->c_balance = balance;
+
+	/* Clause 2.5.2.2: H_DATA is W_NAME and D_NAME separated by 4 spaces. */
+	tpcc_history_t h;
+	memset(&h, 0, sizeof h);
+	h.h_c_id = (int32_t)c_id;
+	h.h_c_d_id = (int32_t)in->c_d;
+	h.h_c_w_id = (int32_t)in->c_w;
+	h.h_d_id = (int32_t)in->d;
+	h.h_w_id = (int32_t)in->w;
+	h.h_date = in->date;
+	h.h_amount = in->amount;
+	snprintf(h.h_data, sizeof h.h_data, "%s    %s", out->w_name, out->d_name);
+	if (store_insert(db->history, in->history_key, &h) == NULL)
+		out->missing = "Payment: the history row's key is taken";
+}
+
+static void run_payment(tpcc_db_t *db, tpcc_worker_t *me, const payment_in_t *in,
+                        payment_out_t *out)
+{
+	TM_BEGIN();
+	payment_body(db, me, in, out);
+	TM_END();
+}
+
+static void tx_payment(tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r, unsigned id,
+                       uint32_t w, int64_t now)
+{
+	payment_in_t in = { .w = w, .date = now };
+	in.d = tpcc_rand(r, 1, TPCC_DISTRICTS);
+	/* Clause 2.5.1.2: 85 % of customers pay at their home warehouse,
+	 * 15 % at another one (when there is one), in a random district. */
+	if (db->warehouses > 1 && tpcc_rand(r, 1, 100) > 85) {
+		in.c_w = other_warehouse(db, r, w);
+		in.c_d = tpcc_rand(r, 1, TPCC_DISTRICTS);
+	} else {
+		in.c_w = w;
+		in.c_d = in.d;
+	}
+	/* 60 % by last name, 40 % by id. */
+	if (tpcc_rand(r, 1, 100) <= 60)
+		in.name = tpcc_nurand(r, 255, db->nurand.c_last_run, 0, tpcc_max_name(db));
+	else
+		in.c_id = tpcc_nurand(r, 1023, db->nurand.c_id, 1, db->customers);
+	in.amount = tpcc_rand(r, 100, 500000);   /* 1.00 .. 5,000.00 */
+	in.history_key = tpcc_history_key(id + 1, me->history_seq++);
+
+	payment_out_t out = { .missing = NULL };
+	run_payment(db, me, &in, &out);
+	if (out.missing != NULL) {
+		worker_error(me, "%s (warehouse %" PRIu32 ", district %" PRIu32 ")", out.missing,
+		             in.c_w, in.c_d);
+		return;
+	}
+	me->committed[TPCC_PAYMENT]++;
+	me->remote_payments += in.c_w != w;
+	me->by_name += in.c_id == 0;
+}
+
+/* ---- Order-Status (clause 2.6) ------------------------------------------------------------- */
+
+typedef struct order_status_in {
+	uint32_t w, d;
+	uint32_t c_id;            /* 0: by name */
+	uint32_t name;
+} order_status_in_t;
+
+typedef struct order_status_out {
+	const char *missing;
+	uint32_t c_id;
+	int64_t c_balance;
+	char c_first[17], c_middle[3], c_last[17];
+	uint64_t o_id;
+	int64_t o_entry_d;
+	int32_t o_carrier_id;
+	uint32_t lines;
+	struct {
+		int32_t i_id, supply_w, quantity;
+		int64_t amount, delivery_d;
+	} line[TPCC_MAX_OL];
+} order_status_out_t;
+
+static int read_order_line(uint64_t key, void *rec, void *arg)
+{
+	order_status_out_t *out = arg;
+	const tpcc_order_line_t *ol = rec;
+	(void)key;
+	if (out->lines == TPCC_MAX_OL)
+		return 1;
+	out->line[out->lines].i_id = TM_LOAD(&ol->ol_i_id);
+	out->line[out->lines].supply_w = TM_LOAD(&ol->ol_supply_w_id);
+	out->line[out->lines].quantity = TM_LOAD(&ol->ol_quantity);
+	out->line[out->lines].amount = TM_LOAD(&ol->ol_amount);
+	out->line[out->lines].delivery_d = TM_LOAD(&ol->ol_delivery_d);
+	out->lines++;
+	return 0;
+}
+
+static void order_status_body(tpcc_db_t *db, tpcc_worker_t *me, const order_status_in_t *in,
+                              order_status_out_t *out)
+{
+	out->missing = NULL;
+	out->lines = 0;
+	uint32_t c_id = in->c_id ? in->c_id : customer_by_name(db, me, in->w, in->d, in->name);
+	tpcc_customer_t *cu = c_id ? store_get(db->customer,
+	                                       tpcc_customer_key(in->w, in->d, c_id))
+	                           : NULL;
+	if (cu == NULL) {
+		out->missing = in->c_id ? "Order-Status: the customer is missing"
+		                        : "Order-Status: no customer has the last name";
+		return;
+	}
+	out->c_id = c_id;
+	out->c_balance = TM_LOAD(&cu->c_balance);
+	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
+	store_read_bytes(out->c_middle, cu->c_middle, sizeof cu->c_middle);
+	store_read_bytes(out->c_last, cu->c_last, sizeof cu->c_last);
+
+	/* The customer's most recent order: the largest O_ID of its orders. */
+	uint64_t skey;
+	tpcc_order_t *o = store_index_last(db->order_by_customer,
+	                                   tpcc_order_customer_key(in->w, in->d, c_id, 0),
+	                                   tpcc_order_customer_key(in->w, in->d, c_id,
+	                                                           TPCC_O_ID_MAX),
+	                                   &skey);
+	if (o == NULL) {
+		out->missing = "Order-Status: the customer has no order";
+		return;
+	}
+	out->o_id = tpcc_order_id_of(skey);
+	out->o_entry_d = TM_LOAD(&o->o_entry_d);
+	out->o_carrier_id = TM_LOAD(&o->o_carrier_id);
+	store_scan(db->order_line, tpcc_order_line_key(in->w, in->d, out->o_id, 0),
+	           tpcc_order_line_key(in->w, in->d, out->o_id, TPCC_MAX_OL), STORE_ASC,
+	           read_order_line, out);
+}
+
+static void run_order_status(tpcc_db_t *db, tpcc_worker_t *me, const order_status_in_t *in,
+                             order_status_out_t *out)
+{
+	TM_BEGIN();
+	order_status_body(db, me, in, out);
+	TM_END();
+}
+
+static void tx_order_status(tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r, uint32_t w)
+{
+	order_status_in_t in = { .w = w };
+	in.d = tpcc_rand(r, 1, TPCC_DISTRICTS);
+	/* Clause 2.6.1.2: 60 % by last name, 40 % by id. */
+	if (tpcc_rand(r, 1, 100) <= 60)
+		in.name = tpcc_nurand(r, 255, db->nurand.c_last_run, 0, tpcc_max_name(db));
+	else
+		in.c_id = tpcc_nurand(r, 1023, db->nurand.c_id, 1, db->customers);
+
+	order_status_out_t out = { .missing = NULL };
+	run_order_status(db, me, &in, &out);
+	if (out.missing != NULL) {
+		worker_error(me, "%s (warehouse %" PRIu32 ", district %" PRIu32 ")", out.missing,
+		             in.w, in.d);
+		return;
+	}
+	me->committed[TPCC_ORDER_STATUS]++;
+	me->by_name += in.c_id == 0;
+}
+
+/* ---- Delivery (clause 2.7) ------------------------------------------------------------------ */
+
+typedef struct delivery_in {
+	uint32_t w;
+	int32_t carrier;
+	int64_t date;
+} delivery_in_t;
+
+typedef struct delivery_out {
+	const char *missing;
+	uint32_t delivered, skipped;
+	uint64_t o_id[TPCC_DISTRICTS];   /* 0: skipped */
+} delivery_out_t;
+
+typedef struct deliver_lines {
+	int64_t date;
+	int64_t sum;
+} deliver_lines_t;
+
+static int deliver_line(uint64_t key, void *rec, void *arg)
+{
+	deliver_lines_t *dl = arg;
+	tpcc_order_line_t *ol = rec;
+	(void)key;
+	TM_STORE(&ol->ol_delivery_d, dl->date);
+	dl->sum += TM_LOAD(&ol->ol_amount);
+	return 0;
+}
+
+/* The ten districts in one transaction (clause 2.7.4.1 allows up to ten;
+ * one makes the whole batch atomic). */
+static void delivery_body(tpcc_db_t *db, const delivery_in_t *in, delivery_out_t *out)
+{
+	out->missing = NULL;
+	out->delivered = out->skipped = 0;
+	uint32_t w = in->w;
+	for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++) {
+		out->o_id[d - 1] = 0;
+		/* The district's oldest undelivered order; none: skip it
+		 * (clause 2.7.4.2). */
+		uint64_t key;
+		if (store_first(db->new_order, tpcc_order_key(w, d, 0),
+		                tpcc_order_key(w, d, TPCC_O_ID_MAX), &key) == NULL) {
+			out->skipped++;
+			continue;
+		}
+		uint64_t o_id = tpcc_order_id_of(key);
+		store_delete(db->new_order, key);
+		tpcc_order_t *o = store_get(db->order, key);
+		if (o == NULL) {
+			out->missing = "Delivery: the order of a NEW-ORDER row is missing";
+			return;
+		}
+		uint32_t c_id = (uint32_t)TM_LOAD(&o->o_c_id);
+		TM_STORE(&o->o_carrier_id, in->carrier);
+		deliver_lines_t dl = { .date = in->date, .sum = 0 };
+		store_scan(db->order_line, tpcc_order_line_key(w, d, o_id, 0),
+		           tpcc_order_line_key(w, d, o_id, TPCC_MAX_OL), STORE_ASC, deliver_line,
+		           &dl);
+		tpcc_customer_t *cu = store_get(db->customer, tpcc_customer_key(w, d, c_id));
+		if (cu == NULL) {
+			out->missing = "Delivery: the customer of an order is missing";
+			return;
+		}
+		TM_STORE(&cu->c_balance, TM_LOAD(&cu->c_balance) + dl.sum);
+		TM_STORE(&cu->c_delivery_cnt, TM_LOAD(&cu->c_delivery_cnt) + 1);
+		out->o_id[d - 1] = o_id;
+		out->delivered++;
+	}
+}
+
+static void run_delivery(tpcc_db_t *db, const delivery_in_t *in, delivery_out_t *out)
+{
+	TM_BEGIN();
+	delivery_body(db, in, out);
+	TM_END();
+}
+
+static void tx_delivery(tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r, uint32_t w,
+                        int64_t now)
+{
+	delivery_in_t in = { .w = w, .date = now };
+	in.carrier = (int32_t)tpcc_rand(r, 1, 10);
+	delivery_out_t out = { .missing = NULL };
+	run_delivery(db, &in, &out);
+	if (out.missing != NULL) {
+		worker_error(me, "%s (warehouse %" PRIu32 ")", out.missing, in.w);
+		return;
+	}
+	me->committed[TPCC_DELIVERY]++;
+	me->delivered += out.delivered;
+	me->delivery_skipped += out.skipped;
+}
+
+/* ---- Stock-Level (clause 2.8) ----------------------------------------------------------------- */
+
+typedef struct stock_level_in {
+	uint32_t w, d;
+	int32_t threshold;
+} stock_level_in_t;
+
+typedef struct stock_level_out {
+	const char *missing;
+	uint32_t low;             /* distinct items below the threshold */
+} stock_level_out_t;
+
+typedef struct item_scan {
+	uint32_t *item;
+	uint32_t n;
+} item_scan_t;
+
+static int collect_item(uint64_t key, void *rec, void *arg)
+{
+	item_scan_t *s = arg;
+	const tpcc_order_line_t *ol = rec;
+	(void)key;
+	if (s->n == TPCC_MAX_OL * 20)
+		return 1;   /* never: 20 orders of at most 15 lines */
+	s->item[s->n++] = (uint32_t)TM_LOAD(&ol->ol_i_id);
+	return 0;
+}
+
+static int by_value(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return (a > b) - (a < b);
+}
+
+static void stock_level_body(tpcc_db_t *db, tpcc_worker_t *me, const stock_level_in_t *in,
+                             stock_level_out_t *out)
+{
+	out->missing = NULL;
+	out->low = 0;
+	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
+	if (di == NULL) {
+		out->missing = "Stock-Level: the district is missing";
+		return;
+	}
+	/* The items of the district's last 20 orders (clause 2.8.2.2). */
+	uint64_t next = (uint64_t)TM_LOAD(&di->d_next_o_id);
+	uint64_t first = next > 20 ? next - 20 : 1;
+	item_scan_t s = { .item = me->items, .n = 0 };
+	store_scan(db->order_line, tpcc_order_line_key(in->w, in->d, first, 0),
+	           tpcc_order_line_key(in->w, in->d, next - 1, TPCC_MAX_OL), STORE_ASC,
+	           collect_item, &s);
+	/* Count each distinct item once. */
+	qsort(s.item, s.n, sizeof *s.item, by_value);
+	for (uint32_t i = 0; i < s.n; i++) {
+		if (i > 0 && s.item[i] == s.item[i - 1])
+			continue;
+		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(in->w, s.item[i]));
+		if (st == NULL) {
+			out->missing = "Stock-Level: the STOCK row of an ordered item is missing";
+			return;
+		}
+		out->low += TM_LOAD(&st->s_quantity) < in->threshold;
+	}
+}
+
+static void run_stock_level(tpcc_db_t *db, tpcc_worker_t *me, const stock_level_in_t *in,
+                            stock_level_out_t *out)
+{
+	TM_BEGIN();
+	stock_level_body(db, me, in, out);
+	TM_END();
+}
+
+static void tx_stock_level(tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r, unsigned id,
+                           uint32_t w)
+{
+	/* Clause 2.8.1.1: a terminal's district is fixed; the workers that
+	 * share a warehouse take different districts. */
+	stock_level_in_t in = { .w = w };
+	in.d = id / db->warehouses % TPCC_DISTRICTS + 1;
+	in.threshold = (int32_t)tpcc_rand(r, 10, 20);
+	stock_level_out_t out = { .missing = NULL };
+	run_stock_level(db, me, &in, &out);
+	if (out.missing != NULL) {
+		worker_error(me, "%s (warehouse %" PRIu32 ", district %" PRIu32 ")", out.missing,
+		             in.w, in.d);
+		return;
+	}
+	me->committed[TPCC_STOCK_LEVEL]++;
+	me->low_stock += out.low;
+}
+
+/* ---- the mix (clause 5.2.3) ------------------------------------------------------------------ */
+
+/* The standard mix: 45 % New-Order, 43 % Payment, 4 % each of the others
+ * (the minimum percentages of clause 5.2.3, New-Order taking the rest). */
+static enum tpcc_tx_type pick_type(const tpcc_db_t *db, bench_rng_t *r)
+{
+	if (db->mix != TPCC_MIX_STANDARD)
+		return (enum tpcc_tx_type)(db->mix - TPCC_MIX_ONLY_FIRST);
+	uint32_t p = tpcc_rand(r, 1, 100);
+	if (p <= 45)
+		return TPCC_NEW_ORDER;
+	if (p <= 88)
+		return TPCC_PAYMENT;
+	if (p <= 92)
+		return TPCC_ORDER_STATUS;
+	if (p <= 96)
+		return TPCC_DELIVERY;
+	return TPCC_STOCK_LEVEL;
+}
+
+void tpcc_op(void *shared, bench_thread_t *self)
+{
+	tpcc_db_t *db = shared;
+	tpcc_worker_t *me = &db->worker[self->id];
+	bench_rng_t *r = &self->rng;
+	uint32_t w = home_warehouse(db, self->id);
+	enum tpcc_tx_type type = pick_type(db, r);
+	int64_t now = tpcc_now(db, self->id, me->clock++);
+
+	uint64_t t0 = bench_now_ns();
+	switch (type) {
+	case TPCC_NEW_ORDER:
+		tx_new_order(db, me, r, w, now);
+		break;
+	case TPCC_PAYMENT:
+		tx_payment(db, me, r, self->id, w, now);
+		break;
+	case TPCC_ORDER_STATUS:
+		tx_order_status(db, me, r, w);
+		break;
+	case TPCC_DELIVERY:
+		tx_delivery(db, me, r, w, now);
+		break;
+	case TPCC_STOCK_LEVEL:
+	default:
+		type = TPCC_STOCK_LEVEL;
+		tx_stock_level(db, me, r, self->id, w);
+		break;
+	}
+	bench_lat_add(&me->lat[type], bench_now_ns() - t0);
+	me->done[type]++;
+}
