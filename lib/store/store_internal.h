@@ -1,0 +1,205 @@
+/*
+ * lib/store/store_internal.h — what the record store's files share: the
+ * record header, the B+-tree's node layout, the hash index, the table and
+ * index structs.  No interface: programs use <potm/store.h>.
+ *
+ * Which fields are accessed how (the rules of <potm/tm.h>):
+ *  - Mutable shared fields (a node's count, keys and pointers, a tree's
+ *    root, a bucket head, a record's chain link, the record bytes) are
+ *    read and written inside transactions through the typed accesses only.
+ *  - Frozen fields (a record's key, a node's level, everything in the
+ *    table and index structs but the roots) are written before their
+ *    object is published and never after, so transactions read them
+ *    directly once they hold a pointer to the object.
+ *  - A block the transaction allocated and has not yet published (a new
+ *    record, the new half of a split, a new root) is filled with plain
+ *    stores; once it is published every further access is transactional.
+ *  - The quiescent calls (digest, count, check, destroy, index creation)
+ *    use plain reads: no transaction runs on the table meanwhile.
+ */
+#ifndef POTM_STORE_INTERNAL_H
+#define POTM_STORE_INTERNAL_H
+
+#include <potm/store.h>
+#include <potm/tm.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The library's error recorder (lib/error.c): the message for
+ * tm_last_error(); returns -1. */
+int potm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define STORE_CACHELINE 64
+#define store_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* The store's own functions shared between its files stay inside the
+ * library that links them. */
+#pragma GCC visibility push(hidden)
+
+/* Report a misuse of the API, or a failure a transaction cannot return
+ * (out of memory), on stderr, naming the call, and abort. */
+void store_abort(const char *call, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 2, 3)));
+
+/* Misuse unless the calling thread is inside a transaction. */
+static inline void store_require_tx(const char *call)
+{
+	if (store_unlikely(!tm_in_tx()))
+		store_abort(call, "called outside a transaction");
+}
+
+/* ---- records -------------------------------------------------------------
+ *
+ * One tm_malloc'd block per record: this header, then record_size bytes
+ * (malloc's alignment, at least 16, so the bytes are 8-byte aligned).  The
+ * API hands out the pointer to the bytes.
+ */
+typedef struct store_rec_hdr {
+	uint64_t key;                  /* primary key; frozen */
+	struct store_rec_hdr *next;    /* hash chain (STORE_HASH); TM accesses */
+} store_rec_hdr_t;
+
+static inline store_rec_hdr_t *store_hdr_of(const void *rec)
+{
+	return (store_rec_hdr_t *)rec - 1;
+}
+
+static inline void *store_bytes_of(store_rec_hdr_t *h)
+{
+	return h + 1;
+}
+
+/* ---- the B+-tree (btree.c) -------------------------------------------------
+ *
+ * A node is 256 bytes: count, level, BTREE_FANOUT keys and pointers.
+ *  - Leaf (level 0): entries key[0..count-1] ascending, ptr[i] the value
+ *    stored under key[i] (a record's bytes).
+ *  - Inner (level > 0): count children ptr[0..count-1]; key[i], i >= 1, is
+ *    the lower bound of child i: child i holds keys in [key[i], key[i+1])
+ *    (child 0 from the node's own lower bound, the last child up to the
+ *    node's own upper bound).  key[0] means nothing.  Lower bounds only,
+ *    so the whole uint64_t range is a key with no sentinel.
+ * Invariants (store_check verifies them):
+ *  B1: keys ascend strictly within a node; every key of a subtree lies
+ *      within the bounds its ancestors' separators give it.
+ *  B2: a child's level is its parent's minus one, so every leaf is at the
+ *      root's depth.
+ *  B3: no node is empty but the root leaf of an empty tree; an inner root
+ *      has at least two children.  Non-root nodes may be underfull: a
+ *      delete removes only nodes it empties, it never merges (so a delete
+ *      writes only along its own path and conflicts only with operations
+ *      on the same nodes).
+ * Nodes are tm_malloc'd, so they have malloc's alignment, not a cache
+ * line's: tm_free must get back the very block tm_malloc returned.
+ */
+#define BTREE_FANOUT 15
+#define BTREE_MAX_DEPTH 32   /* levels: a node splits only when full, and
+                                then both halves need 7 more children to
+                                split again, so every level costs about 7
+                                times the splits of the one above; 32
+                                levels would take some 7^30 leaf splits */
+
+typedef struct btree_node {
+	uint64_t count;                 /* entries (leaf), children (inner) */
+	uint64_t level;                 /* 0 for a leaf; frozen */
+	uint64_t key[BTREE_FANOUT];
+	void *ptr[BTREE_FANOUT];        /* leaf: values; inner: children */
+} btree_node_t;
+
+/* A tree: its root pointer alone on a cache line, so that a root change
+ * does not disturb hardware transactions reading the frozen fields near
+ * it. */
+typedef struct btree {
+	btree_node_t *root __attribute__((aligned(STORE_CACHELINE)));
+	char pad_[STORE_CACHELINE - sizeof(btree_node_t *)];
+} btree_t;
+
+/* Visit one entry of a scan: non-zero stops it. */
+typedef int (*btree_visit_fn)(uint64_t key, void *val, void *arg);
+
+/* Setup and teardown (outside transactions; plain accesses). */
+int btree_init(btree_t *bt);
+void btree_destroy(btree_t *bt, void (*free_val)(void *val));
+
+/* Inside a transaction. */
+void *btree_get(btree_t *bt, uint64_t key);
+/* Insert (key, val); false (nothing changed) if key is present. */
+bool btree_insert(btree_t *bt, uint64_t key, void *val);
+/* Remove key; its value, or NULL if it was absent. */
+void *btree_delete(btree_t *bt, uint64_t key);
+size_t btree_scan(btree_t *bt, uint64_t lo, uint64_t hi, int dir,
+                  btree_visit_fn fn, void *arg);
+/* The value with the smallest (dir STORE_ASC) or largest (STORE_DESC) key
+ * in [lo, hi], its key in *key; NULL if none. */
+void *btree_edge(btree_t *bt, uint64_t lo, uint64_t hi, int dir, uint64_t *key);
+
+/* Quiescent (plain reads). */
+size_t btree_count(const btree_t *bt);
+/* Visit every entry in ascending order; non-zero from fn stops. */
+int btree_walk(const btree_t *bt, int (*fn)(uint64_t key, void *val, void *arg), void *arg);
+/* B1-B3; 0, or -1 with potm_error naming what (prefixed with what). */
+int btree_check(const btree_t *bt, const char *what);
+bool btree_is_empty_root(const btree_t *bt);
+
+/* ---- the hash index (hash.c) ------------------------------------------- */
+
+typedef struct hash_index {
+	store_rec_hdr_t **bucket;   /* the heads; frozen pointer, TM heads */
+	uint64_t mask;              /* buckets - 1 (a power of two); frozen */
+} hash_index_t;
+
+/* Setup and teardown (outside transactions). */
+int hash_init(hash_index_t *h, size_t capacity, const char *table);
+void hash_destroy(hash_index_t *h);
+
+/* The bucket of a key: a 64-bit mix, then the low bits. */
+uint64_t hash_bucket_of(const hash_index_t *h, uint64_t key);
+
+/* Inside a transaction. */
+store_rec_hdr_t *hash_get(hash_index_t *h, uint64_t key);
+/* Link a new, unpublished record (its key set) at its bucket's head; false
+ * (nothing changed) if its key is present. */
+bool hash_insert(hash_index_t *h, store_rec_hdr_t *r);
+/* Unlink the record under key; it, or NULL if absent. */
+store_rec_hdr_t *hash_delete(hash_index_t *h, uint64_t key);
+
+/* Quiescent (plain reads). */
+int hash_walk(const hash_index_t *h, int (*fn)(store_rec_hdr_t *r, void *arg), void *arg);
+int hash_check(const hash_index_t *h, const char *table);
+
+/* ---- tables and secondary indexes (table.c) ------------------------------ */
+
+struct store_index {
+	btree_t tree;               /* secondary key -> record bytes */
+	store_table_t *table;       /* frozen, as the rest below */
+	store_key_fn key;
+	char *name;
+	store_index_t *next;        /* the table's next index */
+};
+
+struct store_table {
+	btree_t tree;               /* STORE_ORDERED: primary key -> bytes */
+	hash_index_t hash;          /* STORE_HASH */
+	store_kind_t kind;          /* frozen, as the rest below */
+	size_t record_size;
+	char *name;
+	store_index_t *indexes;     /* set up while the table is empty, before
+	                               any transaction uses it */
+};
+
+/* A strong 64-bit mix (a bijection): hash buckets, digests. */
+static inline uint64_t store_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+#pragma GCC visibility pop
+
+#endif /* POTM_STORE_INTERNAL_H */

@@ -1,0 +1,457 @@
+/*
+ * The record store's API on every backend, one thread: creation errors
+ * (NULL and a message from tm_last_error()), misuse that aborts (an
+ * operation outside a transaction, a scan of a hash table, a secondary key
+ * twice), byte copies at every alignment and length touching nothing
+ * outside their range, digests (equal for equal contents reached in
+ * different orders, different for different contents), the largest
+ * record, a cancelled insert leaving no trace, and an ordered table
+ * emptying back to an empty root.
+ */
+#include "store_test.h"
+#include "store_internal.h"   /* white box: the empty root */
+
+#include <signal.h>
+
+#include "check_run.h"
+
+typedef struct rec {
+	uint64_t val;
+	uint64_t key_copy;
+	uint32_t grp;
+	uint32_t tail;
+} rec_t;
+
+static store_table_t *make_table(const char *name, store_kind_t kind, size_t rs, size_t cap)
+{
+	store_table_def_t def = { .name = name, .record_size = rs, .kind = kind,
+	                          .capacity = cap };
+	store_table_t *t = store_table_create(&def);
+	ck_assert_msg(t != NULL, "store_table_create(%s): %s", name, tm_last_error());
+	return t;
+}
+
+/* ---- creation errors ---------------------------------------------------------- */
+
+static void expect_create_error(const store_table_def_t *def, const char *words)
+{
+	ck_assert_ptr_null(store_table_create(def));
+	ck_assert_msg(strstr(tm_last_error(), words) != NULL,
+	              "expected \"%s\" in the message, got \"%s\"", words, tm_last_error());
+}
+
+static uint64_t grp_key(const void *rec, uint64_t pkey)
+{
+	const rec_t *r = rec;   /* grp never changes after the insert */
+	return (uint64_t)r->grp << 40 | (pkey & ((1ull << 40) - 1));
+}
+
+START_TEST(creation_errors)
+{
+	store_test_start();
+	expect_create_error(NULL, "def is NULL");
+	store_table_def_t def = { .name = NULL, .record_size = 8, .kind = STORE_ORDERED };
+	expect_create_error(&def, "name");
+	def.name = "t";
+	def.record_size = 0;
+	expect_create_error(&def, "record_size 0");
+	def.record_size = STORE_RECORD_MAX + 1;
+	expect_create_error(&def, "record_size");
+	def.record_size = 8;
+	def.kind = (store_kind_t)7;
+	expect_create_error(&def, "kind");
+	def.kind = STORE_HASH;
+	def.capacity = (size_t)STORE_CAPACITY_MAX + 1;
+	expect_create_error(&def, "capacity");
+	def.capacity = 0;
+	expect_create_error(&def, "capacity 0");
+
+	/* An index only on an empty table. */
+	store_table_t *t = make_table("orders", STORE_ORDERED, sizeof(rec_t), 0);
+	ck_assert_str_eq(store_table_name(t), "orders");
+	ck_assert_uint_eq(store_record_size(t), sizeof(rec_t));
+	rec_t r = { .val = 1, .key_copy = 5, .grp = 3 };
+	TM_BEGIN();
+	store_insert(t, 5, &r);
+	TM_END();
+	ck_assert_ptr_null(store_index_create(t, "by_grp", grp_key));
+	ck_assert_msg(strstr(tm_last_error(), "empty tables only") != NULL, "%s", tm_last_error());
+	ck_assert_ptr_null(store_index_create(t, "by_grp", NULL));
+	ck_assert_msg(strstr(tm_last_error(), "key function") != NULL, "%s", tm_last_error());
+	TM_BEGIN();
+	store_delete(t, 5);
+	TM_END();
+	ck_assert_ptr_nonnull(store_index_create(t, "by_grp", grp_key));
+	ck_assert_int_eq(store_check(t), 0);
+	store_table_destroy(t);
+	store_test_stop();
+}
+END_TEST
+
+/* ---- misuse: reported, the process aborts --------------------------------------- */
+
+START_TEST(get_outside_tx_aborts)
+{
+	store_test_start();
+	store_table_t *t = make_table("t", STORE_ORDERED, 8, 0);
+	store_get(t, 1);
+}
+END_TEST
+
+START_TEST(insert_outside_tx_aborts)
+{
+	store_test_start();
+	store_table_t *t = make_table("t", STORE_HASH, 8, 16);
+	uint64_t v = 0;
+	store_insert(t, 1, &v);
+}
+END_TEST
+
+START_TEST(read_bytes_outside_tx_aborts)
+{
+	store_test_start();
+	char buf[8];
+	uint64_t word = 0;
+	store_read_bytes(buf, &word, sizeof buf);
+}
+END_TEST
+
+static int count_visit(uint64_t key, void *rec, void *arg)
+{
+	(*(int *)arg)++;
+	return 0;
+}
+
+START_TEST(scan_of_hash_table_aborts)
+{
+	store_test_start();
+	store_table_t *t = make_table("t", STORE_HASH, 8, 16);
+	int n = 0;
+	TM_BEGIN();
+	store_scan(t, 0, UINT64_MAX, STORE_ASC, count_visit, &n);
+	TM_END();
+}
+END_TEST
+
+static uint64_t constant_key(const void *rec, uint64_t pkey)
+{
+	return 42;   /* not unique: a misuse */
+}
+
+START_TEST(duplicate_secondary_key_aborts)
+{
+	store_test_start();
+	store_table_t *t = make_table("t", STORE_ORDERED, 8, 0);
+	ck_assert_ptr_nonnull(store_index_create(t, "bad", constant_key));
+	uint64_t v = 0;
+	TM_BEGIN();
+	store_insert(t, 1, &v);
+	store_insert(t, 2, &v);
+	TM_END();
+}
+END_TEST
+
+/* ---- byte copies --------------------------------------------------------------- */
+
+/* Write every range [off, off + len) of a record of size rs from a source
+ * at every misalignment, and read back the whole record and the range into
+ * a misaligned buffer: the range changed, nothing else. */
+static void byte_copies(size_t rs)
+{
+	store_table_t *t = make_table("bytes", STORE_HASH, rs, 4);
+	unsigned char model[128], src[160], back[160];
+	ck_assert_uint_le(rs, sizeof model);
+	memset(model, 0xa5, rs);
+	TM_BEGIN();
+	store_insert(t, 7, model);
+	TM_END();
+	unsigned pattern = 1;
+	for (size_t off = 0; off <= rs; off++) {
+		for (size_t len = 0; off + len <= rs; len++) {
+			size_t mis = (off + len) % 8;
+			for (size_t i = 0; i < len; i++)
+				src[mis + i] = (unsigned char)(pattern * 31 + i * 7);
+			pattern++;
+			memcpy(model + off, src + mis, len);
+			memset(back, 0, sizeof back);
+			TM_BEGIN();
+			unsigned char *rec = store_get(t, 7);
+			store_write_bytes(rec + off, src + mis, len);
+			store_read_bytes(back, rec, rs);
+			store_read_bytes(back + rs + 1 + mis, rec + off, len);
+			TM_END();
+			ck_assert_msg(memcmp(back, model, rs) == 0, "record differs after writing "
+			              "[%zu, %zu) of %zu bytes", off, off + len, rs);
+			ck_assert_msg(memcmp(back + rs + 1 + mis, model + off, len) == 0,
+			              "range [%zu, %zu) read back wrong", off, off + len);
+		}
+	}
+	ck_assert_int_eq(store_check(t), 0);
+	store_table_destroy(t);
+}
+
+START_TEST(bytes_every_alignment)
+{
+	store_test_start();
+	byte_copies(64);
+	byte_copies(29);
+	store_test_stop();
+}
+END_TEST
+
+/* ---- digests ------------------------------------------------------------------- */
+
+static void fill(rec_t *r, uint64_t key)
+{
+	memset(r, 0, sizeof *r);   /* the padding too: digests hash it */
+	r->val = test_mix(key);
+	r->key_copy = key;
+	r->grp = (uint32_t)(key % 5);
+}
+
+/* Insert keys[0..n) in the order of a permutation drawn from seed, with
+ * detours: a key inserted, deleted and inserted again, a key that never
+ * stays. */
+static void load_in_order(store_table_t *t, const uint64_t *keys, size_t n, uint64_t seed)
+{
+	size_t *perm = malloc(n * sizeof *perm);
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = rng_next(&seed) % i;
+		size_t tmp = perm[i - 1];
+		perm[i - 1] = perm[j];
+		perm[j] = tmp;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = keys[perm[i]];
+		rec_t r, junk;
+		fill(&r, k);
+		fill(&junk, k);
+		junk.val ^= 1;
+		TM_BEGIN();
+		if (i % 3 == 0) {
+			ck_assert_ptr_nonnull(store_insert(t, k, &junk));
+			ck_assert_int_eq(store_delete(t, k), 1);
+		}
+		ck_assert_ptr_nonnull(store_insert(t, k, &r));
+		ck_assert_ptr_null(store_insert(t, k, &junk));   /* present: nothing changes */
+		if (i % 5 == 0) {
+			ck_assert_ptr_nonnull(store_insert(t, k + 1000000, &junk));
+			ck_assert_int_eq(store_delete(t, k + 1000000), 1);
+		}
+		TM_END();
+	}
+	free(perm);
+}
+
+static void digests(store_kind_t kind)
+{
+	enum { N = 600 };
+	uint64_t keys[N];
+	uint64_t s = 12345;
+	for (size_t i = 0; i < N; i++)
+		keys[i] = i < 3 ? (uint64_t[]){ 0, UINT64_MAX, 1 }[i] : rng_next(&s) % 100000;
+	/* distinct keys */
+	for (size_t i = 3; i < N; i++)
+		keys[i] = keys[i] * 1000 + i;
+	store_table_t *a = make_table("a", kind, sizeof(rec_t), 64);
+	store_table_t *b = make_table("b", kind, sizeof(rec_t), 1024);
+	store_index_t *ix = store_index_create(b, "by_grp", grp_key);
+	ck_assert_ptr_nonnull(ix);
+	store_table_t *empty = make_table("empty", kind, sizeof(rec_t), 64);
+	uint64_t d_empty = store_digest(empty);
+	load_in_order(a, keys, N, 1);
+	load_in_order(b, keys, N, 2);
+	ck_assert_int_eq(store_check(a), 0);
+	ck_assert_int_eq(store_check(b), 0);
+	ck_assert_uint_eq(store_count(a), N);
+	ck_assert_uint_eq(store_count(b), N);
+	uint64_t d = store_digest(a);
+	ck_assert_uint_eq(d, store_digest(b));
+	ck_assert_uint_ne(d, d_empty);
+
+	/* One byte of one record. */
+	TM_BEGIN();
+	rec_t *r = store_get(b, keys[7]);
+	TM_STORE(&r->tail, 1u);
+	TM_END();
+	uint64_t d1 = store_digest(b);
+	ck_assert_uint_ne(d1, d);
+	TM_BEGIN();
+	rec_t *r2 = store_get(b, keys[7]);
+	TM_STORE(&r2->tail, 0u);
+	TM_END();
+	ck_assert_uint_eq(store_digest(b), d);
+
+	/* One record fewer; the same bytes under another key. */
+	rec_t moved;
+	TM_BEGIN();
+	rec_t *r3 = store_get(b, keys[9]);
+	store_read_bytes(&moved, r3, sizeof moved);
+	ck_assert_int_eq(store_delete(b, keys[9]), 1);
+	TM_END();
+	uint64_t d2 = store_digest(b);
+	ck_assert_uint_ne(d2, d);
+	ck_assert_uint_ne(d2, d1);
+	TM_BEGIN();
+	ck_assert_ptr_nonnull(store_insert(b, keys[9] + 1, &moved));
+	TM_END();
+	ck_assert_uint_ne(store_digest(b), d);
+	ck_assert_uint_ne(store_digest(b), d2);
+	ck_assert_int_eq(store_check(b), 0);
+
+	store_table_destroy(a);
+	store_table_destroy(b);
+	store_table_destroy(empty);
+}
+
+START_TEST(digest_order_independent)
+{
+	store_test_start();
+	digests(STORE_ORDERED);
+	digests(STORE_HASH);
+	store_test_stop();
+}
+END_TEST
+
+/* Results of transactions, read after them (globals: no volatile needed). */
+static void *out_ptr;
+static uint64_t out_key;
+
+/* ---- the largest record; a cancelled insert ------------------------------------ */
+
+START_TEST(largest_record)
+{
+	store_test_start();
+	store_table_t *t = make_table("big", STORE_ORDERED, STORE_RECORD_MAX, 0);
+	unsigned char *src = malloc(STORE_RECORD_MAX), *back = malloc(STORE_RECORD_MAX);
+	for (size_t i = 0; i < STORE_RECORD_MAX; i++)
+		src[i] = (unsigned char)(i * 13);
+	TM_BEGIN();
+	for (uint64_t k = 0; k < 20; k++)
+		ck_assert_ptr_nonnull(store_insert(t, k, src));
+	store_read_bytes(back, store_get(t, 19), STORE_RECORD_MAX);
+	TM_END();
+	ck_assert(memcmp(src, back, STORE_RECORD_MAX) == 0);
+	ck_assert_int_eq(store_check(t), 0);
+	ck_assert_uint_eq(store_count(t), 20);
+	free(src);
+	free(back);
+	store_table_destroy(t);
+	store_test_stop();
+}
+END_TEST
+
+START_TEST(cancelled_insert_leaves_nothing)
+{
+	store_test_start();
+	store_table_t *t = make_table("c", STORE_ORDERED, sizeof(rec_t), 0);
+	store_index_t *ix = store_index_create(t, "by_grp", grp_key);
+	rec_t r;
+	TM_BEGIN();
+	for (uint64_t k = 0; k < 100; k++) {
+		fill(&r, k);
+		store_insert(t, k, &r);
+	}
+	TM_END();
+	uint64_t d = store_digest(t);
+	/* Splits, a new root level, deletes emptying leaves: all undone. */
+	TM_BEGIN();
+	for (uint64_t k = 100; k < 400; k++) {
+		fill(&r, k);
+		store_insert(t, k, &r);
+	}
+	for (uint64_t k = 0; k < 50; k++)
+		store_delete(t, k);
+	tm_cancel();
+	TM_END();
+	ck_assert(tm_was_cancelled());
+	ck_assert_int_eq(store_check(t), 0);
+	ck_assert_uint_eq(store_count(t), 100);
+	ck_assert_uint_eq(store_digest(t), d);
+	rec_t probe;
+	fill(&probe, 300);
+	TM_BEGIN();
+	out_ptr = store_index_get(ix, grp_key(&probe, 300));
+	TM_END();
+	ck_assert_ptr_null(out_ptr);
+	store_table_destroy(t);
+	store_test_stop();
+}
+END_TEST
+
+/* ---- emptying ---------------------------------------------------------------- */
+
+START_TEST(empties_back_to_empty_root)
+{
+	store_test_start();
+	store_table_t *t = make_table("e", STORE_ORDERED, sizeof(rec_t), 0);
+	store_index_t *ix = store_index_create(t, "by_grp", grp_key);
+	ck_assert_ptr_nonnull(ix);
+	uint64_t d0 = store_digest(t);
+	rec_t r;
+	/* Three levels at least (15 x 15 entries per two levels). */
+	for (uint64_t k = 0; k < 3000; k += 10) {
+		TM_BEGIN();
+		for (uint64_t j = k; j < k + 10; j++) {
+			fill(&r, j * 3);
+			store_insert(t, j * 3, &r);
+		}
+		TM_END();
+	}
+	ck_assert_int_eq(store_check(t), 0);
+	ck_assert_uint_ge(t->tree.root->level, 2);
+	/* From the left end (as TPC-C's new-orders go), then the rest from the
+	 * right. */
+	for (uint64_t k = 0; k < 3000; k += 10) {
+		TM_BEGIN();
+		for (uint64_t j = k; j < k + 10 && j < 1500; j++)
+			ck_assert_int_eq(store_delete(t, j * 3), 1);
+		TM_END();
+		if (k % 500 == 0)
+			ck_assert_int_eq(store_check(t), 0);
+	}
+	TM_BEGIN();
+	out_ptr = store_first(t, 0, UINT64_MAX, &out_key);
+	TM_END();
+	ck_assert_ptr_nonnull(out_ptr);
+	ck_assert_uint_eq(out_key, 1500 * 3);
+	for (uint64_t k = 3000; k > 1500; k--) {
+		TM_BEGIN();
+		ck_assert_int_eq(store_delete(t, (k - 1) * 3), 1);
+		TM_END();
+	}
+	ck_assert_int_eq(store_check(t), 0);
+	ck_assert_uint_eq(store_count(t), 0);
+	ck_assert(btree_is_empty_root(&t->tree));
+	ck_assert(btree_is_empty_root(&ix->tree));
+	ck_assert_uint_eq(store_digest(t), d0);
+	TM_BEGIN();
+	out_ptr = store_first(t, 0, UINT64_MAX, NULL);
+	TM_END();
+	ck_assert_ptr_null(out_ptr);
+	store_table_destroy(t);
+	store_test_stop();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("store-api-" POTM_BACKEND_NAME);
+	TCase *tc = tcase_create("api");
+	tcase_add_test(tc, creation_errors);
+	tcase_add_test_raise_signal(tc, get_outside_tx_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, insert_outside_tx_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, read_bytes_outside_tx_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, scan_of_hash_table_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, duplicate_secondary_key_aborts, SIGABRT);
+	tcase_add_test(tc, bytes_every_alignment);
+	tcase_add_test(tc, digest_order_independent);
+	tcase_add_test(tc, largest_record);
+	if (!single_thread_backend())   /* seq cannot roll back a cancel */
+		tcase_add_test(tc, cancelled_insert_leaves_nothing);
+	tcase_add_test(tc, empties_back_to_empty_root);
+	suite_add_tcase(s, tc);
+	return potm_check_run(s);
+}
