@@ -356,10 +356,14 @@ static inline uint32_t tpcc_max_name(const tpcc_db_t *db)
 void tpcc_last_name(uint32_t number, char *out);
 
 /* tpcc_load.c: create the tables and populate them (clause 4.3.3.1).
- * Registered thread, outside transactions.  Returns 0, or -1 after
- * printing why. */
+ * tpcc_create, tpcc_load_shared (the NURand constants and ITEM) and
+ * tpcc_destroy run on a registered thread, outside transactions;
+ * tpcc_load_warehouses (the rest) on `loaders` threads of its own, logical
+ * ids 0..loaders-1, so no other thread may be registered then.  Each
+ * returns 0, or -1 after printing why. */
 int tpcc_create(tpcc_db_t *db);
-int tpcc_load(tpcc_db_t *db);
+int tpcc_load_shared(tpcc_db_t *db);
+int tpcc_load_warehouses(tpcc_db_t *db, unsigned loaders);
 void tpcc_destroy(tpcc_db_t *db);
 
 /* tpcc_tx.c: one transaction of the worker's mix (a bench_op_fn). */

@@ -7,10 +7,13 @@
  * order lines and new orders) from a stream of its own, drawn in a fixed
  * order.  So the database is the same however the warehouses are spread
  * over loading threads, and store_digest (order-independent) agrees.
+ * The warehouses are loaded in parallel, by up to one thread per worker
+ * (tpcc_load_warehouses), each registered with the TM like a worker.
  */
 #include "tpcc.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -424,7 +427,7 @@ static int load_warehouse(tpcc_db_t *db, uint32_t w, uint32_t *perm)
 	return 0;
 }
 
-int tpcc_load(tpcc_db_t *db)
+int tpcc_load_shared(tpcc_db_t *db)
 {
 	bench_rng_t setup;
 	bench_rng_seed(&setup, db->seed, LOAD_STREAM_SETUP);
@@ -444,17 +447,64 @@ int tpcc_load(tpcc_db_t *db)
 	}
 	nc->c_id = tpcc_rand(&setup, 0, 1023);
 	nc->ol_i_id = tpcc_rand(&setup, 0, 8191);
+	return load_items(db, &setup);
+}
 
-	if (load_items(db, &setup) != 0)
-		return -1;
-	uint32_t *perm = malloc(db->customers * sizeof *perm);
+typedef struct loader {
+	tpcc_db_t *db;
+	unsigned id, count;       /* loads warehouses w with (w - 1) % count == id */
+	int rc;
+	pthread_t thread;
+} loader_t;
+
+static void *loader_main(void *p)
+{
+	loader_t *l = p;
+	l->rc = -1;
+	if (tm_thread_enter(l->id) != 0) {
+		fprintf(stderr, "tpcc: loader %u: tm_thread_enter: %s\n", l->id, tm_last_error());
+		return NULL;
+	}
+	uint32_t *perm = malloc(l->db->customers * sizeof *perm);
 	if (perm == NULL) {
 		fprintf(stderr, "tpcc: out of memory for the population\n");
+	} else {
+		l->rc = 0;
+		for (uint32_t w = 1 + l->id; w <= l->db->warehouses && l->rc == 0; w += l->count)
+			l->rc = load_warehouse(l->db, w, perm);
+		free(perm);
+	}
+	tm_thread_exit();
+	return NULL;
+}
+
+int tpcc_load_warehouses(tpcc_db_t *db, unsigned loaders)
+{
+	if (loaders > db->warehouses)
+		loaders = db->warehouses;
+	if (loaders == 0)
+		loaders = 1;
+	loader_t *l = calloc(loaders, sizeof *l);
+	if (l == NULL) {
+		fprintf(stderr, "tpcc: out of memory for %u loaders\n", loaders);
 		return -1;
 	}
-	int rc = 0;
-	for (uint32_t w = 1; w <= db->warehouses && rc == 0; w++)
-		rc = load_warehouse(db, w, perm);
-	free(perm);
+	unsigned started = 0;
+	for (; started < loaders; started++) {
+		l[started] = (loader_t){ .db = db, .id = started, .count = loaders, .rc = -1 };
+		int err = pthread_create(&l[started].thread, NULL, loader_main, &l[started]);
+		if (err != 0) {
+			fprintf(stderr, "tpcc: cannot create loader thread %u: %s\n", started,
+			        strerror(err));
+			break;
+		}
+	}
+	int rc = started == loaders ? 0 : -1;
+	for (unsigned i = 0; i < started; i++) {
+		pthread_join(l[i].thread, NULL);
+		if (l[i].rc != 0)
+			rc = -1;
+	}
+	free(l);
 	return rc;
 }
