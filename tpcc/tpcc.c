@@ -135,9 +135,9 @@ int potm_bench_tpcc(int argc, char **argv)
 		  "warehouses; worker i's home is warehouse i % w + 1 (default 1)",
 		  1, TPCC_MAX_WAREHOUSES, NULL, &warehouses, NULL },
 		{ 'm', BENCH_OPT_CHOICE, "mix",
-		  "standard (45/43/4/4/4 % New-Order/Payment/Order-Status/Delivery/"
-		  "Stock-Level) or one type alone: new-order, payment, order-status, "
-		  "delivery, stock-level (default standard)", 0, 0, tpcc_mixes, &mix, NULL },
+		  "standard: 45/43/4/4/4 % New-Order/Payment/Order-Status/Delivery/"
+		  "Stock-Level; the others: that type alone (default standard)",
+		  0, 0, tpcc_mixes, &mix, NULL },
 		{ 'I', BENCH_OPT_UINT, "item count",
 		  "items, and stock rows per warehouse; below 100000 is not standard "
 		  "(default 100000)", 1, TPCC_ITEMS, NULL, &items, &items_given },
