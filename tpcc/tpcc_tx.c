@@ -3,13 +3,14 @@
  *
  * Each transaction has three parts:
  *  - its input, drawn from the worker's own random stream before the
- *    transaction begins (clause 2.x.1), so that a re-executed attempt sees
- *    the same input and a run is a function of the seed (and, under a
- *    deterministic backend, of nothing else);
- *  - its body, a function of the input and the database (clause 2.x.2),
- *    run between TM_BEGIN and TM_END by a small wrapper that takes only
- *    pointers, so that no local of the wrapper's frame changes inside the
- *    block; the results go to an output struct in the caller's frame;
+ *    transaction begins (clauses 2.4.1 to 2.8.1), so that a re-executed
+ *    attempt sees the same input and a run is a function of the seed
+ *    (and, under a deterministic backend, of nothing else);
+ *  - its body, a function of the input and the database (clauses 2.4.2
+ *    to 2.8.2), run between TM_BEGIN and TM_END by a small wrapper that
+ *    takes only pointers, so that no local of the wrapper's frame changes
+ *    inside the block; the results go to an output struct in the
+ *    caller's frame;
  *  - the tally, after the commit.
  * A row the profile needs and that cannot be missing (a district, a
  * customer found by id, ...) is reported as an error through the output
@@ -18,9 +19,10 @@
  * tells a New-Order rollback (an HTM backend undoes every store of a
  * cancelled attempt, the output's included).
  *
- * Workers have a home warehouse, worker i -> warehouse i % W + 1 (clause
- * 2.x.1.1: the terminal's warehouse; several workers share one when there
- * are fewer warehouses than workers), and no think or keying time.
+ * Workers have a home warehouse, worker i -> warehouse i % W + 1 (a
+ * terminal keeps its warehouse, clauses 2.4.1.1 to 2.8.1.1; several
+ * workers share one when there are fewer warehouses than workers), and
+ * no think or keying time.
  */
 #include "tpcc.h"
 
