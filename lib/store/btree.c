@@ -10,11 +10,12 @@
  * reaches, so the code below trusts counts and bounds it reads.
  *
  * Insert descends from the root recording the path, puts the entry in its
- * leaf and, if the leaf is full, splits it in halves and inserts the new
- * right half into the parent, splitting upwards as far as needed; a root
- * split grows the tree by one level.  The new half and a new root are
- * filled with plain stores before the transactional store that publishes
- * them (tm.h: unpublished memory).
+ * leaf and, if the leaf is full, splits it (in halves, or most entries
+ * kept left for an append) and inserts the new right node into the
+ * parent, splitting upwards as far as needed; a root split grows the tree
+ * by one level.  The new node and a new root are filled with plain stores
+ * before the transactional store that publishes them (tm.h: unpublished
+ * memory).
  *
  * Delete removes the entry; a node left empty is unlinked from its parent
  * and freed, recursively, and an inner root left with a single child gives
@@ -40,6 +41,7 @@
 #include <stdlib.h>
 
 #define BTREE_HALF ((BTREE_FANOUT + 1) / 2)   /* entries kept left in a split */
+#define BTREE_APPEND_KEEP (BTREE_FANOUT - 3)  /* ... in the split of an append */
 
 /* The path of a descent: node[d] at depth d (node[0] the root,
  * node[depth - 1] the leaf), its count as read, and for inner nodes the
@@ -130,7 +132,14 @@ static void btree_node_remove_at(btree_node_t *n, unsigned c, unsigned pos)
 }
 
 /* n is full; (key, ptr) goes at pos.  Of the BTREE_FANOUT + 1 entries n
- * keeps the first BTREE_HALF and a new node, returned, takes the rest.
+ * keeps the first ones and a new node, returned, takes the rest: half and
+ * half, but for an entry past n's last one (an append: ascending keys, as
+ * TPC-C's orders come within a district) n keeps BTREE_APPEND_KEEP, so
+ * that appends leave nodes mostly full instead of half empty.  Not all
+ * BTREE_FANOUT: a node left full would split again at its next insert,
+ * and appends into the gap after it could then split the same path up to
+ * the root every few inserts; with a few slots free every split of a node
+ * needs three inserts into it at least, so the depth stays logarithmic.
  * *sep is the new node's lower bound: its first key for a leaf; for an
  * inner node the bound that came with its first child (its key[0] keeps
  * it, meaning nothing there).  Either way every key left of it in the
@@ -138,31 +147,35 @@ static void btree_node_remove_at(btree_node_t *n, unsigned c, unsigned pos)
 static btree_node_t *btree_split_node(btree_node_t *n, unsigned pos, uint64_t key, void *ptr,
                                       uint64_t *sep, const char *call)
 {
+	unsigned keep = pos == BTREE_FANOUT ? BTREE_APPEND_KEEP : BTREE_HALF;
 	uint64_t k[BTREE_FANOUT + 1];
 	void *v[BTREE_FANOUT + 1];
 	for (unsigned j = 0, o = 0; j <= BTREE_FANOUT; j++) {
 		if (j == pos) {
 			k[j] = key;
 			v[j] = ptr;
-		} else {
+		} else if (j >= keep || j > pos) {
+			/* only what moves: n keeps its entries before keep */
 			k[j] = btree_read_key(n, o);
 			v[j] = TM_LOAD(&n->ptr[o]);
+			o++;
+		} else {
 			o++;
 		}
 	}
 	btree_node_t *r = btree_node_new(n->level, call);
-	for (unsigned j = BTREE_HALF; j <= BTREE_FANOUT; j++) {
-		r->key[j - BTREE_HALF] = k[j];
-		r->ptr[j - BTREE_HALF] = v[j];
+	for (unsigned j = keep; j <= BTREE_FANOUT; j++) {
+		r->key[j - keep] = k[j];
+		r->ptr[j - keep] = v[j];
 	}
-	r->count = BTREE_FANOUT + 1 - BTREE_HALF;
+	r->count = BTREE_FANOUT + 1 - keep;
 	/* n keeps its entries before pos as they are. */
-	for (unsigned j = pos; j < BTREE_HALF; j++) {
+	for (unsigned j = pos; j < keep; j++) {
 		tm_write_u64(&n->key[j], k[j]);
 		TM_STORE(&n->ptr[j], v[j]);
 	}
-	tm_write_u64(&n->count, BTREE_HALF);
-	*sep = k[BTREE_HALF];
+	tm_write_u64(&n->count, keep);
+	*sep = k[keep];
 	return r;
 }
 

@@ -95,11 +95,11 @@ static inline void *store_bytes_of(store_rec_hdr_t *h)
  * line's: tm_free must get back the very block tm_malloc returned.
  */
 #define BTREE_FANOUT 15
-#define BTREE_MAX_DEPTH 32   /* levels: a node splits only when full, and
-                                then both halves need 7 more children to
-                                split again, so every level costs about 7
-                                times the splits of the one above; 32
-                                levels would take some 7^30 leaf splits */
+#define BTREE_MAX_DEPTH 32   /* levels: a node splits only when full and
+                                keeps three free slots at least, so each
+                                level has a third of the splits of the one
+                                below at most; 32 levels would take some
+                                3^30 leaf splits */
 
 typedef struct btree_node {
 	uint64_t count;                 /* entries (leaf), children (inner) */

@@ -457,7 +457,7 @@ static int store_ptr_cmp(const void *a, const void *b)
 static int store_check_index_entry(uint64_t skey, void *bytes, void *arg)
 {
 	store_check_ctx_t *c = arg;
-	if (bsearch(&bytes, c->recs, c->n, sizeof *c->recs, store_ptr_cmp) == NULL)
+	if (c->n == 0 || bsearch(&bytes, c->recs, c->n, sizeof *c->recs, store_ptr_cmp) == NULL)
 		return potm_error("store_check(\"%s\"): index \"%s\" has an entry (secondary key "
 		                  "%#llx) for no record of the table (T1)", c->t->name, c->ix->name,
 		                  (unsigned long long)skey);
@@ -484,7 +484,7 @@ int store_check(const store_table_t *t)
 	}
 	store_check_ctx_t c = { .t = t };
 	int rc = store_walk_records(t, store_check_primary_rec, &c);
-	if (rc == 0 && t->indexes != NULL)
+	if (rc == 0 && t->indexes != NULL && c.n > 1)
 		qsort(c.recs, c.n, sizeof *c.recs, store_ptr_cmp);
 	for (const store_index_t *ix = t->indexes; ix != NULL && rc == 0; ix = ix->next) {
 		snprintf(what, sizeof what, "store_check(\"%s\"), index \"%s\"", t->name, ix->name);

@@ -131,7 +131,7 @@ static void bank_audit(bool ordered, int dir)
 static void bank_work(unsigned id, unsigned nthreads, bool ordered)
 {
 	uint64_t rng = 0x9e3779b97f4a7c15ull * (id + 1);
-	unsigned ops = ops_per_thread(nthreads, 6000, 1200);
+	unsigned ops = ops_per_thread(nthreads, 15000, 3000);
 	for (unsigned i = 0; i < ops; i++) {
 		unsigned p = (unsigned)(rng_next(&rng) % 100);
 		if (p < 10) {
@@ -334,7 +334,7 @@ static void churn_scan(uint64_t *rng)
 static void churn_work(unsigned id, unsigned nthreads)
 {
 	uint64_t rng = 0x51ed270b27f0a9e3ull * (id + 1);
-	unsigned ops = ops_per_thread(nthreads, 5000, 1000);
+	unsigned ops = ops_per_thread(nthreads, 12000, 2500);
 	int *net = churn_net[id];
 	for (unsigned i = 0; i < ops; i++) {
 		unsigned p = (unsigned)(rng_next(&rng) % 100);

@@ -5,8 +5,9 @@
  * arrays; store_check and a full comparison every few hundred operations.
  *
  *  - ordered tables over tiny and small key ranges (many collisions, the
- *    root splitting and collapsing, leaves emptied and removed) and over
- *    the whole uint64_t range (0 and UINT64_MAX among the keys);
+ *    root splitting and collapsing, leaves emptied and removed), over
+ *    the whole uint64_t range (0 and UINT64_MAX among the keys), and as a
+ *    queue (ascending inserts, deletes at the small end);
  *  - hash tables with far fewer buckets than records (long chains);
  *  - secondary indexes on both kinds, queried through get, scans,
  *    first/last;
@@ -143,6 +144,9 @@ typedef struct run {
 	uint64_t rng;
 	uint64_t range;           /* keys in [0, range); 0: all of uint64_t */
 	bool ordered;
+	bool queue;               /* inserts append, deletes mostly take the
+	                             smallest key (TPC-C's new-orders) */
+	uint64_t next_key;
 } run_t;
 
 static int collect(uint64_t key, void *rec, void *arg)
@@ -347,6 +351,14 @@ static void draw_op(run_t *R, op_t *o, int insert_pct, int delete_pct)
 	o->key = draw_key(R);
 	o->dir = rng_next(&R->rng) & 1 ? STORE_DESC : STORE_ASC;
 	o->limit = 1 + (unsigned)(rng_next(&R->rng) % SCAN_MAX);
+	if (R->queue && p < insert_pct + delete_pct) {
+		if (p < insert_pct) {
+			R->next_key += 1 + rng_next(&R->rng) % 3;
+			o->key = R->next_key;
+		} else if (R->m.n > 0 && p % 4 != 0) {
+			o->key = R->m.key[0];
+		}
+	}
 	if (p < insert_pct) {
 		o->kind = OP_INSERT;
 		o->rec.val = rng_next(&R->rng);
@@ -447,6 +459,8 @@ static void run_model(const char *what, store_kind_t kind, uint64_t range, size_
 {
 	static run_t R;
 	memset(&R, 0, sizeof R);
+	R.queue = strstr(what, "queue") != NULL;
+	R.next_key = range / 2;
 	R.what = what;
 	R.rng = seed;
 	R.range = range;
@@ -554,6 +568,14 @@ START_TEST(ordered_full_range)
 }
 END_TEST
 
+START_TEST(ordered_queue)
+{
+	store_test_start();
+	run_model("ordered-queue", STORE_ORDERED, 1u << 20, 0, 1, OPS(12000), 0x89abcdeull);
+	store_test_stop();
+}
+END_TEST
+
 START_TEST(hash_long_chains)
 {
 	store_test_start();
@@ -579,6 +601,7 @@ int main(void)
 	tcase_add_test(tc, ordered_tiny_range);
 	tcase_add_test(tc, ordered_small_range);
 	tcase_add_test(tc, ordered_full_range);
+	tcase_add_test(tc, ordered_queue);
 	tcase_add_test(tc, hash_long_chains);
 	tcase_add_test(tc, secondary_indexes);
 	suite_add_tcase(s, tc);
