@@ -1,7 +1,7 @@
 /*
  * tpcc/tpcc.c — TPC-C on the record store, as a benchmark of the harness.
  *
- *   tpcc-<b> [-w warehouses] [-m mix] [-I items] [-C customers] [-t -d -n -S -H]
+ *   tpcc-<b> [-w warehouses (0: one per thread)] [-m mix] [-I items] [-C customers] [-t -d -n -S -H]
  *
  * The database of -w warehouses is populated (clause 4.3), the workers run
  * the mix (-m: the standard 45/43/4/4/4, or one transaction type) with no
@@ -132,8 +132,8 @@ int potm_bench_tpcc(int argc, char **argv)
 	bool items_given = false, customers_given = false;
 	const bench_option_t opts[] = {
 		{ 'w', BENCH_OPT_UINT, "warehouse count",
-		  "warehouses; worker i's home is warehouse i % w + 1 (default 1)",
-		  1, TPCC_MAX_WAREHOUSES, NULL, &warehouses, NULL },
+		  "warehouses, 0 for one per thread; worker i's home is warehouse "
+		  "i % w + 1 (default 1)", 0, TPCC_MAX_WAREHOUSES, NULL, &warehouses, NULL },
 		{ 'm', BENCH_OPT_CHOICE, "mix",
 		  "standard: 45/43/4/4/4 % New-Order/Payment/Order-Status/Delivery/"
 		  "Stock-Level; the others: that type alone (default standard)",
@@ -151,6 +151,13 @@ int potm_bench_tpcc(int argc, char **argv)
 	                     opts, sizeof opts / sizeof opts[0], argc, argv);
 	if (rc != BENCH_EXIT_OK || c.help)
 		return rc;
+	/* -w 0: a home warehouse per worker (low contention at any -t). */
+	if (warehouses == 0) {
+		if (c.threads > TPCC_MAX_WAREHOUSES)
+			return bench_usage_error(&c, "-w 0 with -t %" PRIu64 ": at most %u "
+			                         "warehouses", c.threads, TPCC_MAX_WAREHOUSES);
+		warehouses = c.threads;
+	}
 	/* A district's order ids have TPCC_O_BITS bits: with -n, even if
 	 * every transaction were a New-Order in one district they must fit. */
 	if (c.ops_per_thread &&

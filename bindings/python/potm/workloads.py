@@ -57,6 +57,13 @@ DOPPEL_MAX_KEYS = 1 << 26
 #: The rubis benchmark's modes.
 RUBIS_MODES: tuple[str, ...] = ("doppel", "occ", "split")
 
+#: The tpcc benchmark's transaction mixes: the standard one, or one type alone.
+TPCC_MIXES: tuple[str, ...] = ("standard", "new-order", "payment", "order-status",
+                               "delivery", "stock-level")
+#: TPC-C's population per warehouse (clause 4.3): items, customers per district.
+TPCC_ITEMS = 100000
+TPCC_CUSTOMERS = 3000
+
 #: Backends that run one thread only (seq: no concurrency control).
 SINGLE_THREAD_BACKENDS: tuple[str, ...] = ("seq",)
 
@@ -418,6 +425,21 @@ WORKLOADS: dict[str, Workload] = {
             THREADS, DURATION, OPS, SEED,
         ), rules=(
             AtMost("categories", "items", why="every category needs an item"),
+        )),
+        Workload("tpcc", "TPC-C on the record store: the five transactions (standard "
+                 "mix or one alone) on a database of 'warehouses' warehouses, then the "
+                 "consistency checks of clause 3.3.2", (
+            Param("warehouses", "-w", "number of warehouses; 0: one per thread (worker i's "
+                  "home is warehouse i mod warehouses + 1)", maximum=4095, default=1),
+            Param("mix", "-m", "standard (45/43/4/4/4 % New-Order, Payment, Order-Status, "
+                  "Delivery, Stock-Level) or one transaction type alone",
+                  choices=TPCC_MIXES, default="standard"),
+            Param("items", "-I", "items, and stock rows per warehouse (below 100000 is not "
+                  "TPC-C's population)", minimum=1, maximum=TPCC_ITEMS, default=TPCC_ITEMS),
+            Param("customers", "-C", "customers, and initial orders, per district (below "
+                  "3000 is not TPC-C's population)", minimum=1, maximum=TPCC_CUSTOMERS,
+                  default=TPCC_CUSTOMERS),
+            THREADS, DURATION, OPS, SEED,
         )),
     )
 }

@@ -1,0 +1,98 @@
+"""TPC-C from the package: the workload's parameters, real runs on the
+record store (consistency checks, the digest, pot's determinism) and the
+tpcc experiment on a small grid.  Real runs use the C build directory
+($POTMPY_BUILD_DIR, default: the checkout's build/) and are skipped, with
+the reason, when its benchmark libraries lack tpcc."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import potm
+from conftest import build_dir
+from potm._lib import LibraryDir
+from potm.experiments import EXPERIMENTS, Grid
+from potm.experiments.availability import missing_backend
+from potm.reproduce import run_experiment
+
+#: A population that loads in milliseconds (not TPC-C's own: reported so).
+SMALL: dict[str, Any] = {"items": 1000, "customers": 30}
+
+
+def _libs_with_tpcc(*backends: str) -> Path:
+    """The build directory, if every backend's benchmark library has tpcc."""
+    path = build_dir()
+    libs = LibraryDir(path)
+    for b in backends:
+        if not path.is_dir() or not libs.has_bench(b):
+            pytest.skip(f"no {b} benchmark library in {path}")
+        problem = missing_backend(libs, b, ["tpcc"])
+        if problem is not None:
+            pytest.skip(problem)
+    return path
+
+
+def test_parameters_and_argv() -> None:
+    spec = potm.WORKLOADS["tpcc"]
+    args = spec.validate({"warehouses": 0, "mix": "payment", "threads": 2, **SMALL})
+    assert spec.argv(args) == ["tpcc", "-w", "0", "-m", "payment", "-I", "1000",
+                               "-C", "30", "-t", "2"]
+    with pytest.raises(ValueError, match=r"'mix' = 'neworder' is not allowed: one of "
+                                         r"standard, new-order"):
+        spec.validate({"mix": "neworder"})
+    with pytest.raises(ValueError, match=r"'customers' = 3001 is out of range: an integer, "
+                                         r"1..3000"):
+        spec.validate({"customers": 3001})
+    with pytest.raises(ValueError, match=r"'warehouses' = 4096 is out of range"):
+        spec.validate({"warehouses": 4096})
+
+
+def test_a_run_checks_consistency_and_reports_a_digest() -> None:
+    libs = _libs_with_tpcc("tl2")
+    r = potm.run("tpcc", backend="tl2", threads=2, warehouses=0, ops=150,
+                 lib_dir=libs, **SMALL).check()
+    assert r.verified and r.throughput > 0 and r.ops == 300
+    raw: dict[str, Any] = r.raw or {}
+    assert raw["warehouses"] == 2 and raw["scale"] == "reduced"  # -w 0: one per thread
+    counts = raw["counts"]
+    assert all(counts[f"consistency_{i}"] == "ok" for i in (1, 2, 3, 4))
+    done = sum(counts[k] for k in ("new_order", "payment", "order_status", "delivery",
+                                   "stock_level"))
+    assert done == 300 and counts["new_order"] > counts["delivery"]
+    assert len(counts["digest"]) == 16
+
+
+def test_pot_gives_one_digest_per_seed() -> None:
+    libs = _libs_with_tpcc("pot")
+    def digest(seed: int) -> str:
+        r = potm.run("tpcc", backend="pot", threads=2, warehouses=2, ops=200, seed=seed,
+                     lib_dir=libs, **SMALL).check()
+        assert r.raw is not None
+        return str(r.raw["counts"]["digest"])
+
+    digests = {digest(5) for _ in range(3)}
+    assert len(digests) == 1
+    assert digest(6) not in digests
+
+
+def test_the_experiment_on_a_small_grid(tmp_path: Path) -> None:
+    libs = LibraryDir(_libs_with_tpcc("tl2"))
+    exp = EXPERIMENTS["tpcc"]
+    small = replace(exp, quick=Grid(cases=exp.quick.cases, variants=("tl2",),
+                                    threads=(1, 2), repeat=1,
+                                    params={"duration": 100, **SMALL}))
+    report = run_experiment(small, "quick", tmp_path, libs, progress=False,
+                            stream=io.StringIO())
+    assert report.status == "ok", report.reason
+    with open(tmp_path / "tpcc.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {(r["benchmark"], r["threads"]) for r in rows} == {
+        (c, t) for c in ("tpcc-w=1", "tpcc-w=threads") for t in ("1", "2")}
+    assert all(r["ok"] == "True" and float(r["throughput"]) > 0 for r in rows)
+    assert (tmp_path / "tpcc.png").stat().st_size > 1000
