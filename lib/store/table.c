@@ -182,8 +182,10 @@ void *store_get(store_table_t *t, uint64_t key)
 void *store_insert(store_table_t *t, uint64_t key, const void *rec)
 {
 	store_require_tx("store_insert");
-	/* Allocated before the look for the key, so that the index is
-	 * searched once; a duplicate frees it again (at commit). */
+	/* Allocated before the search for the key, so that the index is
+	 * searched once; a duplicate frees it again (at commit).  The block is
+	 * unpublished until the index links it: plain stores fill it (a NULL
+	 * rec gives a zeroed record). */
 	store_rec_hdr_t *r = tm_malloc(sizeof *r + t->record_size);
 	if (store_unlikely(r == NULL))
 		store_abort("store_insert", "table \"%s\": out of memory for a record", t->name);
