@@ -206,10 +206,11 @@ def split_backend(backend: str) -> tuple[str, dict[str, str]]:
 
 
 def find_binary(build: Path, bench: str, backend: str) -> Path | None:
-    """The executable <bench>-<backend> in the build tree, if built (a
-    variant's settings do not change the binary)."""
+    """The executable <bench>-<backend> in the build tree (bench/, a folder
+    of its own such as tpcc/, or the top), if built (a variant's settings do
+    not change the binary)."""
     name = split_backend(backend)[0]
-    for directory in (build / "bench", build):
+    for directory in (build / "bench", build / bench, build):
         candidate = directory / f"{bench}-{name}"
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate
