@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "check_run.h"
+#include "test_threads.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SCALE 4     /* under ASan: fewer operations, the same checks */
@@ -31,23 +32,10 @@
 #define SCALE 1
 #endif
 
-typedef void (*work_fn)(unsigned id, unsigned nthreads);
+typedef test_work_fn work_fn;
 
-static tm_barrier_t start_line;
-static work_fn current_work;
-static unsigned current_threads;
-
-static void *worker(void *arg)
-{
-	unsigned id = (unsigned)(uintptr_t)arg;
-	ck_assert_int_eq(tm_thread_enter(id), 0);
-	tm_barrier_wait(&start_line);
-	current_work(id, current_threads);
-	tm_thread_exit();
-	return NULL;
-}
-
-/* Run fn on n registered threads; returns after all have exited. */
+/* Start the library (a backend this machine cannot run is a skip), then
+ * run fn on n registered threads; returns after all have exited. */
 static void run_threads(unsigned n, work_fn fn)
 {
 	int rc = tm_init(NULL);
@@ -56,15 +44,7 @@ static void run_threads(unsigned n, work_fn fn)
 		exit(77);
 	}
 	ck_assert_msg(rc == 0, "tm_init: %s", tm_last_error());
-	ck_assert_int_eq(tm_barrier_init(&start_line, n), 0);
-	current_work = fn;
-	current_threads = n;
-	pthread_t th[16];
-	for (unsigned i = 0; i < n; i++)
-		pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i);
-	for (unsigned i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
-	tm_barrier_destroy(&start_line);
+	test_run_threads(n, fn);
 }
 
 static uint64_t rng_next(uint64_t *s)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "check_run.h"
+#include "test_threads.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SCALE 4
@@ -55,35 +56,19 @@ static void stop(void)
 
 /* ---- threads ---------------------------------------------------------- */
 
-typedef void (*work_fn)(unsigned id, unsigned nthreads);
-static tm_barrier_t start_line;
-static work_fn current_work;
-static unsigned current_threads;
+typedef test_work_fn work_fn;
 
-static void *worker(void *arg)
+/* A worker joins the Doppel layer offline: waiting at the start line does
+ * not hold up phase changes. */
+static void dp_worker_enter(void)
 {
-	unsigned id = (unsigned)(uintptr_t)arg;
-	ck_assert_int_eq(tm_thread_enter(id), 0);
 	ck_assert_int_eq(dp_thread_enter(), 0);
-	dp_thread_offline();   /* not holding up phases at the barrier */
-	tm_barrier_wait(&start_line);
-	current_work(id, current_threads);
-	dp_thread_exit();
-	tm_thread_exit();
-	return NULL;
+	dp_thread_offline();
 }
 
 static void run_threads(unsigned n, work_fn fn)
 {
-	ck_assert_int_eq(tm_barrier_init(&start_line, n), 0);
-	current_work = fn;
-	current_threads = n;
-	pthread_t th[16];
-	for (unsigned i = 0; i < n; i++)
-		pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i);
-	for (unsigned i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
-	tm_barrier_destroy(&start_line);
+	test_run_threads_hooked(n, fn, dp_worker_enter, dp_thread_exit);
 }
 
 static uint64_t next_rand(uint64_t *s)

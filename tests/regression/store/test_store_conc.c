@@ -22,37 +22,17 @@
 #include "store_test.h"
 
 #include "check_run.h"
+#include "test_threads.h"
 
-typedef void (*work_fn)(unsigned id, unsigned nthreads);
+typedef test_work_fn work_fn;
 
-static tm_barrier_t start_line;
-static work_fn current_work;
-static unsigned current_threads;
 static unsigned long violations;   /* bad views, counted inside transactions */
-
-static void *worker(void *arg)
-{
-	unsigned id = (unsigned)(uintptr_t)arg;
-	ck_assert_int_eq(tm_thread_enter(id), 0);
-	tm_barrier_wait(&start_line);
-	current_work(id, current_threads);
-	tm_thread_exit();
-	return NULL;
-}
 
 /* Run fn on n registered threads (the caller not registered); returns
  * after all have exited. */
 static void run_threads(unsigned n, work_fn fn)
 {
-	ck_assert_int_eq(tm_barrier_init(&start_line, n), 0);
-	current_work = fn;
-	current_threads = n;
-	pthread_t th[16];
-	for (unsigned i = 0; i < n; i++)
-		pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i);
-	for (unsigned i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
-	tm_barrier_destroy(&start_line);
+	test_run_threads(n, fn);
 }
 
 static void note_violation(void)

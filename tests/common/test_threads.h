@@ -1,0 +1,26 @@
+/*
+ * tests/common/test_threads.h — running a test's work on registered threads.
+ */
+#ifndef POTM_TEST_THREADS_H
+#define POTM_TEST_THREADS_H
+
+/* One thread's work: its logical id and the number of threads. */
+typedef void (*test_work_fn)(unsigned id, unsigned nthreads);
+
+/* Run work(id, n) on n new threads registered as logical ids 0..n-1, which
+ * meet at a tm barrier before working, so that all are members of the
+ * order before any takes a turn (the determinism contract's rule 2).
+ * enter and leave (either may be NULL) run on each thread right after it
+ * registers and right before it unregisters: a layer's own registration
+ * (Doppel's dp_thread_enter/exit).  Returns once every thread has exited;
+ * the calling thread is not registered.  Fails the test (Check) if a
+ * thread cannot be created or registered. */
+void test_run_threads_hooked(unsigned n, test_work_fn work, void (*enter)(void),
+                             void (*leave)(void));
+
+static inline void test_run_threads(unsigned n, test_work_fn work)
+{
+	test_run_threads_hooked(n, work, 0, 0);
+}
+
+#endif /* POTM_TEST_THREADS_H */
