@@ -240,6 +240,12 @@ typedef struct potm_thread {
 	                                      polled grace period, oldest
 	                                      first (lib/reclaim.c) */
 	tm_stats_t stats;      /* written by this thread only */
+	struct potm_lsd *lsd;  /* LSD state (lib/lsd.c), allocated at the
+	                          thread's first LSD call */
+	bool lsd_used;         /* this attempt made an LSD call: the commit,
+	                          abort or cancel resets the state */
+	bool lsd_lazy;         /* ... and keeps futures unresolved (the
+	                          backend's LSD-aware mode, potm_lsd_ops_t) */
 } potm_thread_t;
 
 static inline potm_thread_t *potm_self(void)
@@ -276,6 +282,10 @@ typedef struct potm_backend {
 	 * backend has, kept out of tm_config_t); tm_config_from_env accepts
 	 * them instead of reporting them as unknown. */
 	const char *const *env;
+	/* Optional; NULL resolves every LSD call at once through the
+	 * standard accesses (eager mode, lib/lsd.c): the hooks of a backend
+	 * whose transactions keep futures unresolved until the commit. */
+	const struct potm_lsd_ops *lsd;
 } potm_backend_t;
 
 /* Ordering hooks of a deterministic backend.  A registered thread's
@@ -433,5 +443,61 @@ static inline void potm_check_aligned(const void *a, size_t size, const char *wh
 	if (unlikely(((uintptr_t)a & (size - 1)) != 0))
 		potm_fatal("%s: address %p is not aligned to %zu bytes", which, a, size);
 }
+
+/* ---- Lazy State Determination (lib/lsd.c, <potm/lsd.h>) ---------------
+ * The core keeps each thread's futures, conditions and lazy writes.  A
+ * backend without potm_backend_t.lsd gets the eager mode: every future is
+ * a standard read, every condition is evaluated and every lazy write made
+ * at once.  A backend with LSD-aware concurrency control (tl2) gives the
+ * hooks below, and settles the attempt at its commit (potm_lsd_settle).
+ * Bytes travel in memcpy order, as in lib/access_gen.h. */
+
+typedef struct potm_lsd_ops {
+	/* Whether the attempt, at its first LSD call, keeps futures
+	 * unresolved (false: eager, e.g. while it writes in place). */
+	bool (*lazy)(potm_thread_t *t);
+	/* lsd_read: the bytes [a, a + size) the attempt wrote concretely:
+	 * 1 with *b if it wrote them all, 0 if none, -1 if some (then the
+	 * core resolves the future through a standard read). */
+	int (*written)(potm_thread_t *t, const void *a, unsigned size, uint64_t *b);
+	/* lsd_is_true: the bytes' latest committed value, a consistent read
+	 * kept out of the read set (the condition set stands for it). */
+	uint64_t (*peek)(potm_thread_t *t, const void *a, unsigned size);
+	/* lsd_value: a standard read of memory (snapshot, read set) that
+	 * ignores the attempt's own writes: the future of a word is its value
+	 * before them. */
+	uint64_t (*resolve)(potm_thread_t *t, const void *a, unsigned size);
+	/* lsd_write: reserve the word in the write set, so that the commit
+	 * locks it with the others.  May settle the attempt (tl2's
+	 * escalation). */
+	void (*reserve)(potm_thread_t *t, void *a, unsigned size);
+} potm_lsd_ops_t;
+
+/* How potm_lsd_settle reads a future's word (it may abort the attempt),
+ * and hands over a lazy write's value. */
+typedef uint64_t (*potm_lsd_read_fn)(potm_thread_t *t, const void *a, unsigned size);
+typedef void (*potm_lsd_put_fn)(potm_thread_t *t, void *a, unsigned size, uint64_t b);
+
+/* Whether the attempt holds unresolved futures, conditions or lazy writes
+ * that its commit (or its switch to in-place mode) must settle. */
+static inline bool potm_lsd_unsettled(const potm_thread_t *t)
+{
+	return t->lsd_used && t->lsd_lazy;
+}
+
+/* Settle a lazy attempt at one point of the serialization order, where rd
+ * reads the value every future has there (the words' values before the
+ * attempt's own writes): condition validation — every recorded condition
+ * must give the answer lsd_is_true gave, else false and nothing is put —
+ * then every lazy write evaluated and handed to put, in program order.
+ * The futures reached are bound to what rd returned (with all, every
+ * future is read), and the rest of the attempt runs eagerly. */
+bool potm_lsd_settle(potm_thread_t *t, potm_lsd_read_fn rd, potm_lsd_put_fn put, bool all);
+
+/* The transaction's attempt is over (lib/tx.c, when t->lsd_used). */
+void potm_lsd_end(potm_thread_t *t);
+
+/* At tm_thread_exit. */
+void potm_lsd_free(potm_thread_t *t);
 
 #endif /* POTM_INTERNAL_H */

@@ -252,6 +252,7 @@ void tm_thread_exit(void)
 	pthread_mutex_unlock(&rt.lock);
 	potm_ptrvec_free(&t->allocs);
 	potm_ptrvec_free(&t->frees);
+	potm_lsd_free(t);
 	tm_self_ = NULL;
 	rt_free_thread(t);
 }

@@ -17,6 +17,7 @@ static const char *const cause_names[TM_ABORT__COUNT] = {
 	[TM_ABORT_HTM_NESTED] = "htm_nested",
 	[TM_ABORT_HTM_OTHER] = "htm_other",
 	[TM_ABORT_SERIAL] = "serial",
+	[TM_ABORT_CONDITION] = "condition",
 };
 
 const char *tm_abort_cause_name(int cause)

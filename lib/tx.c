@@ -47,6 +47,8 @@ static void tx_leave_rcu(potm_thread_t *t)
 
 void potm_tx_committed(potm_thread_t *t, bool read_only)
 {
+	if (unlikely(t->lsd_used))
+		potm_lsd_end(t);
 	if (t->allocs.n) {
 		POTM_STAT_ADD(t, allocs, t->allocs.n);
 		t->allocs.n = 0;
@@ -89,6 +91,8 @@ static void tx_drop_attempt_memory(potm_thread_t *t)
 
 void potm_tx_aborted(potm_thread_t *t, int cause)
 {
+	if (unlikely(t->lsd_used))
+		potm_lsd_end(t);
 	tx_drop_attempt_memory(t);
 	POTM_STAT_INC(t, aborts);
 	POTM_STAT_INC(t, aborts_by_cause[cause]);
@@ -100,6 +104,8 @@ void potm_tx_aborted(potm_thread_t *t, int cause)
 
 void potm_tx_cancelled(potm_thread_t *t)
 {
+	if (unlikely(t->lsd_used))
+		potm_lsd_end(t);
 	tx_drop_attempt_memory(t);
 	POTM_STAT_INC(t, cancels);
 	t->txd.depth = 0;

@@ -123,6 +123,39 @@
  *     (tm_hint_serial), from its first attempt.  Waiting at the gate, an
  *     attempt stays in its read-side section (lib/reclaim.c): a grace
  *     period waits for the serial transaction, which nobody blocks on.
+ *
+ * LSD-aware OCC (Vale's thesis, Figure 4.4; <potm/lsd.h>, lib/lsd.c keeps
+ * the futures, the condition set and the lazy writes):
+ *  O1 (futures) lsd_read makes a future and reads nothing; the read set
+ *     does not see it.  lsd_value binds the futures it reaches through
+ *     tl2_load (snapshot, read set), as a standard read of memory.
+ *  O2 (conditions) lsd_is_true evaluates its condition on the words'
+ *     latest committed values (tl2_lsd_peek: a consistent read of a free
+ *     stripe, waiting for a committer as reads do, not logged) and the
+ *     answer joins the condition set.  A condition gives no opacity:
+ *     its answer may come from a later state than the snapshot, and is
+ *     checked at the commit; concrete reads keep theirs.
+ *  O3 (lazy writes) lsd_write reserves its word in the write set (an
+ *     entry with no bytes yet), so the commit locks it with the others.
+ *  O4 (condition validation) The commit locks the write set, takes wv,
+ *     validates the read set, then evaluates every condition on the state
+ *     at wv: a word whose stripe it locked holds the value before this
+ *     transaction (write-back has not begun), any other is read free and
+ *     no newer than wv (else abort: its value at wv is gone).  An answer
+ *     that changed aborts (cause condition).  The lazy writes are then
+ *     evaluated on the same state and merged into their reserved entries,
+ *     in program order, and installed with the concrete writes at wv.  So
+ *     the transaction takes effect at wv as if every future had been read
+ *     there.  A transaction with conditions and no writes validates them
+ *     too, at the clock it reads when it commits, then its read set.
+ *  O5 (in place: eager) An attempt that runs in place from its start
+ *     (irrevocable, serial) resolves every LSD call at once (lib/lsd.c's
+ *     eager mode).  One that goes in place midway (escalation I4, a
+ *     reader share R1, hence R3) settles first, right after its drain
+ *     and snapshot check, when no commit can change memory any more:
+ *     its conditions are validated and its futures bound on memory as it
+ *     is, its lazy writes merged into the write set that then goes in
+ *     place, and the rest of the attempt is eager.
  */
 #include "tl2_sets.h"
 
@@ -146,6 +179,8 @@ typedef struct tl2_tx {
 	bool active;                   /* its active word is up (S1) */
 	bool serial;                   /* this attempt runs in serial mode */
 	bool want_serial;              /* the next attempt runs serially (S3) */
+	uint64_t lsd_wv;               /* O4: the version conditions are
+	                                  validated at */
 } tl2_tx_t;
 
 static inline tm_snap_t *tl2_snap(tl2_tx_t *tx)
@@ -464,6 +499,30 @@ static bool tl2_snapshot_current(const tl2_tx_t *tx)
 	       tl2_validate(tx);
 }
 
+/* ---- LSD: going in place (O5) ------------------------------------------- */
+
+/* After a drain nobody commits: memory is the state every future and
+ * condition is settled on, and the write set not yet in place holds the
+ * attempt's own writes apart. */
+static uint64_t tl2_lsd_read_in_place(potm_thread_t *t, const void *a, unsigned size)
+{
+	(void)t;
+	return tm_load_bytes_(a, size);
+}
+
+/* A lazy write's value into its reserved write-set entry (O3, O4). */
+static void tl2_lsd_put(potm_thread_t *t, void *a, unsigned size, uint64_t b)
+{
+	tl2_ws_put(&((tl2_tx_t *)t)->ws, a, size, b);
+}
+
+static void tl2_lsd_settle_in_place(tl2_tx_t *tx)
+{
+	if (potm_lsd_unsettled(&tx->th) &&
+	    !potm_lsd_settle(&tx->th, tl2_lsd_read_in_place, tl2_lsd_put, true))
+		tl2_abort(tx, TM_ABORT_CONDITION);
+}
+
 /* Escalation (I4): the write set has grown large; if the token is free,
  * take it, drain, check the snapshot and go on in place. */
 static void tl2_escalate(tl2_tx_t *tx) __attribute__((noinline, cold));
@@ -480,6 +539,7 @@ static void tl2_escalate(tl2_tx_t *tx)
 		return;   /* a plain TL2 attempt that holds the token */
 	if (!tl2_snapshot_current(tx))
 		tl2_abort(tx, TM_ABORT_VALIDATE);   /* the retry keeps the token */
+	tl2_lsd_settle_in_place(tx);
 	tl2_enter_irrevocable(tx);
 	tl2_ws_apply_in_place(&tx->ws, &tx->th.txd.undo, tl2.locks, tl2.mask, tl2.shift,
 	                      TL2_IRREVOCABLE);
@@ -506,6 +566,7 @@ static void tl2_share_snapshot(tl2_tx_t *tx)
 	}
 	if (!tl2_snapshot_current(tx))
 		tl2_abort(tx, TM_ABORT_VALIDATE);
+	tl2_lsd_settle_in_place(tx);
 	tx->th.txd.flags |= TM_TXD_PLAIN_READS;
 	POTM_STAT_INC(&tx->th, shared_reads);
 }
@@ -682,6 +743,128 @@ static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, u
 #define POTM_GEN_READ_SPEC 1
 #include "access_gen.h"
 
+/* ---- LSD-aware OCC (O1-O4) ------------------------------------------------ */
+
+/* Futures stay unresolved unless the attempt runs in place (O5). */
+static bool tl2_lsd_lazy(potm_thread_t *t)
+{
+	const tl2_tx_t *tx = (const tl2_tx_t *)t;
+	return !tx->irrevocable && !tx->shared;
+}
+
+static int tl2_lsd_written(potm_thread_t *t, const void *a, unsigned size, uint64_t *b)
+{
+	tl2_tx_t *tx = (tl2_tx_t *)t;
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
+	uint64_t have;
+	if (e == NULL)
+		return 0;
+	if (tl2_ws_covers(e, a, size, b, &have))
+		return 1;
+	return have ? -1 : 0;
+}
+
+/* O2: the latest committed value, consistent (the stripe free and the
+ * same before and after the load), whatever its version; not logged. */
+static uint64_t tl2_lsd_peek(potm_thread_t *t, const void *a, unsigned size)
+{
+	tl2_tx_t *tx = (tl2_tx_t *)t;
+	volatile uintptr_t *lock = tl2_lock_of(a);
+	for (unsigned spins = 0;;) {
+		uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+		uint64_t v = tm_load_bytes_(a, size);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
+		if (likely(l1 == l2 && !(l1 & 1)))
+			return v;
+		if ((l1 | l2) & 1) {
+			/* A committer writes back: wait, as tl2_load does. */
+			if (++spins % TL2_LOCKED_SPINS == 0) {
+				if (spins > TL2_LOCKED_SPINS * TL2_LOCKED_YIELDS)
+					tl2_abort(tx, TM_ABORT_READ_LOCKED);
+				sched_yield();
+			}
+			potm_cpu_relax();
+		}
+	}
+}
+
+/* O1: lsd_value's standard read of memory. */
+static uint64_t tl2_lsd_resolve(potm_thread_t *t, const void *a, unsigned size)
+{
+	return tl2_load((tl2_tx_t *)t, a, size);
+}
+
+/* O3: an entry with no bytes, locked at the commit, filled there. */
+static void tl2_lsd_reserve(potm_thread_t *t, void *a, unsigned size)
+{
+	tl2_tx_t *tx = (tl2_tx_t *)t;
+	(void)size;
+	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
+	if (tl2_ws_lookup(&tx->ws, word) != NULL)
+		return;
+	tl2_ws_add(&tx->ws, word);
+	__builtin_prefetch((const void *)tl2_lock_of(a), 1, 3);
+	if (unlikely(tx->ws.n >= tx->escalate_at))
+		tl2_escalate(tx);
+}
+
+static const potm_lsd_ops_t tl2_lsd_ops = {
+	.lazy = tl2_lsd_lazy,
+	.written = tl2_lsd_written,
+	.peek = tl2_lsd_peek,
+	.resolve = tl2_lsd_resolve,
+	.reserve = tl2_lsd_reserve,
+};
+
+/* O4: a future's value at the commit's version tx->lsd_wv.  A stripe this
+ * transaction locked holds the value before it (write-back comes after);
+ * any other must be free and no newer than wv.  A committer's lock is
+ * waited for briefly only: we hold locks too. */
+static uint64_t tl2_lsd_read_at_commit(potm_thread_t *t, const void *a, unsigned size)
+{
+	tl2_tx_t *tx = (tl2_tx_t *)t;
+	volatile uintptr_t *lock = tl2_lock_of(a);
+	for (unsigned spins = 0;;) {
+		uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+		if (l1 & 1) {
+			if (tl2_owns(tx, l1))
+				return tm_load_bytes_(a, size);
+			if (++spins > TL2_LOCKED_SPINS)
+				tl2_abort(tx, TM_ABORT_CONDITION);
+			potm_cpu_relax();
+			continue;
+		}
+		uint64_t v = tm_load_bytes_(a, size);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(lock, __ATOMIC_RELAXED) != l1)
+			continue;
+		if ((l1 >> 1) > tx->lsd_wv)
+			tl2_abort(tx, TM_ABORT_CONDITION);   /* its value at wv is gone */
+		return v;
+	}
+}
+
+/* O4: condition validation at wv, then the lazy writes into their
+ * entries (which the commit has locked). */
+static void tl2_lsd_validate_conditions(tl2_tx_t *tx, uint64_t wv)
+{
+	tx->lsd_wv = wv;
+	if (!potm_lsd_settle(&tx->th, tl2_lsd_read_at_commit, tl2_lsd_put, false))
+		tl2_abort(tx, TM_ABORT_CONDITION);
+}
+
+/* O4: a transaction that wrote nothing but holds conditions.  Its point is
+ * the clock now: the conditions are validated there (every word no newer),
+ * then the read set (unchanged since rv, so the same at that point). */
+static void tl2_lsd_commit_read_only(tl2_tx_t *tx)
+{
+	uint64_t now = __atomic_load_n(&tl2.clock, __ATOMIC_ACQUIRE);
+	tl2_lsd_validate_conditions(tx, now);
+	if (now != tl2_snap(tx)->rv && !tl2_validate(tx))
+		tl2_abort(tx, TM_ABORT_VALIDATE);
+}
+
 /* ---- begin / commit ----------------------------------------------------- */
 
 /* Wait (yielding: the holder may need our CPU) until the token is free,
@@ -789,6 +972,8 @@ static void tl2_commit(tl2_tx_t *tx)
 	 * changed. */
 	if (wv != tl2_snap(tx)->rv + 1 && !tl2_validate(tx))
 		tl2_abort(tx, TM_ABORT_VALIDATE);
+	if (unlikely(potm_lsd_unsettled(&tx->th)))
+		tl2_lsd_validate_conditions(tx, wv);
 	for (size_t i = 0; i < tx->ws.n; i++)
 		tl2_ws_store_entry(&tx->ws.e[i], NULL);
 	uintptr_t released = (uintptr_t)wv << 1;
@@ -811,6 +996,8 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 		if (!ro) {
 			tl2_commit(tx);
 			tl2_commit_over(tx);
+		} else if (unlikely(potm_lsd_unsettled(&tx->th))) {
+			tl2_lsd_commit_read_only(tx);
 		}
 	}
 	tl2_drop_token(tx);
@@ -900,4 +1087,5 @@ const potm_backend_t potm_backend = {
 	.shutdown = tl2_shutdown,
 	.thread_init = tl2_thread_init,
 	.thread_fini = tl2_thread_fini,
+	.lsd = &tl2_lsd_ops,
 };

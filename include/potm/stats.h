@@ -32,6 +32,10 @@ enum tm_abort_cause {
 	TM_ABORT_HTM_OTHER,       /* hardware: anything else */
 	TM_ABORT_SERIAL,          /* tl2, pot: given up to restart in serial
 	                             mode; pot: or to make way for one */
+	TM_ABORT_CONDITION,       /* tl2: LSD condition validation failed (an
+	                             answer of lsd_is_true changed, or a
+	                             condition's word could not be read at
+	                             the commit's version) */
 	TM_ABORT__COUNT
 };
 

@@ -21,7 +21,7 @@ from typing import Any, Union
 import cffi
 
 #: Number of abort causes in this version of stats.h (TM_ABORT__COUNT).
-ABORT_CAUSE_COUNT = 13
+ABORT_CAUSE_COUNT = 14
 
 CONFIG_CDEF = """
 typedef struct tm_config {
@@ -70,6 +70,7 @@ enum tm_abort_cause {
     TM_ABORT_HTM_NESTED,
     TM_ABORT_HTM_OTHER,
     TM_ABORT_SERIAL,
+    TM_ABORT_CONDITION,
     TM_ABORT__COUNT
 };
 

@@ -1,0 +1,613 @@
+/*
+ * lib/lsd.c — Lazy State Determination (Vale's thesis, chapter 4): the
+ * futures, conditions and lazy writes of <potm/lsd.h>, kept per thread,
+ * for every backend.
+ *
+ * A transaction's LSD state is a node arena — futures (address, size),
+ * constants, the operators add/sub/mul/min/max, comparisons and "and" —
+ * and three lists over it: the future read set (the futures still
+ * unresolved), the condition set (each condition lsd_is_true answered,
+ * with its answer), and the lazy writes (address, size, expression), in
+ * program order.  A handle (lsd_val_t, lsd_cond_t) is the node's index
+ * under the transaction's generation.
+ *
+ * Two modes, chosen at the attempt's first LSD call:
+ *
+ *   eager  (potm_backend_t.lsd is NULL, or the backend says the attempt
+ *          runs in place): lsd_read is a standard read (tm_read_i64 /
+ *          tm_read_i32) and becomes a constant, lsd_is_true evaluates at
+ *          once, lsd_write evaluates at once and writes through tm_write.
+ *          Correct by construction: the transaction is an ordinary one.
+ *   lazy   (LSD-aware concurrency control, tl2): lsd_read makes a future
+ *          and joins it to the future read set; lsd_is_true evaluates the
+ *          condition on the words' latest committed values (the backend's
+ *          peek) and records the answer; lsd_write records the lazy write
+ *          and has the backend reserve its word; lsd_value binds the
+ *          futures it reaches through standard reads.  The backend settles
+ *          the rest at its commit (potm_lsd_settle): condition validation,
+ *          then the lazy writes evaluated and installed with its own.
+ *
+ * Invariants:
+ *  L1 (generation) A handle is gen << 16 | index, gen the attempt's
+ *     generation: never 0, taken from blocks of a global counter, so no
+ *     two attempts running at once, and no two consecutive attempts of a
+ *     thread, share one.  A handle of another attempt or thread, or one
+ *     never made (0), is a misuse.
+ *  L2 (futures mean the pre-state) A FUTURE node stands for its word's
+ *     value before the transaction's own writes.  lsd_read never makes one
+ *     for a word the transaction wrote before the read: a lazily written
+ *     word's future is the expression written (the lazy writes' index),
+ *     a concretely written word's is the value written (a constant, from
+ *     the backend's write set).  So the commit may evaluate every future
+ *     on the committed state, whatever the transaction wrote after.
+ *  L3 (program order) Lazy writes are applied in the order they were
+ *     made, after the concrete writes that precede them (a concrete write
+ *     of a lazily written word later in the transaction is a misuse), so
+ *     the last one of a word wins, byte by byte.
+ *  L4 (bounds) An operator, comparison or "and" is one level; no node is
+ *     deeper than LSD_MAX_DEPTH, so evaluation recurses at most that far,
+ *     and memoizes by pass (epoch): each node is evaluated once per pass.
+ *     An attempt makes at most LSD_MAX_NODES nodes.
+ *  L5 (settled) After potm_lsd_settle the attempt is eager: the futures it
+ *     reached are constants, and the lazy writes made so far were handed
+ *     to the backend (they stay in the index, so that lsd_read still
+ *     returns their expressions).
+ *  L6 (cost) A transaction that makes no LSD call costs nothing here: the
+ *     state is allocated at a thread's first call, and lib/tx.c resets it
+ *     only after an attempt that used it (potm_thread_t.lsd_used).
+ */
+#include "potm_internal.h"
+
+#include <potm/lsd.h>
+
+#include <stdlib.h>
+
+enum lsd_kind {
+	LSD_K_CONST,
+	LSD_K_FUTURE,
+	LSD_K_ADD,
+	LSD_K_SUB,
+	LSD_K_MUL,
+	LSD_K_MIN,
+	LSD_K_MAX,
+	LSD_K_CMP,
+	LSD_K_AND,
+};
+
+typedef struct lsd_node {
+	int64_t val;          /* CONST: the value; else the memo of pass epoch */
+	const void *addr;     /* FUTURE: the word */
+	uint32_t a, b;        /* operands (indices) */
+	uint32_t epoch;       /* the pass val was computed in */
+	uint8_t kind;
+	uint8_t op;           /* CMP: lsd_cmp_op_t */
+	uint8_t size;         /* FUTURE: 4 or 8 */
+	uint8_t depth;        /* operator levels below and including this one */
+} lsd_node_t;
+
+typedef struct lsd_cond_rec {
+	uint32_t node;
+	bool answer;
+} lsd_cond_rec_t;
+
+typedef struct lsd_lazy_write {
+	void *addr;
+	uint32_t value;       /* the expression's node */
+	uint32_t prev;        /* the previous lazy write of the same word + 1 */
+	int64_t result;       /* the value, at settling */
+	uint8_t size;
+} lsd_lazy_write_t;
+
+#define LSD_INDEX_MIN_BITS 6
+
+struct potm_lsd {
+	potm_thread_t *owner;
+	lsd_node_t *nodes;
+	uint32_t n, cap;
+	uint32_t gen;                 /* L1: this attempt's */
+	uint32_t gen_next, gen_end;   /* the thread's block of generations */
+	uint32_t epoch;               /* L4: evaluation passes of this attempt */
+	bool touched;                 /* the pass read a future */
+	/* the future read set */
+	uint32_t *frs;
+	uint32_t n_frs, cap_frs;
+	/* the condition set */
+	lsd_cond_rec_t *conds;
+	uint32_t n_conds, cap_conds;
+	/* the lazy writes, in program order; [0, applied) were handed over */
+	lsd_lazy_write_t *lw;
+	uint32_t n_lw, cap_lw, applied;
+	/* open addressing over words (addr & ~7): the newest lazy write of
+	 * the word + 1; 1 << index_bits slots in use (a quarter full at most) */
+	uint32_t *index;
+	unsigned index_bits, index_alloc_bits;
+};
+
+/* L1: generations come in blocks of this many from one global counter
+ * (one atomic add per block; 256 blocks cover the 16 bits). */
+#define LSD_GEN_BLOCK 256
+static uint32_t lsd_gen_blocks;
+
+/* ---- state ------------------------------------------------------------------ */
+
+static uint32_t lsd_take_generation(struct potm_lsd *s)
+{
+	if (s->gen_next == s->gen_end) {
+		uint32_t block = __atomic_fetch_add(&lsd_gen_blocks, 1, __ATOMIC_RELAXED) %
+		                 (65536 / LSD_GEN_BLOCK);
+		s->gen_next = block * LSD_GEN_BLOCK;
+		s->gen_end = s->gen_next + LSD_GEN_BLOCK;
+		if (s->gen_next == 0)
+			s->gen_next = 1;   /* generation 0 is never given: handle 0 is no handle */
+	}
+	return s->gen_next++;
+}
+
+/* The calling thread's state, in a transaction (the call named which). */
+static struct potm_lsd *lsd_enter(const char *which)
+{
+	potm_thread_t *t = potm_self_in_tx(which);
+	if (likely(t->lsd_used))
+		return t->lsd;
+	struct potm_lsd *s = t->lsd;
+	if (unlikely(s == NULL)) {
+		s = t->lsd = potm_xcalloc(1, sizeof *s);
+		s->owner = t;
+	}
+	s->gen = lsd_take_generation(s);
+	t->lsd_used = true;
+	t->lsd_lazy = potm_backend.lsd != NULL && potm_backend.lsd->lazy(t);
+	return s;
+}
+
+void potm_lsd_end(potm_thread_t *t)
+{
+	struct potm_lsd *s = t->lsd;
+	if (s->n_lw) {
+		memset(s->index, 0, sizeof(uint32_t) << s->index_bits);
+		s->index_bits = LSD_INDEX_MIN_BITS;
+	}
+	s->n = s->n_frs = s->n_conds = s->n_lw = s->applied = 0;
+	s->epoch = 0;
+	t->lsd_used = false;
+	t->lsd_lazy = false;
+}
+
+void potm_lsd_free(potm_thread_t *t)
+{
+	struct potm_lsd *s = t->lsd;
+	if (s == NULL)
+		return;
+	free(s->nodes);
+	free(s->frs);
+	free(s->conds);
+	free(s->lw);
+	free(s->index);
+	free(s);
+	t->lsd = NULL;
+	t->lsd_used = false;
+}
+
+/* Grow an array of *cap elements of size each, to at least n + 1. */
+static void *lsd_grow(void *v, uint32_t *cap, size_t size)
+{
+	*cap = *cap ? 2 * *cap : 64;
+	return potm_xrealloc(v, (size_t)*cap * size);
+}
+
+/* ---- handles (L1) ------------------------------------------------------------ */
+
+static inline uint32_t lsd_ref(const struct potm_lsd *s, uint32_t i)
+{
+	return s->gen << 16 | i;
+}
+
+static void lsd_bad_ref(const char *which, uint32_t ref) __attribute__((noreturn, cold));
+static void lsd_bad_ref(const char *which, uint32_t ref)
+{
+	if (ref == 0)
+		potm_fatal("%s: a future or condition that no LSD call made "
+		           "(an uninitialized lsd_val_t or lsd_cond_t?)", which);
+	potm_fatal("%s: a future or condition of another transaction or thread "
+	           "(handle %#x): it lives until its transaction ends and is used "
+	           "only by the thread and transaction that made it", which, ref);
+}
+
+/* The node behind a handle of this attempt; value says whether the call
+ * takes a value (lsd_val_t) or a condition (lsd_cond_t). */
+static inline uint32_t lsd_index(const struct potm_lsd *s, uint32_t ref, bool value,
+                                 const char *which)
+{
+	uint32_t i = ref & 0xffff;
+	if (unlikely(ref >> 16 != s->gen || i >= s->n))
+		lsd_bad_ref(which, ref);
+	bool is_cond = s->nodes[i].kind >= LSD_K_CMP;
+	if (unlikely(is_cond == value))
+		potm_fatal("%s: a %s where a %s is expected (handle %#x)", which,
+		           is_cond ? "condition" : "value", value ? "value" : "condition", ref);
+	return i;
+}
+
+/* ---- the node arena ---------------------------------------------------------- */
+
+static uint32_t lsd_node_new(struct potm_lsd *s, uint8_t kind, const char *which)
+{
+	if (unlikely(s->n == s->cap)) {
+		if (s->n >= LSD_MAX_NODES)
+			potm_fatal("%s: the transaction made more than LSD_MAX_NODES (%d) "
+			           "futures, constants, operators and conditions", which,
+			           LSD_MAX_NODES);
+		s->nodes = lsd_grow(s->nodes, &s->cap, sizeof *s->nodes);
+	}
+	uint32_t i = s->n++;
+	lsd_node_t *n = &s->nodes[i];
+	n->kind = kind;
+	n->epoch = 0;
+	n->depth = 0;
+	return i;
+}
+
+static uint32_t lsd_const_node(struct potm_lsd *s, int64_t v, const char *which)
+{
+	uint32_t i = lsd_node_new(s, LSD_K_CONST, which);
+	s->nodes[i].val = v;
+	return i;
+}
+
+/* An operator, comparison or "and" over a and b (indices): one level more
+ * than the deeper of them (L4). */
+static uint32_t lsd_op_node(struct potm_lsd *s, uint8_t kind, uint8_t op, uint32_t a,
+                            uint32_t b, const char *which)
+{
+	unsigned da = s->nodes[a].depth, db = s->nodes[b].depth;
+	unsigned depth = 1 + (da > db ? da : db);
+	if (unlikely(depth > LSD_MAX_DEPTH))
+		potm_fatal("%s: the expression would hold %u levels of operators "
+		           "(LSD_MAX_DEPTH is %d)", which, depth, LSD_MAX_DEPTH);
+	uint32_t i = lsd_node_new(s, kind, which);
+	lsd_node_t *n = &s->nodes[i];
+	n->op = op;
+	n->a = a;
+	n->b = b;
+	n->depth = (uint8_t)depth;
+	return i;
+}
+
+/* ---- evaluation -------------------------------------------------------------- */
+
+static inline int64_t lsd_from_bytes(uint64_t b, unsigned size)
+{
+	if (size == 4) {
+		int32_t x;
+		memcpy(&x, &b, 4);
+		return x;
+	}
+	int64_t x;
+	memcpy(&x, &b, 8);
+	return x;
+}
+
+static inline uint64_t lsd_to_bytes(int64_t v, unsigned size)
+{
+	uint64_t b = 0;
+	if (size == 4) {
+		int32_t x = (int32_t)(uint32_t)(uint64_t)v;   /* wraps */
+		memcpy(&b, &x, 4);
+	} else {
+		memcpy(&b, &v, 8);
+	}
+	return b;
+}
+
+static bool lsd_compare(int64_t a, unsigned op, int64_t b)
+{
+	switch (op) {
+	case LSD_EQ: return a == b;
+	case LSD_NE: return a != b;
+	case LSD_LT: return a < b;
+	case LSD_LE: return a <= b;
+	case LSD_GT: return a > b;
+	default:     return a >= b;
+	}
+}
+
+/* The value of node i in the current pass (s->epoch), futures read by rd;
+ * with bind, each future read becomes a constant (its value is now the
+ * transaction's).  Arithmetic wraps, as on unsigned words. */
+static int64_t lsd_eval(struct potm_lsd *s, uint32_t i, potm_lsd_read_fn rd, bool bind)
+{
+	lsd_node_t *n = &s->nodes[i];
+	if (n->kind == LSD_K_CONST || n->epoch == s->epoch)
+		return n->val;
+	int64_t v;
+	uint64_t x, y;
+	switch (n->kind) {
+	case LSD_K_FUTURE:
+		v = lsd_from_bytes(rd(s->owner, n->addr, n->size), n->size);
+		s->touched = true;
+		if (bind)
+			n->kind = LSD_K_CONST;
+		break;
+	case LSD_K_AND:
+		/* The second operand only if the first holds: a commit reads no
+		 * word it does not need. */
+		v = lsd_eval(s, n->a, rd, bind) && lsd_eval(s, n->b, rd, bind);
+		break;
+	default:
+		x = (uint64_t)lsd_eval(s, n->a, rd, bind);
+		y = (uint64_t)lsd_eval(s, n->b, rd, bind);
+		switch (n->kind) {
+		case LSD_K_ADD: v = (int64_t)(x + y); break;
+		case LSD_K_SUB: v = (int64_t)(x - y); break;
+		case LSD_K_MUL: v = (int64_t)(x * y); break;
+		case LSD_K_MIN: v = (int64_t)x < (int64_t)y ? (int64_t)x : (int64_t)y; break;
+		case LSD_K_MAX: v = (int64_t)x > (int64_t)y ? (int64_t)x : (int64_t)y; break;
+		default:        v = lsd_compare((int64_t)x, n->op, (int64_t)y); break;
+		}
+	}
+	n->val = v;
+	n->epoch = s->epoch;
+	return v;
+}
+
+/* A new evaluation pass: every memo is stale. */
+static inline void lsd_new_pass(struct potm_lsd *s)
+{
+	s->epoch++;
+	s->touched = false;
+}
+
+/* Eager mode reads nothing during evaluation: every leaf is a constant. */
+static uint64_t lsd_no_read(potm_thread_t *t, const void *a, unsigned size)
+{
+	(void)t;
+	potm_fatal("lsd: internal error: an unresolved future (%p, %u bytes) in eager mode",
+	           a, size);
+}
+
+/* ---- the lazy writes' index (L2) ------------------------------------------------ */
+
+static inline uint32_t lsd_word_hash(uintptr_t word, unsigned bits)
+{
+	return (uint32_t)(((word >> 3) * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
+/* The slot of word: its own, or the empty one where it would go. */
+static uint32_t *lsd_index_slot(struct potm_lsd *s, uintptr_t word)
+{
+	uint32_t m = (1u << s->index_bits) - 1;
+	for (uint32_t h = lsd_word_hash(word, s->index_bits);; h = (h + 1) & m) {
+		uint32_t *slot = &s->index[h];
+		if (*slot == 0 || ((uintptr_t)s->lw[*slot - 1].addr & ~(uintptr_t)7) == word)
+			return slot;
+	}
+}
+
+/* Room for one more lazy write: keep the index a quarter full at most. */
+static void lsd_index_reserve(struct potm_lsd *s)
+{
+	if (s->index == NULL) {
+		s->index_bits = s->index_alloc_bits = LSD_INDEX_MIN_BITS;
+		s->index = potm_xcalloc((size_t)1 << LSD_INDEX_MIN_BITS, sizeof(uint32_t));
+	}
+	if (4 * (s->n_lw + 1) <= (1u << s->index_bits))
+		return;
+	unsigned bits = s->index_bits + 1;
+	if (bits > s->index_alloc_bits) {
+		free(s->index);
+		s->index = potm_xmalloc(sizeof(uint32_t) << bits);
+		s->index_alloc_bits = bits;
+	}
+	s->index_bits = bits;
+	memset(s->index, 0, sizeof(uint32_t) << bits);
+	/* In program order, so each word's slot ends at its newest write. */
+	for (uint32_t k = 0; k < s->n_lw; k++)
+		*lsd_index_slot(s, (uintptr_t)s->lw[k].addr & ~(uintptr_t)7) = k + 1;
+}
+
+/* lsd_read of [a, a + size): the node of the newest lazy write of exactly
+ * those bytes, or UINT32_MAX if the transaction wrote none of them lazily. */
+static uint32_t lsd_lazily_written(struct potm_lsd *s, const void *a, unsigned size,
+                                   const char *which)
+{
+	if (s->n_lw == 0)
+		return UINT32_MAX;
+	uint32_t k = *lsd_index_slot(s, (uintptr_t)a & ~(uintptr_t)7);
+	for (; k; k = s->lw[k - 1].prev) {
+		const lsd_lazy_write_t *w = &s->lw[k - 1];
+		if (w->addr == a && w->size == size)
+			return w->value;
+		uintptr_t wa = (uintptr_t)w->addr, ra = (uintptr_t)a;
+		if (wa < ra + size && ra < wa + w->size)
+			potm_fatal("%s: %p (%u bytes) overlaps a lazy write of %u bytes at %p: "
+			           "read a lazily written word with the size it was written with",
+			           which, a, size, w->size, w->addr);
+	}
+	return UINT32_MAX;
+}
+
+static void lsd_record_lazy_write(struct potm_lsd *s, void *a, unsigned size, uint32_t value)
+{
+	lsd_index_reserve(s);
+	if (s->n_lw == s->cap_lw)
+		s->lw = lsd_grow(s->lw, &s->cap_lw, sizeof *s->lw);
+	uint32_t *slot = lsd_index_slot(s, (uintptr_t)a & ~(uintptr_t)7);
+	lsd_lazy_write_t *w = &s->lw[s->n_lw];
+	w->addr = a;
+	w->size = (uint8_t)size;
+	w->value = value;
+	w->prev = *slot;
+	*slot = ++s->n_lw;
+}
+
+/* ---- futures ----------------------------------------------------------------- */
+
+static lsd_val_t lsd_read_bytes(const void *a, unsigned size, const char *which)
+{
+	struct potm_lsd *s = lsd_enter(which);
+	potm_check_aligned(a, size, which);
+	uint32_t i = lsd_lazily_written(s, a, size, which);
+	if (i != UINT32_MAX)
+		return (lsd_val_t){ lsd_ref(s, i) };   /* L2: the expression written */
+	potm_thread_t *t = s->owner;
+	if (t->lsd_lazy) {
+		uint64_t b;
+		int w = potm_backend.lsd->written(t, a, size, &b);
+		if (w == 0) {
+			i = lsd_node_new(s, LSD_K_FUTURE, which);
+			s->nodes[i].addr = a;
+			s->nodes[i].size = (uint8_t)size;
+			if (s->n_frs == s->cap_frs)
+				s->frs = lsd_grow(s->frs, &s->cap_frs, sizeof *s->frs);
+			s->frs[s->n_frs++] = i;
+			return (lsd_val_t){ lsd_ref(s, i) };
+		}
+		if (w > 0)   /* L2: the value written */
+			return (lsd_val_t){ lsd_ref(s, lsd_const_node(s, lsd_from_bytes(b, size), which)) };
+		/* Written in part: a standard read merges the rest. */
+	}
+	int64_t v = size == 4 ? tm_read_i32((const int32_t *)a) : tm_read_i64((const int64_t *)a);
+	return (lsd_val_t){ lsd_ref(s, lsd_const_node(s, v, which)) };
+}
+
+lsd_val_t lsd_read(const int64_t *addr)
+{
+	return lsd_read_bytes(addr, 8, "lsd_read");
+}
+
+lsd_val_t lsd_read_i32(const int32_t *addr)
+{
+	return lsd_read_bytes(addr, 4, "lsd_read_i32");
+}
+
+lsd_val_t lsd_const(int64_t v)
+{
+	struct potm_lsd *s = lsd_enter("lsd_const");
+	return (lsd_val_t){ lsd_ref(s, lsd_const_node(s, v, "lsd_const")) };
+}
+
+static lsd_val_t lsd_binary(lsd_val_t a, lsd_val_t b, uint8_t kind, const char *which)
+{
+	struct potm_lsd *s = lsd_enter(which);
+	uint32_t ia = lsd_index(s, a.ref, true, which), ib = lsd_index(s, b.ref, true, which);
+	return (lsd_val_t){ lsd_ref(s, lsd_op_node(s, kind, 0, ia, ib, which)) };
+}
+
+lsd_val_t lsd_add(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_ADD, "lsd_add"); }
+lsd_val_t lsd_sub(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_SUB, "lsd_sub"); }
+lsd_val_t lsd_mul(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_MUL, "lsd_mul"); }
+lsd_val_t lsd_min(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_MIN, "lsd_min"); }
+lsd_val_t lsd_max(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_MAX, "lsd_max"); }
+
+int64_t lsd_value(lsd_val_t v)
+{
+	struct potm_lsd *s = lsd_enter("lsd_value");
+	uint32_t i = lsd_index(s, v.ref, true, "lsd_value");
+	lsd_new_pass(s);
+	/* Lazy: the futures reached become standard reads, bound (L2: the
+	 * backend reads memory, not the transaction's own writes). */
+	if (s->owner->lsd_lazy)
+		return lsd_eval(s, i, potm_backend.lsd->resolve, true);
+	return lsd_eval(s, i, lsd_no_read, false);
+}
+
+/* ---- conditions ------------------------------------------------------------------ */
+
+lsd_cond_t lsd_cmp(lsd_val_t a, lsd_cmp_op_t op, lsd_val_t b)
+{
+	struct potm_lsd *s = lsd_enter("lsd_cmp");
+	if ((unsigned)op > LSD_GE)
+		potm_fatal("lsd_cmp: %d is no comparison (LSD_EQ ... LSD_GE)", (int)op);
+	uint32_t ia = lsd_index(s, a.ref, true, "lsd_cmp"), ib = lsd_index(s, b.ref, true, "lsd_cmp");
+	return (lsd_cond_t){ lsd_ref(s, lsd_op_node(s, LSD_K_CMP, (uint8_t)op, ia, ib, "lsd_cmp")) };
+}
+
+lsd_cond_t lsd_and(lsd_cond_t a, lsd_cond_t b)
+{
+	struct potm_lsd *s = lsd_enter("lsd_and");
+	uint32_t ia = lsd_index(s, a.ref, false, "lsd_and"), ib = lsd_index(s, b.ref, false, "lsd_and");
+	return (lsd_cond_t){ lsd_ref(s, lsd_op_node(s, LSD_K_AND, 0, ia, ib, "lsd_and")) };
+}
+
+bool lsd_is_true(lsd_cond_t c)
+{
+	struct potm_lsd *s = lsd_enter("lsd_is_true");
+	uint32_t i = lsd_index(s, c.ref, false, "lsd_is_true");
+	lsd_new_pass(s);
+	if (!s->owner->lsd_lazy)
+		return lsd_eval(s, i, lsd_no_read, false) != 0;
+	/* Lazy: the condition on the words' latest committed values, and the
+	 * answer joins the condition set, for condition validation at the
+	 * commit.  A condition over constants only always gives it. */
+	bool answer = lsd_eval(s, i, potm_backend.lsd->peek, false) != 0;
+	if (s->touched) {
+		if (s->n_conds == s->cap_conds)
+			s->conds = lsd_grow(s->conds, &s->cap_conds, sizeof *s->conds);
+		s->conds[s->n_conds++] = (lsd_cond_rec_t){ .node = i, .answer = answer };
+	}
+	return answer;
+}
+
+/* ---- lazy writes -------------------------------------------------------------------- */
+
+static void lsd_write_bytes(void *a, unsigned size, lsd_val_t v, const char *which)
+{
+	struct potm_lsd *s = lsd_enter(which);
+	potm_check_aligned(a, size, which);
+	uint32_t i = lsd_index(s, v.ref, true, which);
+	lsd_record_lazy_write(s, a, size, i);
+	potm_thread_t *t = s->owner;
+	if (t->lsd_lazy) {
+		/* Recorded first: a reservation that settles the attempt (tl2's
+		 * escalation) hands this write over with the others. */
+		potm_backend.lsd->reserve(t, a, size);
+		return;
+	}
+	lsd_new_pass(s);
+	int64_t x = lsd_eval(s, i, lsd_no_read, false);
+	s->applied = s->n_lw;
+	if (size == 4)
+		tm_write_i32((int32_t *)a, (int32_t)(uint32_t)(uint64_t)x);
+	else
+		tm_write_i64((int64_t *)a, x);
+}
+
+void lsd_write(int64_t *addr, lsd_val_t v)
+{
+	lsd_write_bytes(addr, 8, v, "lsd_write");
+}
+
+void lsd_write_i32(int32_t *addr, lsd_val_t v)
+{
+	lsd_write_bytes(addr, 4, v, "lsd_write_i32");
+}
+
+/* ---- settling (the backend's commit) ------------------------------------------------ */
+
+bool potm_lsd_settle(potm_thread_t *t, potm_lsd_read_fn rd, potm_lsd_put_fn put, bool all)
+{
+	struct potm_lsd *s = t->lsd;
+	lsd_new_pass(s);
+	/* Condition validation: still the answer given is enough, the values
+	 * need not be unchanged. */
+	for (uint32_t k = 0; k < s->n_conds; k++)
+		if ((lsd_eval(s, s->conds[k].node, rd, true) != 0) != s->conds[k].answer)
+			return false;
+	/* The lazy writes' values, on the same state (L2: the futures are
+	 * the words' values before this transaction's writes). */
+	for (uint32_t k = s->applied; k < s->n_lw; k++)
+		s->lw[k].result = lsd_eval(s, s->lw[k].value, rd, true);
+	/* L5: the attempt goes on eagerly (in place), so every future it may
+	 * still use must hold its value now. */
+	if (all)
+		for (uint32_t k = 0; k < s->n_frs; k++)
+			(void)lsd_eval(s, s->frs[k], rd, true);
+	/* L3: in program order. */
+	for (uint32_t k = s->applied; k < s->n_lw; k++)
+		put(t, s->lw[k].addr, s->lw[k].size, lsd_to_bytes(s->lw[k].result, s->lw[k].size));
+	s->applied = s->n_lw;
+	s->n_conds = 0;
+	s->n_frs = 0;
+	t->lsd_lazy = false;
+	return true;
+}
