@@ -3,11 +3,17 @@
  * ordered tables (primary key -> record) and for secondary indexes
  * (secondary key -> record).
  *
- * The layout and invariants B1-B3 are in store_internal.h.  Every access
+ * The layout and invariants B1-B4 are in store_internal.h.  Every access
  * to a published node goes through tm_read_u64/tm_write_u64/TM_LOAD/
  * TM_STORE, except its level, which is frozen.  Under the opacity every
  * backend gives, a transaction sees the invariants hold on every node it
- * reaches, so the code below trusts counts and bounds it reads.
+ * reaches, so the code below trusts the permutation words (slot indices
+ * below BTREE_FANOUT, B4) and the bounds it reads.
+ *
+ * A node's entries sit in unsorted slots ranked by one permutation word
+ * (store_internal.h): a search reads the word once and binary-searches
+ * the keys by rank; an insert writes a free slot and the word, a delete
+ * the word alone, wherever the entry lies in the node.
  *
  * Insert descends from the root recording the path, puts the entry in its
  * leaf and, if the leaf is full, splits it (in halves, or most entries
@@ -15,7 +21,8 @@
  * parent, splitting upwards as far as needed; a root split grows the tree
  * by one level.  The new node and a new root are filled with plain stores
  * before the transactional store that publishes them (tm.h: unpublished
- * memory).
+ * memory); the node that split gives its last ranks away by rewriting its
+ * word.
  *
  * Delete removes the entry; a node left empty is unlinked from its parent
  * and freed, recursively, and an inner root left with a single child gives
@@ -44,25 +51,80 @@
 #define BTREE_APPEND_KEEP (BTREE_FANOUT - 3)  /* ... in the split of an append */
 
 /* The path of a descent: node[d] at depth d (node[0] the root,
- * node[depth - 1] the leaf), its count as read, and for inner nodes the
- * child taken. */
+ * node[depth - 1] the leaf), its permutation word as read, and for inner
+ * nodes the rank of the child taken. */
 typedef struct btree_path {
 	btree_node_t *node[BTREE_MAX_DEPTH];
-	unsigned count[BTREE_MAX_DEPTH];
+	uint64_t perm[BTREE_MAX_DEPTH];
 	unsigned idx[BTREE_MAX_DEPTH];
 	unsigned depth;
 } btree_path_t;
 
-/* ---- nodes ---------------------------------------------------------------- */
+/* ---- permutation words -------------------------------------------------------
+ *
+ * Pure functions of the word (store_internal.h gives the layout): an
+ * operation reads a node's word once, computes the new one from it and
+ * writes it once.  As in Masstree, an insert takes the free slot of the
+ * last rank and a delete gives its slot back there, so that both are a
+ * shift of the ranks from r on, whatever the count: the slot shifted out
+ * at the top on an insert is the one it takes.
+ */
 
-static inline unsigned btree_read_count(btree_node_t *n)
+/* The count and the ranks below r (r < BTREE_FANOUT): the low 4r + 4 bits. */
+static inline uint64_t btree_perm_low_mask(unsigned r)
 {
-	return (unsigned)tm_read_u64(&n->count);
+	return (1ull << (4 * r + 4)) - 1;
 }
 
-static inline uint64_t btree_read_key(btree_node_t *n, unsigned i)
+/* The slot an insert into a node with word perm (count < BTREE_FANOUT)
+ * fills: the free one of the last rank. */
+static inline unsigned btree_perm_free_slot(uint64_t perm)
 {
-	return tm_read_u64(&n->key[i]);
+	return btree_perm_slot(perm, BTREE_FANOUT - 1);
+}
+
+/* The same slots with count c: the ranks from c on become free, in the
+ * order they were. */
+static inline uint64_t btree_perm_with_count(uint64_t perm, unsigned c)
+{
+	return (perm & ~15ull) | c;
+}
+
+/* perm (count < BTREE_FANOUT) with a new entry at rank r <= count in the
+ * slot btree_perm_free_slot gives: the ranks from r move up one, the last
+ * one (that slot) out of the word, and the slot comes in at r. */
+static inline uint64_t btree_perm_insert(uint64_t perm, unsigned r)
+{
+	uint64_t low = btree_perm_low_mask(r);
+	uint64_t slot = btree_perm_free_slot(perm);
+	return ((perm & low) + 1) | (perm & ~low) << 4 | slot << (4 * r + 4);
+}
+
+/* perm (count >= 1) without the entry of rank r < count: the ranks after
+ * it move down one and its slot, now free, takes the last rank. */
+static inline uint64_t btree_perm_remove(uint64_t perm, unsigned r)
+{
+	uint64_t low = btree_perm_low_mask(r);
+	uint64_t slot = btree_perm_slot(perm, r);
+	return ((perm & low) - 1) | ((perm >> 4) & ~low) | slot << (4 * BTREE_FANOUT);
+}
+
+/* ---- nodes ---------------------------------------------------------------- */
+
+static inline uint64_t btree_read_perm(btree_node_t *n)
+{
+	return tm_read_u64(&n->perm);
+}
+
+/* The key and the pointer of the entry of rank r in n, perm its word. */
+static inline uint64_t btree_key_at(btree_node_t *n, uint64_t perm, unsigned r)
+{
+	return tm_read_u64(&n->key[btree_perm_slot(perm, r)]);
+}
+
+static inline void *btree_ptr_at(btree_node_t *n, uint64_t perm, unsigned r)
+{
+	return TM_LOAD(&n->ptr[btree_perm_slot(perm, r)]);
 }
 
 /* A new node, unpublished: the caller fills it with plain stores.  Inside
@@ -72,19 +134,20 @@ static btree_node_t *btree_node_new(uint64_t level, const char *call)
 	btree_node_t *n = tm_malloc(sizeof *n);
 	if (store_unlikely(n == NULL))
 		store_abort(call, "out of memory for a B+-tree node");
-	n->count = 0;
+	n->perm = BTREE_PERM_EMPTY;
 	n->level = level;
 	return n;
 }
 
-/* Inner node n (count c >= 1): the child whose range holds key, the
- * largest i >= 1 with key[i] <= key, else 0. */
-static unsigned btree_child_for(btree_node_t *n, unsigned c, uint64_t key)
+/* Inner node n (word perm, count c >= 1): the rank of the child whose
+ * range holds key, the largest r >= 1 whose key is <= key, else 0. */
+static unsigned btree_child_for(btree_node_t *n, uint64_t perm, uint64_t key)
 {
-	unsigned lo = 1, hi = c;   /* the first i in [1, c) with key[i] > key */
+	unsigned lo = 1, hi = btree_perm_count(perm);   /* the first rank in [1, c)
+	                                                   whose key is > key */
 	while (lo < hi) {
 		unsigned mid = lo + (hi - lo) / 2;
-		if (btree_read_key(n, mid) <= key)
+		if (btree_key_at(n, perm, mid) <= key)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -92,90 +155,85 @@ static unsigned btree_child_for(btree_node_t *n, unsigned c, uint64_t key)
 	return lo - 1;
 }
 
-/* Leaf n (count c): the first i with key[i] >= key, or c. */
-static unsigned btree_leaf_lower(btree_node_t *n, unsigned c, uint64_t key)
+/* Leaf n (word perm, count c): the first rank whose key is >= key, or c;
+ * *found says whether that key is key.  The keys are distinct, so if that
+ * rank's key is key the search compared it already: no second read. */
+static unsigned btree_leaf_lower(btree_node_t *n, uint64_t perm, uint64_t key, bool *found)
 {
-	unsigned lo = 0, hi = c;
+	unsigned lo = 0, hi = btree_perm_count(perm);
+	bool eq = false;
 	while (lo < hi) {
 		unsigned mid = lo + (hi - lo) / 2;
-		if (btree_read_key(n, mid) < key)
+		uint64_t k = btree_key_at(n, perm, mid);
+		if (k < key) {
 			lo = mid + 1;
-		else
+		} else {
 			hi = mid;
+			eq = k == key;
+		}
 	}
+	*found = eq;
 	return lo;
 }
 
-/* Put (key, ptr) at position pos of n (count c < BTREE_FANOUT), shifting
- * the entries from pos one place right.  For an inner node pos >= 1: the
- * new child comes right after the one that split. */
-static void btree_node_put(btree_node_t *n, unsigned c, unsigned pos, uint64_t key, void *ptr)
+/* Put (key, ptr) at rank r of n (word perm, count < BTREE_FANOUT): into
+ * a free slot, then the word that ranks it.  For an inner node r >= 1:
+ * the new child comes right after the one that split. */
+static void btree_node_put(btree_node_t *n, uint64_t perm, unsigned r, uint64_t key, void *ptr)
 {
-	for (unsigned j = c; j > pos; j--) {
-		tm_write_u64(&n->key[j], btree_read_key(n, j - 1));
-		TM_STORE(&n->ptr[j], TM_LOAD(&n->ptr[j - 1]));
-	}
-	tm_write_u64(&n->key[pos], key);
-	TM_STORE(&n->ptr[pos], ptr);
-	tm_write_u64(&n->count, c + 1);
+	unsigned s = btree_perm_free_slot(perm);
+	tm_write_u64(&n->key[s], key);
+	TM_STORE(&n->ptr[s], ptr);
+	tm_write_u64(&n->perm, btree_perm_insert(perm, r));
 }
 
-/* Remove entry pos of n (count c), shifting the rest one place left.  The
- * slot left behind past the count keeps a stale pointer nobody reads. */
-static void btree_node_remove_at(btree_node_t *n, unsigned c, unsigned pos)
+/* Remove the entry of rank r of n (word perm): its slot, left free, keeps
+ * a stale key and pointer nobody reads. */
+static void btree_node_remove_at(btree_node_t *n, uint64_t perm, unsigned r)
 {
-	for (unsigned j = pos; j + 1 < c; j++) {
-		tm_write_u64(&n->key[j], btree_read_key(n, j + 1));
-		TM_STORE(&n->ptr[j], TM_LOAD(&n->ptr[j + 1]));
-	}
-	tm_write_u64(&n->count, c - 1);
+	tm_write_u64(&n->perm, btree_perm_remove(perm, r));
 }
 
-/* n is full; (key, ptr) goes at pos.  Of the BTREE_FANOUT + 1 entries n
- * keeps the first ones and a new node, returned, takes the rest: half and
- * half, but for an entry past n's last one (an append: ascending keys, as
- * TPC-C's orders come within a district) n keeps BTREE_APPEND_KEEP, so
- * that appends leave nodes mostly full instead of half empty.  Not all
- * BTREE_FANOUT: a node left full would split again at its next insert,
- * and appends into the gap after it could then split the same path up to
- * the root every few inserts; with a few slots free every split of a node
- * needs three inserts into it at least, so the depth stays logarithmic.
- * *sep is the new node's lower bound: its first key for a leaf; for an
- * inner node the bound that came with its first child (its key[0] keeps
- * it, meaning nothing there).  Either way every key left of it in the
- * subtree is smaller (B1). */
-static btree_node_t *btree_split_node(btree_node_t *n, unsigned pos, uint64_t key, void *ptr,
-                                      uint64_t *sep, const char *call)
+/* n (word perm) is full; (key, ptr) goes at rank pos.  Of the
+ * BTREE_FANOUT + 1 entries n keeps the first ones and a new node,
+ * returned, takes the rest: half and half, but for an entry past n's last
+ * one (an append: ascending keys, as TPC-C's orders come within a
+ * district) n keeps BTREE_APPEND_KEEP, so that appends leave nodes mostly
+ * full instead of half empty.  Not all BTREE_FANOUT: a node left full
+ * would split again at its next insert, and appends into the gap after it
+ * could then split the same path up to the root every few inserts; with a
+ * few slots free every split of a node needs three inserts into it at
+ * least, so the depth stays logarithmic.
+ * The new node is filled in key order (slot r at rank r) with plain
+ * stores; n gives up its last ranks by its word alone, and if the new
+ * entry stays in n it takes one of the slots given up.  *sep is the new node's
+ * lower bound: its first key for a leaf; for an inner node the bound that
+ * came with its first child (its key of rank 0 keeps it, meaning nothing
+ * there).  Either way every key left of it in the subtree is smaller
+ * (B1). */
+static btree_node_t *btree_split_node(btree_node_t *n, uint64_t perm, unsigned pos,
+                                      uint64_t key, void *ptr, uint64_t *sep, const char *call)
 {
 	unsigned keep = pos == BTREE_FANOUT ? BTREE_APPEND_KEEP : BTREE_HALF;
-	uint64_t k[BTREE_FANOUT + 1];
-	void *v[BTREE_FANOUT + 1];
-	for (unsigned j = 0, o = 0; j <= BTREE_FANOUT; j++) {
+	btree_node_t *r = btree_node_new(n->level, call);
+	unsigned m = 0;
+	/* j: the rank among all BTREE_FANOUT + 1 entries, the new one at pos. */
+	for (unsigned j = keep; j <= BTREE_FANOUT; j++, m++) {
 		if (j == pos) {
-			k[j] = key;
-			v[j] = ptr;
-		} else if (j >= keep || j > pos) {
-			/* only what moves: n keeps its entries before keep */
-			k[j] = btree_read_key(n, o);
-			v[j] = TM_LOAD(&n->ptr[o]);
-			o++;
+			r->key[m] = key;
+			r->ptr[m] = ptr;
 		} else {
-			o++;
+			unsigned o = j > pos ? j - 1 : j;   /* its rank in n */
+			r->key[m] = btree_key_at(n, perm, o);
+			r->ptr[m] = btree_ptr_at(n, perm, o);
 		}
 	}
-	btree_node_t *r = btree_node_new(n->level, call);
-	for (unsigned j = keep; j <= BTREE_FANOUT; j++) {
-		r->key[j - keep] = k[j];
-		r->ptr[j - keep] = v[j];
-	}
-	r->count = BTREE_FANOUT + 1 - keep;
-	/* n keeps its entries before pos as they are. */
-	for (unsigned j = pos; j < keep; j++) {
-		tm_write_u64(&n->key[j], k[j]);
-		TM_STORE(&n->ptr[j], v[j]);
-	}
-	tm_write_u64(&n->count, keep);
-	*sep = k[keep];
+	r->perm = btree_perm_with_count(BTREE_PERM_EMPTY, m);
+	*sep = r->key[0];
+	if (pos >= keep)
+		tm_write_u64(&n->perm, btree_perm_with_count(perm, keep));
+	else
+		btree_node_put(n, btree_perm_with_count(perm, keep - 1), pos, key, ptr);
 	return r;
 }
 
@@ -186,16 +244,16 @@ static btree_node_t *btree_descend(btree_t *bt, uint64_t key, btree_path_t *p)
 	btree_node_t *n = TM_LOAD(&bt->root);
 	unsigned d = 0;
 	for (;;) {
-		unsigned c = btree_read_count(n);
+		uint64_t perm = btree_read_perm(n);
 		p->node[d] = n;
-		p->count[d] = c;
+		p->perm[d] = perm;
 		if (n->level == 0) {
 			p->depth = d + 1;
 			return n;
 		}
-		unsigned i = btree_child_for(n, c, key);
+		unsigned i = btree_child_for(n, perm, key);
 		p->idx[d++] = i;
-		n = TM_LOAD(&n->ptr[i]);
+		n = btree_ptr_at(n, perm, i);
 	}
 }
 
@@ -204,13 +262,15 @@ static btree_node_t *btree_descend(btree_t *bt, uint64_t key, btree_path_t *p)
 void *btree_get(btree_t *bt, uint64_t key)
 {
 	btree_node_t *n = TM_LOAD(&bt->root);
-	while (n->level != 0)
-		n = TM_LOAD(&n->ptr[btree_child_for(n, btree_read_count(n), key)]);
-	unsigned c = btree_read_count(n);
-	unsigned i = btree_leaf_lower(n, c, key);
-	if (i < c && btree_read_key(n, i) == key)
-		return TM_LOAD(&n->ptr[i]);
-	return NULL;
+	for (;;) {
+		uint64_t perm = btree_read_perm(n);
+		if (n->level == 0) {
+			bool found;
+			unsigned i = btree_leaf_lower(n, perm, key, &found);
+			return found ? btree_ptr_at(n, perm, i) : NULL;
+		}
+		n = btree_ptr_at(n, perm, btree_child_for(n, perm, key));
+	}
 }
 
 /* The node at depth d of the path split; child, with lower bound sep, goes
@@ -221,13 +281,13 @@ static void btree_insert_child(btree_t *bt, btree_path_t *p, unsigned d, uint64_
 	while (d > 0) {
 		d--;
 		btree_node_t *n = p->node[d];
-		unsigned c = p->count[d];
+		uint64_t perm = p->perm[d];
 		unsigned pos = p->idx[d] + 1;
-		if (c < BTREE_FANOUT) {
-			btree_node_put(n, c, pos, sep, child);
+		if (btree_perm_count(perm) < BTREE_FANOUT) {
+			btree_node_put(n, perm, pos, sep, child);
 			return;
 		}
-		child = btree_split_node(n, pos, sep, child, &sep, "store_insert");
+		child = btree_split_node(n, perm, pos, sep, child, &sep, "store_insert");
 	}
 	/* The root split: a new root above it and its new sibling (B3: two
 	 * children). */
@@ -239,7 +299,7 @@ static void btree_insert_child(btree_t *bt, btree_path_t *p, unsigned d, uint64_
 	root->key[0] = 0;
 	root->key[1] = sep;
 	root->ptr[1] = child;
-	root->count = 2;
+	root->perm = btree_perm_with_count(BTREE_PERM_EMPTY, 2);
 	TM_STORE(&bt->root, root);
 }
 
@@ -247,29 +307,33 @@ bool btree_insert(btree_t *bt, uint64_t key, void *val)
 {
 	btree_path_t p;
 	btree_node_t *leaf = btree_descend(bt, key, &p);
-	unsigned c = p.count[p.depth - 1];
-	unsigned i = btree_leaf_lower(leaf, c, key);
-	if (i < c && btree_read_key(leaf, i) == key)
+	uint64_t perm = p.perm[p.depth - 1];
+	bool found;
+	unsigned i = btree_leaf_lower(leaf, perm, key, &found);
+	if (found)
 		return false;
-	if (c < BTREE_FANOUT) {
-		btree_node_put(leaf, c, i, key, val);
+	if (btree_perm_count(perm) < BTREE_FANOUT) {
+		btree_node_put(leaf, perm, i, key, val);
 		return true;
 	}
 	uint64_t sep;
-	btree_node_t *right = btree_split_node(leaf, i, key, val, &sep, "store_insert");
+	btree_node_t *right = btree_split_node(leaf, perm, i, key, val, &sep, "store_insert");
 	btree_insert_child(bt, &p, p.depth - 1, sep, right);
 	return true;
 }
 
-/* The inner root has one child left: the child becomes the root, and so
- * on down while that one has a single child too (B3). */
-static void btree_collapse_root(btree_t *bt, btree_node_t *root)
+/* The inner root (word perm) has one child left: the child becomes the
+ * root, and so on down while that one has a single child too (B3). */
+static void btree_collapse_root(btree_t *bt, btree_node_t *root, uint64_t perm)
 {
 	for (;;) {
-		btree_node_t *child = TM_LOAD(&root->ptr[0]);
+		btree_node_t *child = btree_ptr_at(root, perm, 0);
 		TM_STORE(&bt->root, child);
 		tm_free(root);
-		if (child->level == 0 || btree_read_count(child) != 1)
+		if (child->level == 0)
+			return;
+		perm = btree_read_perm(child);
+		if (btree_perm_count(perm) != 1)
 			return;
 		root = child;
 	}
@@ -277,24 +341,26 @@ static void btree_collapse_root(btree_t *bt, btree_node_t *root)
 
 /* The node at depth d >= 1 of the path is empty: free it and remove it
  * from its parent, and so on up while that leaves the parent empty (B3).
- * Removing child i widens the range of child i - 1 (or, for i = 0, of the
- * new child 0) over the empty one's: the bounds stay true (B1). */
+ * Removing the child of rank i widens the range of the child of rank
+ * i - 1 (or, for i = 0, of the new child of rank 0, whose key now means
+ * nothing) over the empty one's: the bounds stay true (B1). */
 static void btree_remove_empty(btree_t *bt, btree_path_t *p, unsigned d)
 {
 	for (;;) {
 		tm_free(p->node[d]);
 		d--;
 		btree_node_t *n = p->node[d];
-		unsigned c = p->count[d];
-		btree_node_remove_at(n, c, p->idx[d]);
+		uint64_t perm = btree_perm_remove(p->perm[d], p->idx[d]);
+		tm_write_u64(&n->perm, perm);
+		unsigned left = btree_perm_count(perm);
 		if (d == 0) {
 			/* An inner root has at least two children (B3), so one is
 			 * left at least. */
-			if (c - 1 == 1)
-				btree_collapse_root(bt, n);
+			if (left == 1)
+				btree_collapse_root(bt, n, perm);
 			return;
 		}
-		if (c - 1 > 0)
+		if (left > 0)
 			return;
 	}
 }
@@ -303,13 +369,14 @@ void *btree_delete(btree_t *bt, uint64_t key)
 {
 	btree_path_t p;
 	btree_node_t *leaf = btree_descend(bt, key, &p);
-	unsigned c = p.count[p.depth - 1];
-	unsigned i = btree_leaf_lower(leaf, c, key);
-	if (i == c || btree_read_key(leaf, i) != key)
+	uint64_t perm = p.perm[p.depth - 1];
+	bool found;
+	unsigned i = btree_leaf_lower(leaf, perm, key, &found);
+	if (!found)
 		return NULL;
-	void *val = TM_LOAD(&leaf->ptr[i]);
-	btree_node_remove_at(leaf, c, i);
-	if (c == 1 && p.depth > 1)
+	void *val = btree_ptr_at(leaf, perm, i);
+	btree_node_remove_at(leaf, perm, i);
+	if (btree_perm_count(perm) == 1 && p.depth > 1)
 		btree_remove_empty(bt, &p, p.depth - 1);
 	return val;
 }
@@ -321,15 +388,15 @@ void *btree_delete(btree_t *bt, uint64_t key)
 static btree_node_t *btree_descend_edge(btree_path_t *p, unsigned d, btree_node_t *n, int dir)
 {
 	for (;;) {
-		unsigned c = btree_read_count(n);
+		uint64_t perm = btree_read_perm(n);
 		p->node[d] = n;
-		p->count[d] = c;
+		p->perm[d] = perm;
 		if (n->level == 0)
 			return n;
 		/* Non-root inner nodes have a child at least (B3). */
-		unsigned i = dir == STORE_ASC ? 0 : c - 1;
+		unsigned i = dir == STORE_ASC ? 0 : btree_perm_count(perm) - 1;
 		p->idx[d++] = i;
-		n = TM_LOAD(&n->ptr[i]);
+		n = btree_ptr_at(n, perm, i);
 	}
 }
 
@@ -340,24 +407,25 @@ static btree_node_t *btree_next_leaf(btree_path_t *p, int dir, uint64_t lo, uint
 {
 	for (unsigned d = p->depth - 1; d-- > 0;) {
 		btree_node_t *n = p->node[d];
+		uint64_t perm = p->perm[d];
 		unsigned i = p->idx[d];
 		if (dir == STORE_ASC) {
-			if (i + 1 == p->count[d])
+			if (i + 1 == btree_perm_count(perm))
 				continue;
-			/* key[i + 1] bounds the next subtree from below. */
-			if (btree_read_key(n, i + 1) > hi)
+			/* The key of rank i + 1 bounds the next subtree from below. */
+			if (btree_key_at(n, perm, i + 1) > hi)
 				return NULL;
 			i++;
 		} else {
 			if (i == 0)
 				continue;
-			/* Every key left of child i is below key[i]. */
-			if (btree_read_key(n, i) <= lo)
+			/* Every key left of child i is below child i's key. */
+			if (btree_key_at(n, perm, i) <= lo)
 				return NULL;
 			i--;
 		}
 		p->idx[d] = i;
-		return btree_descend_edge(p, d + 1, TM_LOAD(&n->ptr[i]), dir);
+		return btree_descend_edge(p, d + 1, btree_ptr_at(n, perm, i), dir);
 	}
 	return NULL;
 }
@@ -370,42 +438,44 @@ size_t btree_scan(btree_t *bt, uint64_t lo, uint64_t hi, int dir,
 	btree_path_t p;
 	size_t visited = 0;
 	btree_node_t *leaf = btree_descend(bt, dir == STORE_ASC ? lo : hi, &p);
-	unsigned c = p.count[p.depth - 1];
+	uint64_t perm = p.perm[p.depth - 1];
+	bool found;
 	if (dir == STORE_ASC) {
-		unsigned i = btree_leaf_lower(leaf, c, lo);
+		unsigned i = btree_leaf_lower(leaf, perm, lo, &found);
 		for (;;) {
-			for (; i < c; i++) {
-				uint64_t k = btree_read_key(leaf, i);
+			for (unsigned c = btree_perm_count(perm); i < c; i++) {
+				uint64_t k = btree_key_at(leaf, perm, i);
 				if (k > hi)
 					return visited;
 				visited++;
-				if (fn(k, TM_LOAD(&leaf->ptr[i]), arg))
+				if (fn(k, btree_ptr_at(leaf, perm, i), arg))
 					return visited;
 			}
 			leaf = btree_next_leaf(&p, dir, lo, hi);
 			if (leaf == NULL)
 				return visited;
-			c = p.count[p.depth - 1];
+			perm = p.perm[p.depth - 1];
 			i = 0;
 		}
 	}
 	/* Descending: from the last key <= hi. */
-	unsigned i = btree_leaf_lower(leaf, c, hi);
-	if (i < c && btree_read_key(leaf, i) == hi)
+	unsigned i = btree_leaf_lower(leaf, perm, hi, &found);
+	if (found)
 		i++;
 	for (;;) {
 		for (; i > 0; i--) {
-			uint64_t k = btree_read_key(leaf, i - 1);
+			uint64_t k = btree_key_at(leaf, perm, i - 1);
 			if (k < lo)
 				return visited;
 			visited++;
-			if (fn(k, TM_LOAD(&leaf->ptr[i - 1]), arg))
+			if (fn(k, btree_ptr_at(leaf, perm, i - 1), arg))
 				return visited;
 		}
 		leaf = btree_next_leaf(&p, dir, lo, hi);
 		if (leaf == NULL)
 			return visited;
-		i = p.count[p.depth - 1];
+		perm = p.perm[p.depth - 1];
+		i = btree_perm_count(perm);
 	}
 }
 
@@ -436,12 +506,24 @@ void *btree_edge(btree_t *bt, uint64_t lo, uint64_t hi, int dir, uint64_t *key)
 
 /* ---- setup, teardown, quiescent walks (plain accesses) ------------------------- */
 
+/* Plain reads of the entry of rank r of a node whose word is perm, for
+ * the quiescent calls. */
+static inline uint64_t btree_plain_key(const btree_node_t *n, uint64_t perm, unsigned r)
+{
+	return n->key[btree_perm_slot(perm, r)];
+}
+
+static inline void *btree_plain_ptr(const btree_node_t *n, uint64_t perm, unsigned r)
+{
+	return n->ptr[btree_perm_slot(perm, r)];
+}
+
 int btree_init(btree_t *bt)
 {
 	btree_node_t *leaf = malloc(sizeof *leaf);
 	if (leaf == NULL)
 		return -1;
-	leaf->count = 0;
+	leaf->perm = BTREE_PERM_EMPTY;
 	leaf->level = 0;
 	bt->root = leaf;
 	return 0;
@@ -449,13 +531,15 @@ int btree_init(btree_t *bt)
 
 static void btree_free_subtree(btree_node_t *n, void (*free_val)(void *val))
 {
+	uint64_t perm = n->perm;
+	unsigned c = btree_perm_count(perm);
 	if (n->level == 0) {
 		if (free_val != NULL)
-			for (uint64_t i = 0; i < n->count; i++)
-				free_val(n->ptr[i]);
+			for (unsigned i = 0; i < c; i++)
+				free_val(btree_plain_ptr(n, perm, i));
 	} else {
-		for (uint64_t i = 0; i < n->count; i++)
-			btree_free_subtree(n->ptr[i], free_val);
+		for (unsigned i = 0; i < c; i++)
+			btree_free_subtree(btree_plain_ptr(n, perm, i), free_val);
 	}
 	free(n);
 }
@@ -471,11 +555,13 @@ void btree_destroy(btree_t *bt, void (*free_val)(void *val))
 
 static size_t btree_count_subtree(const btree_node_t *n)
 {
+	uint64_t perm = n->perm;
+	unsigned c = btree_perm_count(perm);
 	if (n->level == 0)
-		return n->count;
+		return c;
 	size_t sum = 0;
-	for (uint64_t i = 0; i < n->count; i++)
-		sum += btree_count_subtree(n->ptr[i]);
+	for (unsigned i = 0; i < c; i++)
+		sum += btree_count_subtree(btree_plain_ptr(n, perm, i));
 	return sum;
 }
 
@@ -486,15 +572,18 @@ size_t btree_count(const btree_t *bt)
 
 bool btree_is_empty_root(const btree_t *bt)
 {
-	return bt->root->level == 0 && bt->root->count == 0;
+	return bt->root->level == 0 && btree_perm_count(bt->root->perm) == 0;
 }
 
 static int btree_walk_subtree(const btree_node_t *n,
                               int (*fn)(uint64_t key, void *val, void *arg), void *arg)
 {
-	for (uint64_t i = 0; i < n->count; i++) {
-		int rc = n->level == 0 ? fn(n->key[i], n->ptr[i], arg)
-		                       : btree_walk_subtree(n->ptr[i], fn, arg);
+	uint64_t perm = n->perm;
+	unsigned c = btree_perm_count(perm);
+	for (unsigned i = 0; i < c; i++) {
+		void *p = btree_plain_ptr(n, perm, i);
+		int rc = n->level == 0 ? fn(btree_plain_key(n, perm, i), p, arg)
+		                       : btree_walk_subtree(p, fn, arg);
 		if (rc != 0)
 			return rc;
 	}
@@ -506,7 +595,23 @@ int btree_walk(const btree_t *bt, int (*fn)(uint64_t key, void *val, void *arg),
 	return btree_walk_subtree(bt->root, fn, arg);
 }
 
-/* B1-B3 below n, which must be at level and hold keys in [lo, hi) (no
+/* B4 for n's word: every slot once. */
+static int btree_check_perm(const btree_node_t *n, uint64_t level, const char *what)
+{
+	unsigned seen = 0;
+	for (unsigned r = 0; r < BTREE_FANOUT; r++) {
+		unsigned s = btree_perm_slot(n->perm, r);
+		if (s >= BTREE_FANOUT || (seen & 1u << s) != 0)
+			return potm_error("%s: a node at level %llu has permutation %#llx: "
+			                  "slot %u at rank %u %s (B4)", what, (unsigned long long)level,
+			                  (unsigned long long)n->perm, s, r,
+			                  s >= BTREE_FANOUT ? "out of range" : "named twice");
+		seen |= 1u << s;
+	}
+	return 0;
+}
+
+/* B1-B4 below n, which must be at level and hold keys in [lo, hi) (no
  * upper bound without has_hi). */
 static int btree_check_node(const btree_node_t *n, uint64_t level, uint64_t lo, uint64_t hi,
                             bool has_hi, bool is_root, const char *what)
@@ -517,23 +622,29 @@ static int btree_check_node(const btree_node_t *n, uint64_t level, uint64_t lo, 
 	if (n->level != level)
 		return potm_error("%s: a node at level %llu where level %llu belongs (B2)", what,
 		                  (unsigned long long)n->level, (unsigned long long)level);
-	uint64_t c = n->count;
+	uint64_t perm = n->perm;
+	unsigned c = btree_perm_count(perm);
 	if (c > BTREE_FANOUT)
-		return potm_error("%s: a node at level %llu holds %llu entries (at most %d)", what,
-		                  (unsigned long long)level, (unsigned long long)c, BTREE_FANOUT);
+		return potm_error("%s: a node at level %llu holds %u entries (at most %d)", what,
+		                  (unsigned long long)level, c, BTREE_FANOUT);
+	if (btree_check_perm(n, level, what) != 0)
+		return -1;
 	if (c == 0 && !(is_root && level == 0))
 		return potm_error("%s: an empty %s node at level %llu (B3)", what,
 		                  is_root ? "root" : "non-root", (unsigned long long)level);
 	if (is_root && level > 0 && c < 2)
 		return potm_error("%s: the inner root has a single child (B3)", what);
-	/* For inner nodes key[0] means nothing: the checks start at 1. */
-	for (uint64_t i = level == 0 ? 0 : 1; i < c; i++) {
-		uint64_t k = n->key[i];
-		bool ordered = i == 0 || (level > 0 && i == 1) || k > n->key[i - 1];
+	/* For inner nodes the key of rank 0 means nothing: the checks start
+	 * at rank 1. */
+	uint64_t prev = 0;
+	for (unsigned i = level == 0 ? 0 : 1; i < c; i++) {
+		uint64_t k = btree_plain_key(n, perm, i);
+		bool ordered = i == 0 || (level > 0 && i == 1) || k > prev;
 		if (!ordered)
-			return potm_error("%s: keys out of order at level %llu: %#llx after %#llx (B1)",
-			                  what, (unsigned long long)level, (unsigned long long)k,
-			                  (unsigned long long)n->key[i - 1]);
+			return potm_error("%s: keys out of order at level %llu: %#llx after %#llx "
+			                  "at rank %u (B1)", what, (unsigned long long)level,
+			                  (unsigned long long)k, (unsigned long long)prev, i);
+		prev = k;
 		if (k < lo)
 			return potm_error("%s: key %#llx at level %llu below its subtree's bound %#llx (B1)",
 			                  what, (unsigned long long)k, (unsigned long long)level,
@@ -542,17 +653,19 @@ static int btree_check_node(const btree_node_t *n, uint64_t level, uint64_t lo, 
 			return potm_error("%s: key %#llx at level %llu not below its subtree's bound %#llx (B1)",
 			                  what, (unsigned long long)k, (unsigned long long)level,
 			                  (unsigned long long)hi);
-		if (level == 0 && n->ptr[i] == NULL)
+		if (level == 0 && btree_plain_ptr(n, perm, i) == NULL)
 			return potm_error("%s: key %#llx has no value", what, (unsigned long long)k);
 	}
 	if (level == 0)
 		return 0;
-	for (uint64_t i = 0; i < c; i++) {
-		uint64_t clo = i == 0 ? lo : n->key[i];
+	uint64_t clo = lo;
+	for (unsigned i = 0; i < c; i++) {
 		bool chas_hi = i + 1 < c || has_hi;
-		uint64_t chi = i + 1 < c ? n->key[i + 1] : hi;
-		if (btree_check_node(n->ptr[i], level - 1, clo, chi, chas_hi, false, what) != 0)
+		uint64_t chi = i + 1 < c ? btree_plain_key(n, perm, i + 1) : hi;
+		if (btree_check_node(btree_plain_ptr(n, perm, i), level - 1, clo, chi, chas_hi, false,
+		                     what) != 0)
 			return -1;
+		clo = chi;
 	}
 	return 0;
 }

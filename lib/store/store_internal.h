@@ -4,9 +4,10 @@
  * index structs.  No interface: programs use <potm/store.h>.
  *
  * Which fields are accessed how (the rules of <potm/tm.h>):
- *  - Mutable shared fields (a node's count, keys and pointers, a tree's
- *    root, a bucket head, a record's chain link, the record bytes) are
- *    read and written inside transactions through the typed accesses only.
+ *  - Mutable shared fields (a node's permutation word, keys and
+ *    pointers, a tree's root, a bucket head, a record's chain link, the
+ *    record bytes) are read and written inside transactions through the
+ *    typed accesses only.
  *  - Frozen fields (a record's key, a node's level, everything in the
  *    table and index structs but the roots) are written before their
  *    object is published and never after, so transactions read them
@@ -73,17 +74,34 @@ static inline void *store_bytes_of(store_rec_hdr_t *h)
 
 /* ---- the B+-tree (btree.c) -------------------------------------------------
  *
- * A node is 256 bytes: count, level, BTREE_FANOUT keys and pointers.
- *  - Leaf (level 0): entries key[0..count-1] ascending, ptr[i] the value
- *    stored under key[i] (a record's bytes).
- *  - Inner (level > 0): count children ptr[0..count-1]; key[i], i >= 1, is
- *    the lower bound of child i: child i holds keys in [key[i], key[i+1])
- *    (child 0 from the node's own lower bound, the last child up to the
- *    node's own upper bound).  key[0] means nothing.  Lower bounds only,
- *    so the whole uint64_t range is a key with no sentinel.
+ * A node is 256 bytes: a permutation word, level, BTREE_FANOUT slots of a
+ * key and a pointer.  The entries sit in the slots in no order; the
+ * permutation word says which slots hold entries and in what key order,
+ * after Masstree's "permuter" (Mao, Kohler and Morris, "Cache craftiness
+ * for fast multicore key-value storage"):
+ *   bits 0-3        count: the entries (leaf), children (inner)
+ *   bits 4r+4..4r+7 the slot of the entry of rank r, r < BTREE_FANOUT
+ * The ranks from count on name the free slots, so the word always holds
+ * each slot 0..14 once.  An insert into a node with a free slot writes
+ * that slot's key and pointer and then the word: three transactional
+ * writes wherever the entry goes, instead of shifting the entries after
+ * it (up to 30 writes, each a write-set entry under the software TMs); a
+ * delete writes the word alone.  A free slot is read by no transaction
+ * (no rank below the count names it), so writing it conflicts with
+ * readers only through the word, which the insert writes anyway (and
+ * through any lock stripe or cache line it shares with live fields).
+ *  - Leaf (level 0): the entry of rank r is (key[s], ptr[s]), s the slot
+ *    of rank r: ptr[s] is the value stored under key[s] (a record's
+ *    bytes).
+ *  - Inner (level > 0): count children; the child of rank r is ptr[s] and,
+ *    for r >= 1, key[s] is its lower bound: it holds the keys from its
+ *    own key up to the next rank's key (child 0 from the node's own lower
+ *    bound, the last child up to the node's own upper bound).  The key of
+ *    rank 0 means nothing.  Lower bounds only, so the whole uint64_t range
+ *    is a key with no sentinel.
  * Invariants (store_check verifies them):
- *  B1: keys ascend strictly within a node; every key of a subtree lies
- *      within the bounds its ancestors' separators give it.
+ *  B1: keys ascend strictly by rank within a node; every key of a subtree
+ *      lies within the bounds its ancestors' separators give it.
  *  B2: a child's level is its parent's minus one, so every leaf is at the
  *      root's depth.
  *  B3: no node is empty but the root leaf of an empty tree; an inner root
@@ -91,10 +109,13 @@ static inline void *store_bytes_of(store_rec_hdr_t *h)
  *      delete removes only nodes it empties, it never merges (so a delete
  *      writes only along its own path and conflicts only with operations
  *      on the same nodes).
+ *  B4: the permutation word names every slot once (ranks 0..14, count at
+ *      most BTREE_FANOUT).
  * Nodes are tm_malloc'd, so they have malloc's alignment, not a cache
  * line's: tm_free must get back the very block tm_malloc returned.
  */
-#define BTREE_FANOUT 15
+#define BTREE_FANOUT 15      /* slots: one 4-bit slot index per rank and a
+                                4-bit count fill the permutation word */
 #define BTREE_MAX_DEPTH 32   /* levels: a node splits only when full and
                                 keeps three free slots at least, so each
                                 level has a third of the splits of the one
@@ -102,11 +123,27 @@ static inline void *store_bytes_of(store_rec_hdr_t *h)
                                 3^30 leaf splits */
 
 typedef struct btree_node {
-	uint64_t count;                 /* entries (leaf), children (inner) */
+	uint64_t perm;                  /* count and slots by rank; TM accesses */
 	uint64_t level;                 /* 0 for a leaf; frozen */
 	uint64_t key[BTREE_FANOUT];
 	void *ptr[BTREE_FANOUT];        /* leaf: values; inner: children */
 } btree_node_t;
+
+_Static_assert(sizeof(btree_node_t) <= 256, "a B+-tree node fits in 256 bytes");
+
+/* The permutation word of a node with no entries: slot r at rank r. */
+#define BTREE_PERM_EMPTY 0xedcba98765432100ull
+
+static inline unsigned btree_perm_count(uint64_t perm)
+{
+	return (unsigned)(perm & 15);
+}
+
+/* The slot of the entry of rank r (r >= count: a free slot). */
+static inline unsigned btree_perm_slot(uint64_t perm, unsigned r)
+{
+	return (unsigned)(perm >> (4 * r + 4)) & 15;
+}
 
 /* A tree: its root pointer alone on a cache line, so that a root change
  * does not disturb hardware transactions reading the frozen fields near
@@ -139,7 +176,7 @@ void *btree_edge(btree_t *bt, uint64_t lo, uint64_t hi, int dir, uint64_t *key);
 size_t btree_count(const btree_t *bt);
 /* Visit every entry in ascending order; non-zero from fn stops. */
 int btree_walk(const btree_t *bt, int (*fn)(uint64_t key, void *val, void *arg), void *arg);
-/* B1-B3; 0, or -1 with potm_error naming what (prefixed with what). */
+/* B1-B4; 0, or -1 with potm_error naming what (prefixed with what). */
 int btree_check(const btree_t *bt, const char *what);
 bool btree_is_empty_root(const btree_t *bt);
 

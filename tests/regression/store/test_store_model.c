@@ -17,7 +17,7 @@
  * the ordered tree ends as an empty root.
  */
 #include "store_test.h"
-#include "store_internal.h"   /* white box: the empty root */
+#include "store_internal.h"   /* white box: the empty root, node shapes */
 
 #include "check_run.h"
 
@@ -542,6 +542,346 @@ static void run_model(const char *what, store_kind_t kind, uint64_t range, size_
 		model_free(&R.mix[i]);
 }
 
+/* ---- nodes with permuted slots (white box) ---------------------------------------
+ *
+ * A node's entries sit in unsorted slots ranked by its permutation word
+ * (store_internal.h).  These runs build nodes whose slots are out of key
+ * order and whose free slots lie between used ones, then insert at every
+ * rank, split such nodes at every position, and delete down to the empty
+ * root, with store_check and a full comparison after every transaction.
+ */
+
+static rec_t perm_rec(uint64_t k)
+{
+	rec_t r;
+	memset(&r, 0, sizeof r);
+	r.val = test_mix(k);
+	r.key_copy = k;
+	return r;
+}
+
+/* Insert (or delete) each of keys[0..n-1] in one transaction; every one
+ * must succeed, as the model says. */
+static void perm_apply(store_table_t *t, model_t *m, const uint64_t *keys, unsigned n, bool ins)
+{
+	static const uint64_t *tk;
+	static unsigned tn;
+	static bool tins;
+	static unsigned done;
+	tk = keys;
+	tn = n;
+	tins = ins;
+	TM_BEGIN();
+	done = 0;
+	for (unsigned j = 0; j < tn; j++) {
+		rec_t r = perm_rec(tk[j]);
+		if (tins ? store_insert(t, tk[j], &r) != NULL : store_delete(t, tk[j]) == 1)
+			done++;
+	}
+	TM_END();
+	ck_assert_uint_eq(done, n);
+	for (unsigned j = 0; j < n; j++) {
+		rec_t r = perm_rec(keys[j]);
+		ck_assert(ins ? model_insert(m, keys[j], &r) : model_delete(m, keys[j]));
+	}
+}
+
+static int perm_collect(uint64_t key, void *rec, void *arg)
+{
+	model_t *got = arg;
+	rec_t r;
+	store_read_bytes(&r, rec, sizeof r);
+	if (got->n < got->cap) {
+		got->key[got->n] = key;
+		got->rec[got->n] = r;
+	}
+	got->n++;
+	return 0;
+}
+
+/* The table holds exactly the model: store_check, count, full scans both
+ * ways, gets of some 32 keys spread over it and of the key after each,
+ * bounded scans and first/last. */
+static void perm_verify(store_table_t *t, const model_t *m, const char *what)
+{
+	ck_assert_msg(store_check(t) == 0, "%s: %s", what, tm_last_error());
+	ck_assert_uint_eq(store_count(t), m->n);
+	static model_t got[2];
+	static unsigned bad;
+	for (int dir = 0; dir < 2; dir++) {
+		got[dir].cap = m->n + 1;
+		got[dir].key = realloc(got[dir].key, got[dir].cap * sizeof(uint64_t));
+		got[dir].rec = realloc(got[dir].rec, got[dir].cap * sizeof(rec_t));
+		got[dir].n = 0;
+	}
+	TM_BEGIN();
+	got[0].n = got[1].n = 0;
+	bad = 0;
+	store_scan(t, 0, UINT64_MAX, STORE_ASC, perm_collect, &got[0]);
+	store_scan(t, 0, UINT64_MAX, STORE_DESC, perm_collect, &got[1]);
+	for (size_t i = 0; i < m->n; i += m->n / 32 + 1) {
+		rec_t *r = store_get(t, m->key[i]);
+		if (r == NULL || TM_LOAD(&r->val) != test_mix(m->key[i]))
+			bad++;
+		uint64_t next = m->key[i] + 1;
+		if (next != 0 && (i + 1 == m->n || m->key[i + 1] != next) && store_get(t, next) != NULL)
+			bad++;
+	}
+	TM_END();
+	ck_assert_msg(bad == 0, "%s: %u gets differ from the model", what, bad);
+	/* Plain comparisons, one assertion each: Check's assertions are slow. */
+	const char *diff = NULL;
+	for (int dir = 0; dir < 2 && diff == NULL; dir++) {
+		if (got[dir].n != m->n)
+			diff = dir == 0 ? "full scan up: count" : "full scan down: count";
+		for (size_t i = 0; i < m->n && diff == NULL; i++) {
+			size_t j = dir == 0 ? i : m->n - 1 - i;
+			if (got[dir].key[i] != m->key[j] || got[dir].rec[i].val != test_mix(m->key[j]))
+				diff = dir == 0 ? "full scan up" : "full scan down";
+		}
+	}
+	ck_assert_msg(diff == NULL, "%s: %s differs from the model", what, diff);
+	/* Bounded scans (the bounds between keys: moves to the next leaf
+	 * stop on the separators) and first/last over the gaps. */
+	size_t stride = m->n / 8 + 1, span = 20;
+	for (size_t i = 0; i < m->n && diff == NULL; i += stride) {
+		size_t j = i + span < m->n ? i + span : m->n - 1;
+		static uint64_t lo, hi, first, last, before, after;
+		static bool has_first, has_last, has_before, has_after;
+		lo = m->key[i] - (m->key[i] > 0 && (i == 0 || m->key[i - 1] < m->key[i] - 1));
+		hi = m->key[j] + (m->key[j] < UINT64_MAX &&
+		                  (j + 1 == m->n || m->key[j + 1] > m->key[j] + 1));
+		TM_BEGIN();
+		got[0].n = got[1].n = 0;
+		store_scan(t, m->key[i], m->key[j], STORE_ASC, perm_collect, &got[0]);
+		store_scan(t, lo, hi, STORE_DESC, perm_collect, &got[1]);
+		has_first = store_first(t, lo, hi, &first) != NULL;
+		has_last = store_last(t, lo, hi, &last) != NULL;
+		has_before = m->key[i] > 0 && store_last(t, 0, m->key[i] - 1, &before) != NULL;
+		has_after = m->key[j] < UINT64_MAX &&
+		            store_first(t, m->key[j] + 1, UINT64_MAX, &after) != NULL;
+		TM_END();
+		if (got[0].n != j - i + 1 || got[1].n != j - i + 1)
+			diff = "a bounded scan's count";
+		for (size_t x = 0; x <= j - i && diff == NULL; x++)
+			if (got[0].key[x] != m->key[i + x] || got[1].key[x] != m->key[j - x])
+				diff = "a bounded scan";
+		if (diff == NULL && (!has_first || first != m->key[i] || !has_last || last != m->key[j]))
+			diff = "first/last in a range";
+		if (diff == NULL && (has_before != (i > 0) || (i > 0 && before != m->key[i - 1])))
+			diff = "last below a key";
+		if (diff == NULL && (has_after != (j + 1 < m->n) || (j + 1 < m->n && after != m->key[j + 1])))
+			diff = "first above a key";
+		ck_assert_msg(diff == NULL, "%s: %s differs from the model, keys %#llx..%#llx", what,
+		              diff, (unsigned long long)m->key[i], (unsigned long long)m->key[j]);
+	}
+}
+
+/* Whether n's entries sit in slots out of key order, and whether a free
+ * slot lies below a used one. */
+static bool node_permuted(const btree_node_t *n)
+{
+	for (unsigned r = 0; r < btree_perm_count(n->perm); r++)
+		if (btree_perm_slot(n->perm, r) != r)
+			return true;
+	return false;
+}
+
+static bool node_scattered(const btree_node_t *n)
+{
+	unsigned c = btree_perm_count(n->perm);
+	for (unsigned r = 0; r < c; r++)
+		if (btree_perm_slot(n->perm, r) >= c)
+			return true;
+	return false;
+}
+
+static void shuffle(uint64_t *k, unsigned n, uint64_t *rng)
+{
+	for (unsigned i = n; i > 1; i--) {
+		unsigned j = (unsigned)(rng_next(rng) % i);
+		uint64_t x = k[i - 1];
+		k[i - 1] = k[j];
+		k[j] = x;
+	}
+}
+
+/* Delete the model's keys in random order, one per transaction, down to
+ * the empty root. */
+static void perm_empty(store_table_t *t, model_t *m, uint64_t *rng, const char *what)
+{
+	size_t n = m->n;
+	uint64_t *keys = malloc(n * sizeof *keys);
+	memcpy(keys, m->key, n * sizeof *keys);
+	shuffle(keys, (unsigned)n, rng);
+	for (size_t i = 0; i < n; i++) {
+		perm_apply(t, m, &keys[i], 1, false);
+		perm_verify(t, m, what);
+	}
+	free(keys);
+	ck_assert_msg(btree_is_empty_root(&t->tree), "%s: not back to an empty root", what);
+}
+
+/* One leaf: 14 entries inserted in random order (slots out of key
+ * order), 4 deleted (free slots between used ones), then an insert at
+ * rank r; refilled and split with the new entry at rank r, for every
+ * rank a put and a split can take. */
+START_TEST(permuted_leaf)
+{
+	store_test_start();
+	store_table_def_t def = { .name = "perm-leaf", .record_size = sizeof(rec_t),
+	                          .kind = STORE_ORDERED };
+	uint64_t rng = 0xfeedbeefull;
+	for (unsigned r = 0; r <= BTREE_FANOUT; r++) {
+		store_table_t *t = store_table_create(&def);
+		ck_assert_msg(t != NULL, "%s", tm_last_error());
+		model_t m = { 0 };
+		uint64_t keys[14];
+		for (unsigned j = 0; j < 14; j++)
+			keys[j] = 1000 + 100 * j;
+		shuffle(keys, 14, &rng);
+		for (unsigned j = 0; j < 14; j++) {
+			perm_apply(t, &m, &keys[j], 1, true);
+			perm_verify(t, &m, "perm-leaf fill");
+		}
+		btree_node_t *leaf = t->tree.root;
+		ck_assert_uint_eq(leaf->level, 0);
+		ck_assert(node_permuted(leaf));
+		/* Delete 4, none the first key inserted: it sits in the last
+		 * slot, so some free slots now lie below a used one. */
+		uint64_t del[4];
+		memcpy(del, &keys[1], sizeof del);
+		perm_apply(t, &m, del, 4, false);
+		perm_verify(t, &m, "perm-leaf delete");
+		ck_assert(node_scattered(leaf));
+		/* An insert at rank min(r, 10).  Every key is a multiple of 4,
+		 * so that a key 1 below any other has its rank. */
+		unsigned rank = r < m.n ? r : (unsigned)m.n;
+		uint64_t k = rank < m.n ? m.key[rank] - 8 : m.key[m.n - 1] + 8;
+		perm_apply(t, &m, &k, 1, true);
+		perm_verify(t, &m, "perm-leaf put");
+		ck_assert_ptr_eq(t->tree.root, leaf);
+		ck_assert_uint_eq(leaf->key[btree_perm_slot(leaf->perm, rank)], k);
+		/* Refill to 15 at random places, then the 16th at rank r. */
+		while (m.n < BTREE_FANOUT) {
+			uint64_t x = 900 + 4 * (rng_next(&rng) % 375);
+			if (model_get(&m, x) == NULL) {
+				perm_apply(t, &m, &x, 1, true);
+				perm_verify(t, &m, "perm-leaf refill");
+			}
+		}
+		ck_assert(node_permuted(leaf));
+		k = r < m.n ? m.key[r] - 1 : m.key[m.n - 1] + 1;
+		perm_apply(t, &m, &k, 1, true);
+		perm_verify(t, &m, "perm-leaf split");
+		ck_assert_uint_eq(t->tree.root->level, 1);
+		/* Insert into both halves again: puts into permuted nodes after
+		 * a split, then empty the tree. */
+		for (unsigned j = 0; j < 6; j++) {
+			uint64_t x = 900 + rng_next(&rng) % 1500;
+			if (model_get(&m, x) == NULL) {
+				perm_apply(t, &m, &x, 1, true);
+				perm_verify(t, &m, "perm-leaf after split");
+			}
+		}
+		perm_empty(t, &m, &rng, "perm-leaf empty");
+		store_table_destroy(t);
+		model_free(&m);
+	}
+	store_test_stop();
+}
+END_TEST
+
+/* Whether some inner node below n (n included) is scattered, permuted
+ * and full; the depth. */
+typedef struct shape {
+	bool inner_scattered, inner_permuted_full, inner_rank0_moved;
+	unsigned depth;
+} shape_t;
+
+static void shape_of(const btree_node_t *n, unsigned d, shape_t *sh)
+{
+	if (d + 1 > sh->depth)
+		sh->depth = d + 1;
+	if (n->level == 0)
+		return;
+	unsigned c = btree_perm_count(n->perm);
+	sh->inner_scattered |= node_scattered(n);
+	sh->inner_permuted_full |= c == BTREE_FANOUT && node_permuted(n);
+	/* The slot of rank 0 is not slot 0: a child of rank 0 was removed, or
+	 * one was put before it. */
+	sh->inner_rank0_moved |= btree_perm_slot(n->perm, 0) != 0;
+	for (unsigned r = 0; r < c; r++)
+		shape_of(n->ptr[btree_perm_slot(n->perm, r)], d + 1, sh);
+}
+
+/* Inner nodes: keys inserted in random order (children put at every rank
+ * of their parents), then bursts of inserts into gaps and deletes of runs
+ * of keys that empty leaves (children removed at any rank, rank 0 too,
+ * leaving free slots between used ones, inner nodes emptied and the root
+ * collapsed), until the inner nodes are permuted, scattered and split. */
+START_TEST(permuted_inner)
+{
+	store_test_start();
+	store_table_def_t def = { .name = "perm-inner", .record_size = sizeof(rec_t),
+	                          .kind = STORE_ORDERED };
+	store_table_t *t = store_table_create(&def);
+	ck_assert_msg(t != NULL, "%s", tm_last_error());
+	model_t m = { 0 };
+	uint64_t rng = 0xabad1deaull;
+	enum { N = 400, GAP = 64 };
+	static uint64_t keys[N];
+	for (unsigned j = 0; j < N; j++)
+		keys[j] = GAP * (j + 1);
+	shuffle(keys, N, &rng);
+	shape_t sh = { 0 };
+	for (unsigned j = 0; j < N; j += 3) {
+		unsigned n = N - j < 3 ? N - j : 3;
+		perm_apply(t, &m, &keys[j], n, true);
+		perm_verify(t, &m, "perm-inner fill");
+		shape_of(t->tree.root, 0, &sh);
+	}
+	ck_assert_msg(sh.depth >= 3, "perm-inner: depth %u", sh.depth);
+	ck_assert(sh.inner_permuted_full);
+	for (unsigned step = 0; step < 600 / STORE_TEST_SCALE; step++) {
+		uint64_t batch[24];
+		unsigned n = 0;
+		unsigned what = (unsigned)(rng_next(&rng) % 8);
+		if (what < 3 && m.n > 0) {
+			/* A run of keys, from the lowest ones at times. */
+			size_t at = what == 0 ? 0 : rng_next(&rng) % m.n;
+			unsigned len = 1 + (unsigned)(rng_next(&rng) % 24);
+			for (; n < len && at + n < m.n; n++)
+				batch[n] = m.key[at + n];
+			shuffle(batch, n, &rng);
+			perm_apply(t, &m, batch, n, false);
+		} else {
+			/* A burst into one region: puts into the same leaves, and
+			 * splits, within one transaction. */
+			uint64_t base = GAP + rng_next(&rng) % (GAP * N);
+			unsigned len = 1 + (unsigned)(rng_next(&rng) % 12);
+			for (unsigned tries = 0; n < len && tries < 64; tries++) {
+				uint64_t x = base + rng_next(&rng) % (4 * GAP);
+				bool dup = model_get(&m, x) != NULL;
+				for (unsigned j = 0; j < n && !dup; j++)
+					dup = batch[j] == x;
+				if (!dup)
+					batch[n++] = x;
+			}
+			perm_apply(t, &m, batch, n, true);
+		}
+		perm_verify(t, &m, "perm-inner churn");
+		shape_of(t->tree.root, 0, &sh);
+	}
+	ck_assert(sh.inner_scattered);
+	ck_assert(sh.inner_rank0_moved);
+	perm_empty(t, &m, &rng, "perm-inner empty");
+	store_table_destroy(t);
+	model_free(&m);
+	store_test_stop();
+}
+END_TEST
+
 #define OPS(n) ((n) / STORE_TEST_SCALE)
 
 START_TEST(ordered_tiny_range)
@@ -605,5 +945,9 @@ int main(void)
 	tcase_add_test(tc, hash_long_chains);
 	tcase_add_test(tc, secondary_indexes);
 	suite_add_tcase(s, tc);
+	TCase *perm = tcase_create("permuted");
+	tcase_add_test(perm, permuted_leaf);
+	tcase_add_test(perm, permuted_inner);
+	suite_add_tcase(s, perm);
 	return potm_check_run(s);
 }
