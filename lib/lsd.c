@@ -94,11 +94,15 @@ typedef struct lsd_lazy_write {
 	void *addr;
 	uint32_t value;       /* the expression's node */
 	uint32_t prev;        /* the previous lazy write of the same word + 1 */
+	uint32_t cookie;      /* the backend's reservation (potm_lsd_ops_t) */
 	int64_t result;       /* the value, at settling */
 	uint8_t size;
 } lsd_lazy_write_t;
 
 #define LSD_INDEX_MIN_BITS 6
+/* Below this many lazy writes a scan finds a word's faster than the index
+ * (most transactions write a few words): the index is built at the mark. */
+#define LSD_INDEX_FROM 8
 
 struct potm_lsd {
 	potm_thread_t *owner;
@@ -117,10 +121,12 @@ struct potm_lsd {
 	/* the lazy writes, in program order; [0, applied) were handed over */
 	lsd_lazy_write_t *lw;
 	uint32_t n_lw, cap_lw, applied;
-	/* open addressing over words (addr & ~7): the newest lazy write of
-	 * the word + 1; 1 << index_bits slots in use (a quarter full at most) */
+	/* From LSD_INDEX_FROM lazy writes on: open addressing over words
+	 * (addr & ~7), the newest lazy write of the word + 1; 1 << index_bits
+	 * slots in use (a quarter full at most). */
 	uint32_t *index;
 	unsigned index_bits, index_alloc_bits;
+	bool indexed;
 };
 
 /* L1: generations come in blocks of this many from one global counter
@@ -143,12 +149,11 @@ static uint32_t lsd_take_generation(struct potm_lsd *s)
 	return s->gen_next++;
 }
 
-/* The calling thread's state, in a transaction (the call named which). */
-static struct potm_lsd *lsd_enter(const char *which)
+/* The attempt's first LSD call: the state (allocated at the thread's
+ * first), a generation, the mode. */
+static struct potm_lsd *lsd_start(potm_thread_t *t) __attribute__((noinline));
+static struct potm_lsd *lsd_start(potm_thread_t *t)
 {
-	potm_thread_t *t = potm_self_in_tx(which);
-	if (likely(t->lsd_used))
-		return t->lsd;
 	struct potm_lsd *s = t->lsd;
 	if (unlikely(s == NULL)) {
 		s = t->lsd = potm_xcalloc(1, sizeof *s);
@@ -160,12 +165,22 @@ static struct potm_lsd *lsd_enter(const char *which)
 	return s;
 }
 
+/* The calling thread's state, in a transaction (the call named which). */
+static inline __attribute__((always_inline)) struct potm_lsd *lsd_enter(const char *which)
+{
+	potm_thread_t *t = potm_self_in_tx(which);
+	if (likely(t->lsd_used))
+		return t->lsd;
+	return lsd_start(t);
+}
+
 void potm_lsd_end(potm_thread_t *t)
 {
 	struct potm_lsd *s = t->lsd;
-	if (s->n_lw) {
+	if (s->indexed) {
 		memset(s->index, 0, sizeof(uint32_t) << s->index_bits);
 		s->index_bits = LSD_INDEX_MIN_BITS;
+		s->indexed = false;
 	}
 	s->n = s->n_frs = s->n_conds = s->n_lw = s->applied = 0;
 	s->epoch = 0;
@@ -383,12 +398,19 @@ static uint32_t *lsd_index_slot(struct potm_lsd *s, uintptr_t word)
 	}
 }
 
-/* Room for one more lazy write: keep the index a quarter full at most. */
+/* Room for one more lazy write in the index (built at LSD_INDEX_FROM):
+ * keep it a quarter full at most. */
 static void lsd_index_reserve(struct potm_lsd *s)
 {
 	if (s->index == NULL) {
 		s->index_bits = s->index_alloc_bits = LSD_INDEX_MIN_BITS;
 		s->index = potm_xcalloc((size_t)1 << LSD_INDEX_MIN_BITS, sizeof(uint32_t));
+	}
+	if (!s->indexed) {
+		/* (index_bits is the minimum, the slots are clear) */
+		s->indexed = true;
+		for (uint32_t k = 0; k < s->n_lw; k++)
+			*lsd_index_slot(s, (uintptr_t)s->lw[k].addr & ~(uintptr_t)7) = k + 1;
 	}
 	if (4 * (s->n_lw + 1) <= (1u << s->index_bits))
 		return;
@@ -410,9 +432,18 @@ static void lsd_index_reserve(struct potm_lsd *s)
 static uint32_t lsd_lazily_written(struct potm_lsd *s, const void *a, unsigned size,
                                    const char *which)
 {
-	if (s->n_lw == 0)
-		return UINT32_MAX;
-	uint32_t k = *lsd_index_slot(s, (uintptr_t)a & ~(uintptr_t)7);
+	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
+	uint32_t k = 0;
+	if (s->indexed) {
+		k = *lsd_index_slot(s, word);
+	} else {
+		/* the newest lazy write of the word, by a scan */
+		for (uint32_t j = s->n_lw; j-- > 0;)
+			if (((uintptr_t)s->lw[j].addr & ~(uintptr_t)7) == word) {
+				k = j + 1;
+				break;
+			}
+	}
 	for (; k; k = s->lw[k - 1].prev) {
 		const lsd_lazy_write_t *w = &s->lw[k - 1];
 		if (w->addr == a && w->size == size)
@@ -428,16 +459,28 @@ static uint32_t lsd_lazily_written(struct potm_lsd *s, const void *a, unsigned s
 
 static void lsd_record_lazy_write(struct potm_lsd *s, void *a, unsigned size, uint32_t value)
 {
-	lsd_index_reserve(s);
+	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
 	if (s->n_lw == s->cap_lw)
 		s->lw = lsd_grow(s->lw, &s->cap_lw, sizeof *s->lw);
-	uint32_t *slot = lsd_index_slot(s, (uintptr_t)a & ~(uintptr_t)7);
 	lsd_lazy_write_t *w = &s->lw[s->n_lw];
 	w->addr = a;
 	w->size = (uint8_t)size;
 	w->value = value;
-	w->prev = *slot;
-	*slot = ++s->n_lw;
+	w->prev = 0;
+	w->cookie = POTM_LSD_NO_COOKIE;
+	if (s->n_lw + 1 >= LSD_INDEX_FROM) {
+		lsd_index_reserve(s);
+		uint32_t *slot = lsd_index_slot(s, word);
+		w->prev = *slot;
+		*slot = s->n_lw + 1;
+	} else {
+		for (uint32_t j = s->n_lw; j-- > 0;)
+			if (((uintptr_t)s->lw[j].addr & ~(uintptr_t)7) == word) {
+				w->prev = j + 1;
+				break;
+			}
+	}
+	s->n_lw++;
 }
 
 /* ---- futures ----------------------------------------------------------------- */
@@ -560,7 +603,10 @@ static void lsd_write_bytes(void *a, unsigned size, lsd_val_t v, const char *whi
 	if (t->lsd_lazy) {
 		/* Recorded first: a reservation that settles the attempt (tl2's
 		 * escalation) hands this write over with the others. */
-		potm_backend.lsd->reserve(t, a, size);
+		uint32_t k = s->n_lw - 1;
+		uint32_t cookie = potm_backend.lsd->reserve(t, a, size);
+		if (k >= s->applied)
+			s->lw[k].cookie = cookie;
 		return;
 	}
 	lsd_new_pass(s);
@@ -604,7 +650,8 @@ bool potm_lsd_settle(potm_thread_t *t, potm_lsd_read_fn rd, potm_lsd_put_fn put,
 			(void)lsd_eval(s, s->frs[k], rd, true);
 	/* L3: in program order. */
 	for (uint32_t k = s->applied; k < s->n_lw; k++)
-		put(t, s->lw[k].addr, s->lw[k].size, lsd_to_bytes(s->lw[k].result, s->lw[k].size));
+		put(t, s->lw[k].addr, s->lw[k].size, lsd_to_bytes(s->lw[k].result, s->lw[k].size),
+		    s->lw[k].cookie);
 	s->applied = s->n_lw;
 	s->n_conds = 0;
 	s->n_frs = 0;

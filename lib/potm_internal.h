@@ -468,15 +468,19 @@ typedef struct potm_lsd_ops {
 	 * before them. */
 	uint64_t (*resolve)(potm_thread_t *t, const void *a, unsigned size);
 	/* lsd_write: reserve the word in the write set, so that the commit
-	 * locks it with the others.  May settle the attempt (tl2's
-	 * escalation). */
-	void (*reserve)(potm_thread_t *t, void *a, unsigned size);
+	 * locks it with the others; returns a cookie that the lazy write's
+	 * put gets back (where the reservation is).  May settle the attempt
+	 * (tl2's escalation): then the write is put with POTM_LSD_NO_COOKIE. */
+	uint32_t (*reserve)(potm_thread_t *t, void *a, unsigned size);
 } potm_lsd_ops_t;
 
+#define POTM_LSD_NO_COOKIE UINT32_MAX
+
 /* How potm_lsd_settle reads a future's word (it may abort the attempt),
- * and hands over a lazy write's value. */
+ * and hands over a lazy write's value (with reserve's cookie). */
 typedef uint64_t (*potm_lsd_read_fn)(potm_thread_t *t, const void *a, unsigned size);
-typedef void (*potm_lsd_put_fn)(potm_thread_t *t, void *a, unsigned size, uint64_t b);
+typedef void (*potm_lsd_put_fn)(potm_thread_t *t, void *a, unsigned size, uint64_t b,
+                                uint32_t cookie);
 
 /* Whether the attempt holds unresolved futures, conditions or lazy writes
  * that its commit (or its switch to in-place mode) must settle. */

@@ -510,10 +510,24 @@ static uint64_t tl2_lsd_read_in_place(potm_thread_t *t, const void *a, unsigned 
 	return tm_load_bytes_(a, size);
 }
 
-/* A lazy write's value into its reserved write-set entry (O3, O4). */
-static void tl2_lsd_put(potm_thread_t *t, void *a, unsigned size, uint64_t b)
+/* A lazy write's value into its reserved write-set entry (O3, O4): the
+ * cookie is the entry's index. */
+static void tl2_lsd_put(potm_thread_t *t, void *a, unsigned size, uint64_t b, uint32_t cookie)
 {
-	tl2_ws_put(&((tl2_tx_t *)t)->ws, a, size, b);
+	tl2_wset_t *ws = &((tl2_tx_t *)t)->ws;
+	if (cookie == POTM_LSD_NO_COOKIE) {
+		tl2_ws_put(ws, a, size, b);
+		return;
+	}
+	tl2_wentry_t *e = &ws->e[cookie];
+	unsigned off = (unsigned)((uintptr_t)a & 7);
+	if (size == sizeof(tm_word_t)) {
+		e->val = b;
+		e->mask = ~(tm_word_t)0;
+	} else {
+		memcpy((char *)&e->val + off, &b, size);
+		memset((char *)&e->mask + off, 0xff, size);
+	}
 }
 
 static void tl2_lsd_settle_in_place(tl2_tx_t *tx)
@@ -795,18 +809,22 @@ static uint64_t tl2_lsd_resolve(potm_thread_t *t, const void *a, unsigned size)
 	return tl2_load((tl2_tx_t *)t, a, size);
 }
 
-/* O3: an entry with no bytes, locked at the commit, filled there. */
-static void tl2_lsd_reserve(potm_thread_t *t, void *a, unsigned size)
+/* O3: an entry with no bytes, locked at the commit, filled there; the
+ * cookie is its index (stable until the attempt ends). */
+static uint32_t tl2_lsd_reserve(potm_thread_t *t, void *a, unsigned size)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)t;
 	(void)size;
 	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
-	if (tl2_ws_lookup(&tx->ws, word) != NULL)
-		return;
-	tl2_ws_add(&tx->ws, word);
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, word);
+	if (e != NULL)
+		return (uint32_t)(e - tx->ws.e);
+	e = tl2_ws_add(&tx->ws, word);
+	uint32_t cookie = (uint32_t)(e - tx->ws.e);
 	__builtin_prefetch((const void *)tl2_lock_of(a), 1, 3);
 	if (unlikely(tx->ws.n >= tx->escalate_at))
-		tl2_escalate(tx);
+		tl2_escalate(tx);   /* (may settle: then the cookie is not used) */
+	return cookie;
 }
 
 static const potm_lsd_ops_t tl2_lsd_ops = {
