@@ -29,10 +29,10 @@
  *
  * Invariants:
  *  L1 (generation) A handle is gen << 16 | index, gen the attempt's
- *     generation: never 0, taken from blocks of a global counter, so no
- *     two attempts running at once, and no two consecutive attempts of a
- *     thread, share one.  A handle of another attempt or thread, or one
- *     never made (0), is a misuse.
+ *     generation: never 0, taken in blocks from one global counter, so
+ *     each differs from the last 65,534 handed out on any thread.  A
+ *     handle of another attempt or thread, or one never made (0), is a
+ *     misuse, caught unless 65,535 generations came between.
  *  L2 (futures mean the pre-state) A FUTURE node stands for its word's
  *     value before the transaction's own writes.  lsd_read never makes one
  *     for a word the transaction wrote before the read: a lazily written
