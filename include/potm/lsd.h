@@ -33,11 +33,12 @@
  *             are validated on the current values (condition validation:
  *             still true is enough, unchanged is not required), the lazy
  *             writes evaluated and installed.  Concrete reads keep opacity.
- *   pot       Pot+LSD: a speculative transaction keeps its futures
- *             unresolved and has its conditions checked in its turn; a
- *             transaction in fast mode resolves at once.  Deterministic.
+ *             In tl2's in-place modes (irrevocable, escalated, serial,
+ *             shared readers) an attempt resolves eagerly.
  *   others    futures resolve at once (a standard read): the same results,
- *             without the extra concurrency.
+ *             without the extra concurrency (pot included: Pot+LSD, which
+ *             keeps a speculative transaction's futures unresolved until
+ *             its turn, is not built yet).
  *
  * Values are 64-bit signed integers; lsd_read_i32/lsd_write_i32 convert.
  * Arithmetic wraps (two's complement), as on unsigned words.
@@ -55,7 +56,9 @@
  *    future of a word the transaction wrote concretely is the value it
  *    wrote.  Words read through futures may be accessed concretely too: a
  *    concrete read binds the transaction to the value as usual.
- *  - lsd_read takes a word the TM may read (aligned, shared memory).
+ *  - lsd_read takes a word the TM may read (aligned, shared memory); a
+ *    word that only partly overlaps an earlier lazy write of another size
+ *    is a misuse.
  */
 #ifndef POTM_LSD_H
 #define POTM_LSD_H
