@@ -19,7 +19,7 @@ from potm.result import RunResult
 
 ABORT_CAUSES = {"read_locked", "read_version", "write_locked", "validate", "explicit",
                 "order", "htm_conflict", "htm_capacity", "htm_explicit", "htm_retry",
-                "htm_nested", "htm_other", "serial"}
+                "htm_nested", "htm_other", "serial", "condition"}
 
 
 def _cpu_has_rtm() -> bool:
