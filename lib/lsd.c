@@ -52,6 +52,13 @@
  *     reached are constants, and the lazy writes made so far were handed
  *     to the backend (they stay in the index, so that lsd_read still
  *     returns their expressions).
+ *  L7 (answers stand) A future's first peek records its value; a later
+ *     peek or binding that gives another sets recheck.  A condition's
+ *     answer is a function of the values of the futures it reads, so at
+ *     the commit, if every peeked future reads the value it was peeked
+ *     with and recheck is clear, every answer stands without evaluating
+ *     a condition again; otherwise all are evaluated on the commit's
+ *     values.
  *  L6 (cost) A transaction that makes no LSD call costs nothing here: the
  *     state is allocated at a thread's first call, and lib/tx.c resets it
  *     only after an attempt that used it (potm_thread_t.lsd_used).
@@ -77,13 +84,21 @@ enum lsd_kind {
 typedef struct lsd_node {
 	int64_t val;          /* CONST: the value; else the memo of pass epoch */
 	const void *addr;     /* FUTURE: the word */
-	uint32_t a, b;        /* operands (indices) */
+	union {
+		struct {
+			uint32_t a, b;   /* operators: the operands (indices) */
+		};
+		int64_t peeked;      /* FUTURE: the value its first peek gave (L7) */
+	};
 	uint32_t epoch;       /* the pass val was computed in */
 	uint8_t kind;
-	uint8_t op;           /* CMP: lsd_cmp_op_t */
+	uint8_t op;           /* CMP: lsd_cmp_op_t; FUTURE: LSD_PEEKED */
 	uint8_t size;         /* FUTURE: 4 or 8 */
 	uint8_t depth;        /* operator levels below and including this one */
 } lsd_node_t;
+
+/* A future some condition was evaluated on (L7). */
+#define LSD_PEEKED 1
 
 typedef struct lsd_cond_rec {
 	uint32_t node;
@@ -112,6 +127,7 @@ struct potm_lsd {
 	uint32_t gen_next, gen_end;   /* the thread's block of generations */
 	uint32_t epoch;               /* L4: evaluation passes of this attempt */
 	bool touched;                 /* the pass read a future */
+	bool recheck;                 /* L7: a peeked future gave two values */
 	/* the future read set */
 	uint32_t *frs;
 	uint32_t n_frs, cap_frs;
@@ -184,6 +200,7 @@ void potm_lsd_end(potm_thread_t *t)
 	}
 	s->n = s->n_frs = s->n_conds = s->n_lw = s->applied = 0;
 	s->epoch = 0;
+	s->recheck = false;
 	t->lsd_used = false;
 	t->lsd_lazy = false;
 }
@@ -245,18 +262,25 @@ static inline uint32_t lsd_index(const struct potm_lsd *s, uint32_t ref, bool va
 
 /* ---- the node arena ---------------------------------------------------------- */
 
-static uint32_t lsd_node_new(struct potm_lsd *s, uint8_t kind, const char *which)
+static void lsd_grow_nodes(struct potm_lsd *s, const char *which)
+	__attribute__((noinline, cold));
+static void lsd_grow_nodes(struct potm_lsd *s, const char *which)
 {
-	if (unlikely(s->n == s->cap)) {
-		if (s->n >= LSD_MAX_NODES)
-			potm_fatal("%s: the transaction made more than LSD_MAX_NODES (%d) "
-			           "futures, constants, operators and conditions", which,
-			           LSD_MAX_NODES);
-		s->nodes = lsd_grow(s->nodes, &s->cap, sizeof *s->nodes);
-	}
+	if (s->n >= LSD_MAX_NODES)
+		potm_fatal("%s: the transaction made more than LSD_MAX_NODES (%d) "
+		           "futures, constants, operators and conditions", which,
+		           LSD_MAX_NODES);
+	s->nodes = lsd_grow(s->nodes, &s->cap, sizeof *s->nodes);
+}
+
+static inline uint32_t lsd_node_new(struct potm_lsd *s, uint8_t kind, const char *which)
+{
+	if (unlikely(s->n == s->cap))
+		lsd_grow_nodes(s, which);
 	uint32_t i = s->n++;
 	lsd_node_t *n = &s->nodes[i];
 	n->kind = kind;
+	n->op = 0;
 	n->epoch = 0;
 	n->depth = 0;
 	return i;
@@ -326,31 +350,56 @@ static bool lsd_compare(int64_t a, unsigned op, int64_t b)
 	}
 }
 
-/* The value of node i in the current pass (s->epoch), futures read by rd;
- * with bind, each future read becomes a constant (its value is now the
- * transaction's).  Arithmetic wraps, as on unsigned words. */
-static int64_t lsd_eval(struct potm_lsd *s, uint32_t i, potm_lsd_read_fn rd, bool bind)
+/* A future's value in the current pass, read by rd; with bind it becomes
+ * a constant (its value is now the transaction's), without it the pass is
+ * a peek (lsd_is_true), which L7 records. */
+static int64_t lsd_eval_future(struct potm_lsd *s, lsd_node_t *n, potm_lsd_read_fn rd, bool bind)
+{
+	int64_t v = lsd_from_bytes(rd(s->owner, n->addr, n->size), n->size);
+	s->touched = true;
+	if (n->op & LSD_PEEKED) {
+		if (v != n->peeked)
+			s->recheck = true;
+	} else if (!bind) {
+		n->op = LSD_PEEKED;
+		n->peeked = v;
+	}
+	if (bind)
+		n->kind = LSD_K_CONST;
+	n->val = v;
+	n->epoch = s->epoch;
+	return v;
+}
+
+static int64_t lsd_eval(struct potm_lsd *s, uint32_t i, potm_lsd_read_fn rd, bool bind);
+
+/* The value of node i in the current pass (s->epoch): leaves here, the
+ * operators in lsd_eval (most expressions are an operator over a future
+ * and a constant: one call, not three). */
+static inline __attribute__((always_inline)) int64_t
+lsd_value_of(struct potm_lsd *s, uint32_t i, potm_lsd_read_fn rd, bool bind)
 {
 	lsd_node_t *n = &s->nodes[i];
 	if (n->kind == LSD_K_CONST || n->epoch == s->epoch)
 		return n->val;
+	if (n->kind == LSD_K_FUTURE)
+		return lsd_eval_future(s, n, rd, bind);
+	return lsd_eval(s, i, rd, bind);
+}
+
+/* An operator, comparison or "and" node, not yet evaluated in this pass.
+ * Arithmetic wraps, as on unsigned words. */
+static int64_t lsd_eval(struct potm_lsd *s, uint32_t i, potm_lsd_read_fn rd, bool bind)
+{
+	lsd_node_t *n = &s->nodes[i];
 	int64_t v;
-	uint64_t x, y;
-	switch (n->kind) {
-	case LSD_K_FUTURE:
-		v = lsd_from_bytes(rd(s->owner, n->addr, n->size), n->size);
-		s->touched = true;
-		if (bind)
-			n->kind = LSD_K_CONST;
-		break;
-	case LSD_K_AND:
+	if (n->kind == LSD_K_AND) {
 		/* The second operand only if the first holds: a commit reads no
 		 * word it does not need. */
-		v = lsd_eval(s, n->a, rd, bind) && lsd_eval(s, n->b, rd, bind);
-		break;
-	default:
-		x = (uint64_t)lsd_eval(s, n->a, rd, bind);
-		y = (uint64_t)lsd_eval(s, n->b, rd, bind);
+		v = lsd_value_of(s, n->a, rd, bind) && lsd_value_of(s, n->b, rd, bind);
+	} else {
+		uint64_t x = (uint64_t)lsd_value_of(s, n->a, rd, bind);
+		uint64_t y = (uint64_t)lsd_value_of(s, n->b, rd, bind);
 		switch (n->kind) {
 		case LSD_K_ADD: v = (int64_t)(x + y); break;
 		case LSD_K_SUB: v = (int64_t)(x - y); break;
@@ -550,8 +599,8 @@ int64_t lsd_value(lsd_val_t v)
 	/* Lazy: the futures reached become standard reads, bound (L2: the
 	 * backend reads memory, not the transaction's own writes). */
 	if (s->owner->lsd_lazy)
-		return lsd_eval(s, i, potm_backend.lsd->resolve, true);
-	return lsd_eval(s, i, lsd_no_read, false);
+		return lsd_value_of(s, i, potm_backend.lsd->resolve, true);
+	return lsd_value_of(s, i, lsd_no_read, false);
 }
 
 /* ---- conditions ------------------------------------------------------------------ */
@@ -578,11 +627,11 @@ bool lsd_is_true(lsd_cond_t c)
 	uint32_t i = lsd_index(s, c.ref, false, "lsd_is_true");
 	lsd_new_pass(s);
 	if (!s->owner->lsd_lazy)
-		return lsd_eval(s, i, lsd_no_read, false) != 0;
+		return lsd_value_of(s, i, lsd_no_read, false) != 0;
 	/* Lazy: the condition on the words' latest committed values, and the
 	 * answer joins the condition set, for condition validation at the
 	 * commit.  A condition over constants only always gives it. */
-	bool answer = lsd_eval(s, i, potm_backend.lsd->peek, false) != 0;
+	bool answer = lsd_value_of(s, i, potm_backend.lsd->peek, false) != 0;
 	if (s->touched) {
 		if (s->n_conds == s->cap_conds)
 			s->conds = lsd_grow(s->conds, &s->cap_conds, sizeof *s->conds);
@@ -610,7 +659,7 @@ static void lsd_write_bytes(void *a, unsigned size, lsd_val_t v, const char *whi
 		return;
 	}
 	lsd_new_pass(s);
-	int64_t x = lsd_eval(s, i, lsd_no_read, false);
+	int64_t x = lsd_value_of(s, i, lsd_no_read, false);
 	s->applied = s->n_lw;
 	if (size == 4)
 		tm_write_i32((int32_t *)a, (int32_t)(uint32_t)(uint64_t)x);
@@ -635,19 +684,29 @@ bool potm_lsd_settle(potm_thread_t *t, potm_lsd_read_fn rd, potm_lsd_put_fn put,
 	struct potm_lsd *s = t->lsd;
 	lsd_new_pass(s);
 	/* Condition validation: still the answer given is enough, the values
-	 * need not be unchanged. */
-	for (uint32_t k = 0; k < s->n_conds; k++)
-		if ((lsd_eval(s, s->conds[k].node, rd, true) != 0) != s->conds[k].answer)
-			return false;
+	 * need not be unchanged.  L7: when every future the conditions read
+	 * still has the value they were evaluated on, every answer stands;
+	 * only otherwise are the conditions evaluated again. */
+	if (s->n_conds) {
+		for (uint32_t k = 0; k < s->n_frs; k++) {
+			lsd_node_t *n = &s->nodes[s->frs[k]];
+			if (n->kind == LSD_K_FUTURE && (n->op & LSD_PEEKED))
+				(void)lsd_eval_future(s, n, rd, true);
+		}
+		if (s->recheck)
+			for (uint32_t k = 0; k < s->n_conds; k++)
+				if ((lsd_value_of(s, s->conds[k].node, rd, true) != 0) != s->conds[k].answer)
+					return false;
+	}
 	/* The lazy writes' values, on the same state (L2: the futures are
 	 * the words' values before this transaction's writes). */
 	for (uint32_t k = s->applied; k < s->n_lw; k++)
-		s->lw[k].result = lsd_eval(s, s->lw[k].value, rd, true);
+		s->lw[k].result = lsd_value_of(s, s->lw[k].value, rd, true);
 	/* L5: the attempt goes on eagerly (in place), so every future it may
 	 * still use must hold its value now. */
 	if (all)
 		for (uint32_t k = 0; k < s->n_frs; k++)
-			(void)lsd_eval(s, s->frs[k], rd, true);
+			(void)lsd_value_of(s, s->frs[k], rd, true);
 	/* L3: in program order. */
 	for (uint32_t k = s->applied; k < s->n_lw; k++)
 		put(t, s->lw[k].addr, s->lw[k].size, lsd_to_bytes(s->lw[k].result, s->lw[k].size),

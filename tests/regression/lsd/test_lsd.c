@@ -801,6 +801,63 @@ START_TEST(read_only_condition_turned_false)
 }
 END_TEST
 
+/* Two conditions on one future, peeked on two states, and a commit on a
+ * third that gives the first peek's value again: the second answer no
+ * longer holds, and the commit must see it (L7: a future peeked with two
+ * values makes the commit evaluate every condition). */
+static void two_peeks_work(unsigned id, unsigned n)
+{
+	(void)n;
+	if (id == 0) {
+		wait_step(1);
+		TM_BEGIN();
+		TM_STORE(&stock, 3);
+		TM_END();
+		__atomic_store_n(&step, 2, __ATOMIC_RELEASE);
+		wait_step(3);
+		TM_BEGIN();
+		TM_STORE(&stock, 10);
+		TM_END();
+		__atomic_store_n(&step, 4, __ATOMIC_RELEASE);
+		return;
+	}
+	TM_BEGIN();
+	attempts++;
+	lsd_val_t s = lsd_read(&stock);
+	bool at_least_5 = lsd_is_true(lsd_cmp(s, LSD_GE, K(5)));
+	if (attempts == 1) {
+		__atomic_store_n(&step, 1, __ATOMIC_RELEASE);
+		wait_step(2);
+	}
+	bool at_most_8 = lsd_is_true(lsd_cmp(s, LSD_LE, K(8)));
+	if (at_least_5 && !at_most_8)
+		branch_then++;
+	else
+		branch_else++;
+	if (attempts == 1) {
+		__atomic_store_n(&step, 3, __ATOMIC_RELEASE);
+		wait_step(4);
+	}
+	TM_END();
+}
+
+START_TEST(two_peeks_two_values)
+{
+	stock = 10;
+	start_tm();
+	test_run_threads(2, two_peeks_work);
+	tm_stats_t s;
+	tm_stats(&s);
+	tm_shutdown();
+	/* the first attempt answered true (10 >= 5) and true (3 <= 8): at 10
+	 * the second is false, so it re-executes and sees 10 twice */
+	ck_assert_int_eq(attempts, 2);
+	ck_assert_int_eq(branch_else, 1);
+	ck_assert_int_eq(branch_then, 1);
+	ck_assert_uint_eq(s.aborts_by_cause[TM_ABORT_CONDITION], 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lsd_" POTM_BACKEND_NAME);
@@ -846,6 +903,7 @@ int main(void)
 			tcase_add_test(conc, condition_still_true_commits);
 			tcase_add_test(conc, condition_turned_false_reexecutes);
 			tcase_add_test(conc, read_only_condition_turned_false);
+			tcase_add_test(conc, two_peeks_two_values);
 		}
 		suite_add_tcase(s, conc);
 	}
