@@ -64,6 +64,10 @@ TPCC_MIXES: tuple[str, ...] = ("standard", "new-order", "payment", "order-status
 TPCC_ITEMS = 100000
 TPCC_CUSTOMERS = 3000
 
+#: The lsd benchmark's workloads and modes.
+LSD_WORKLOADS: tuple[str, ...] = ("hotkey", "assert")
+LSD_MODES: tuple[str, ...] = ("lsd", "std")
+
 #: Backends that run one thread only (seq: no concurrency control).
 SINGLE_THREAD_BACKENDS: tuple[str, ...] = ("seq",)
 
@@ -425,6 +429,36 @@ WORKLOADS: dict[str, Workload] = {
             THREADS, DURATION, OPS, SEED,
         ), rules=(
             AtMost("categories", "items", why="every category needs an item"),
+        )),
+        Workload("lsd", "Lazy State Determination microbenchmarks (Pot thesis Figure 4.8): "
+                 "a hot counter decremented while it stays >= 0 (hotkey), or a "
+                 "condition over a shared word (assert), written with LSD or with "
+                 "standard accesses", (
+            Param("kind", "-w", "hotkey: 'hot' percent of the transactions decrement "
+                  "the hot counter if it stays >= 0; assert: every transaction asserts "
+                  "level >= 1 ('invalidate' > 0: and updates the level)",
+                  choices=LSD_WORKLOADS, default="hotkey"),
+            Param("mode", "-m", "lsd: futures, conditions and lazy writes on the shared "
+                  "word; std: standard reads and writes", choices=LSD_MODES,
+                  default="lsd"),
+            Param("private", "-p", "private words of its thread each transaction adds 1 "
+                  "to (standard accesses)", maximum=64, default=4),
+            Param("table_reads", "-r", "reads of a shared table nobody writes, after the access "
+                  "to the shared word (the rest of a transaction's work)", maximum=4096,
+                  default=0),
+            Param("hot", "-x", "hotkey: percentage of transactions on the hot counter",
+                  maximum=100, unit="%", default=100),
+            Param("invalidate", "-c", "assert: percentage of transactions that invalidate "
+                  "the others' condition (0: nobody writes the level)", maximum=100,
+                  unit="%", default=0),
+            Param("initial", "-i", "hotkey: the counter's initial value and refill",
+                  minimum=1, maximum=1 << 40, default=100000),
+            THREADS, DURATION, OPS, SEED,
+        ), rules=(
+            Needs("hot", "kind", ("hotkey",), why="assert has no private-only transactions"),
+            Needs("invalidate", "kind", ("assert",)),
+            Needs("initial", "kind", ("hotkey",), why="assert's level follows from "
+                  "'invalidate'"),
         )),
         Workload("tpcc", "TPC-C on the record store: the five transactions (standard "
                  "mix or one alone) on a database of 'warehouses' warehouses, then the "
