@@ -2,13 +2,25 @@
 # reports the same "digest" in its JSON line:
 #   cmake -DCMD=<program> "-DARGS=<arguments>" -DRUNS=<n> -P same_digest.cmake
 # ARGS is split like a shell command line.  For the determinism of a
-# deterministic backend: the same input, the same final database.
+# deterministic backend: the same input, the same final database.  With
+# "-DALT=<arguments>" the even runs take ALT instead: two ways to run the
+# same transactions (with and without LSD) must reach the same database.
 if(NOT DEFINED CMD OR NOT DEFINED RUNS)
   message(FATAL_ERROR "same_digest.cmake: CMD and RUNS are required")
 endif()
-separate_arguments(args UNIX_COMMAND "${ARGS}")
+separate_arguments(args_odd UNIX_COMMAND "${ARGS}")
+set(args_even ${args_odd})
+if(DEFINED ALT)
+  separate_arguments(args_even UNIX_COMMAND "${ALT}")
+endif()
 set(first "")
 foreach(i RANGE 1 ${RUNS})
+  math(EXPR odd "${i} % 2")
+  if(odd)
+    set(args ${args_odd})
+  else()
+    set(args ${args_even})
+  endif()
   execute_process(COMMAND "${CMD}" ${args} RESULT_VARIABLE code
                   OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT "${code}" STREQUAL "0")
@@ -22,7 +34,8 @@ foreach(i RANGE 1 ${RUNS})
     set(first "${digest}")
     message("run 1: digest ${digest}")
   elseif(NOT "${digest}" STREQUAL "${first}")
-    message(FATAL_ERROR "run ${i}: digest ${digest}, but run 1 ended with ${first}\n${out}")
+    message(FATAL_ERROR "run ${i} (${args}): digest ${digest}, but run 1 ended with "
+                        "${first}\n${out}")
   endif()
 endforeach()
 message("${RUNS} runs, one digest: ${first}")

@@ -31,6 +31,7 @@
 
 POTM_BENCH_EXPORT int potm_bench_tpcc(int argc, char **argv);
 
+static const char *const tpcc_interfaces[] = { "std", "lsd", NULL };
 static const char *const tpcc_mixes[] = {
 	"standard", "new-order", "payment", "order-status", "delivery", "stock-level", NULL,
 };
@@ -128,7 +129,7 @@ int potm_bench_tpcc(int argc, char **argv)
 {
 	bench_common_t c = { .name = "tpcc" };
 	uint64_t warehouses = 1, items = TPCC_ITEMS, customers = TPCC_CUSTOMERS;
-	unsigned mix = TPCC_MIX_STANDARD;
+	unsigned mix = TPCC_MIX_STANDARD, interface = 0;
 	bool items_given = false, customers_given = false;
 	const bench_option_t opts[] = {
 		{ 'w', BENCH_OPT_UINT, "warehouse count",
@@ -138,6 +139,10 @@ int potm_bench_tpcc(int argc, char **argv)
 		  "standard: 45/43/4/4/4 % New-Order/Payment/Order-Status/Delivery/"
 		  "Stock-Level; the others: that type alone (default standard)",
 		  0, 0, tpcc_mixes, &mix, NULL },
+		{ 'a', BENCH_OPT_CHOICE, "interface",
+		  "std: standard reads and writes; lsd: New-Order and Payment with "
+		  "futures, conditions and lazy writes (default std)",
+		  0, 0, tpcc_interfaces, &interface, NULL },
 		{ 'I', BENCH_OPT_UINT, "item count",
 		  "items, and stock rows per warehouse; below 100000 is not standard "
 		  "(default 100000)", 1, TPCC_ITEMS, NULL, &items, &items_given },
@@ -180,6 +185,7 @@ int potm_bench_tpcc(int argc, char **argv)
 		.customers = (uint32_t)customers, .threads = (unsigned)c.threads,
 		.mix = mix, .seed = c.seed,
 		.can_cancel = strcmp(tm_backend_name(), "seq") != 0,
+		.lsd = interface == 1,
 	};
 	if (workers_alloc(&db) != 0) {
 		fprintf(stderr, "tpcc: out of memory for %" PRIu64 " workers\n", c.threads);
@@ -253,6 +259,7 @@ int potm_bench_tpcc(int argc, char **argv)
 		BENCH_STR("workload", "tpcc"),
 		BENCH_U64("warehouses", warehouses),
 		BENCH_STR("mix", tpcc_mixes[mix]),
+		BENCH_STR("interface", tpcc_interfaces[interface]),
 		BENCH_U64("items", items),
 		BENCH_U64("customers_per_district", customers),
 		BENCH_STR("scale", standard ? "standard" : "reduced"),

@@ -324,6 +324,7 @@ typedef struct tpcc_db {
 	uint32_t threads;
 	unsigned mix;             /* enum tpcc_mix */
 	bool can_cancel;          /* the backend can roll back (tm_cancel): not seq */
+	bool lsd;                 /* -a lsd: New-Order and Payment with LSD */
 	uint64_t seed;
 	tpcc_nurand_c_t nurand;
 	/* tables */

@@ -19,12 +19,28 @@
  * tells a New-Order rollback (an HTM backend undoes every store of a
  * cancelled attempt, the output's included).
  *
+ * With -a lsd, New-Order and Payment are written with Lazy State
+ * Determination (<potm/lsd.h>, the Pot thesis's TPC-C of section 4.4.1):
+ * their counters and balances are lazy writes (a function of the row's
+ * value at the commit: W_YTD + amount, S_YTD + quantity, ...), a stock's
+ * quantity is a future with a condition (S_QUANTITY >= quantity + 10
+ * picks the branch) and the district's next order id is a future key: the
+ * rows it keys are inserted at the end of the body, where it is resolved,
+ * not when it is read.  Two New-Orders of one district then conflict
+ * only when one commits while the other inserts its rows, two on one
+ * item only when the restock condition flips, and Payments on one
+ * warehouse not at all.  What a terminal would display from a lazily
+ * written row (a stock's new quantity, the customer's new balance) is
+ * known only at the commit and is not reported.
+ *
  * Workers have a home warehouse, worker i -> warehouse i % W + 1 (a
  * terminal keeps its warehouse, clauses 2.4.1.1 to 2.8.1.1; several
  * workers share one when there are fewer warehouses than workers), and
  * no think or keying time.
  */
 #include "tpcc.h"
+
+#include <potm/lsd.h>
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -245,10 +261,129 @@ static void new_order_body(tpcc_db_t *db, const new_order_in_t *in, new_order_ou
 	out->o_id = (uint64_t)o_id;
 }
 
+/* New-Order with LSD (see the head of this file).  The same profile as
+ * new_order_body; seq (no cancel) runs the standard body. */
+static void new_order_body_lsd(tpcc_db_t *db, const new_order_in_t *in, new_order_out_t *out)
+{
+	out->missing = NULL;
+	out->rolled_back = false;
+	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
+	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
+	tpcc_customer_t *cu = store_get(db->customer, tpcc_customer_key(in->w, in->d, in->c));
+	if (wh == NULL || di == NULL || cu == NULL) {
+		out->missing = "New-Order: its warehouse, district or customer is missing";
+		return;
+	}
+	int32_t w_tax = TM_LOAD(&wh->w_tax);
+	int32_t d_tax = TM_LOAD(&di->d_tax);
+	lsd_val_t one = lsd_const(1);
+	/* The next order id: a future, incremented lazily. */
+	lsd_val_t next = lsd_read(&di->d_next_o_id);
+	if (!lsd_is_true(lsd_cmp(next, LSD_LE, lsd_const((int64_t)TPCC_O_ID_MAX)))) {
+		out->missing = "New-Order: the district's order ids are exhausted";
+		return;
+	}
+	lsd_write(&di->d_next_o_id, lsd_add(next, one));
+	int32_t c_discount = TM_LOAD(&cu->c_discount);
+	store_read_bytes(out->c_last, cu->c_last, sizeof cu->c_last);
+	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
+
+	/* The order lines, keyed by the future order id: kept here until the
+	 * end of the body. */
+	tpcc_order_line_t ol[TPCC_MAX_OL];
+	int64_t sum = 0;
+	for (uint32_t i = 0; i < in->ol_cnt; i++) {
+		uint32_t i_id = in->line[i].i_id, supply_w = in->line[i].supply_w,
+		         qty = in->line[i].quantity;
+		tpcc_item_t *it = store_get(db->item, tpcc_item_key(i_id));
+		if (it == NULL)
+			tm_cancel();   /* clause 2.4.2.3, as in new_order_body */
+		int64_t price = TM_LOAD(&it->i_price);
+		char i_data[sizeof it->i_data];
+		store_read_bytes(out->line[i].i_name, it->i_name, sizeof it->i_name);
+		store_read_bytes(i_data, it->i_data, sizeof it->i_data);
+
+		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(supply_w, i_id));
+		if (st == NULL) {
+			out->missing = "New-Order: a STOCK row of an item is missing";
+			return;
+		}
+		/* Clause 2.4.2.2 as a condition over the future quantity: the
+		 * commit needs only its answer to stand. */
+		lsd_val_t s_qty = lsd_read_i32(&st->s_quantity);
+		lsd_val_t q = lsd_const((int64_t)qty);
+		lsd_val_t taken = lsd_sub(s_qty, q);
+		if (lsd_is_true(lsd_cmp(s_qty, LSD_GE, lsd_const((int64_t)qty + 10))))
+			lsd_write_i32(&st->s_quantity, taken);
+		else
+			lsd_write_i32(&st->s_quantity, lsd_add(taken, lsd_const(91)));
+		lsd_write_i32(&st->s_ytd, lsd_add(lsd_read_i32(&st->s_ytd), q));
+		lsd_write_i32(&st->s_order_cnt, lsd_add(lsd_read_i32(&st->s_order_cnt), one));
+		if (supply_w != in->w)
+			lsd_write_i32(&st->s_remote_cnt, lsd_add(lsd_read_i32(&st->s_remote_cnt), one));
+		char s_data[sizeof st->s_data];
+		memset(&ol[i], 0, sizeof ol[i]);
+		store_read_bytes(ol[i].ol_dist_info, st->s_dist[in->d - 1],
+		                 sizeof ol[i].ol_dist_info);
+		store_read_bytes(s_data, st->s_data, sizeof st->s_data);
+		ol[i].ol_d_id = (int32_t)in->d;
+		ol[i].ol_w_id = (int32_t)in->w;
+		ol[i].ol_number = (int32_t)(i + 1);
+		ol[i].ol_i_id = (int32_t)i_id;
+		ol[i].ol_supply_w_id = (int32_t)supply_w;
+		ol[i].ol_delivery_d = 0;
+		ol[i].ol_quantity = (int32_t)qty;
+		ol[i].ol_amount = (int64_t)qty * price;
+		sum += ol[i].ol_amount;
+		out->line[i].s_quantity = -1;   /* known at the commit only */
+		out->line[i].amount = ol[i].ol_amount;
+		out->line[i].brand = contains_original(i_data) && contains_original(s_data)
+		                   ? 'B' : 'G';
+	}
+
+	/* The future key, resolved at the end: the rows it keys go in now. */
+	int64_t o_id = lsd_value(next);
+	tpcc_order_t o;
+	memset(&o, 0, sizeof o);
+	o.o_id = o_id;
+	o.o_c_id = (int32_t)in->c;
+	o.o_d_id = (int32_t)in->d;
+	o.o_w_id = (int32_t)in->w;
+	o.o_entry_d = in->entry_d;
+	o.o_carrier_id = 0;
+	o.o_ol_cnt = (int32_t)in->ol_cnt;
+	o.o_all_local = in->all_local;
+	tpcc_new_order_t no;
+	memset(&no, 0, sizeof no);
+	no.no_o_id = o_id;
+	no.no_d_id = (int32_t)in->d;
+	no.no_w_id = (int32_t)in->w;
+	uint64_t okey = tpcc_order_key(in->w, in->d, (uint64_t)o_id);
+	if (store_insert(db->order, okey, &o) == NULL ||
+	    store_insert(db->new_order, okey, &no) == NULL) {
+		out->missing = "New-Order: the new order's id is taken";
+		return;
+	}
+	for (uint32_t i = 0; i < in->ol_cnt; i++) {
+		ol[i].ol_o_id = o_id;
+		if (store_insert(db->order_line,
+		                 tpcc_order_line_key(in->w, in->d, (uint64_t)o_id, i + 1),
+		                 &ol[i]) == NULL) {
+			out->missing = "New-Order: an order line's key is taken";
+			return;
+		}
+	}
+	out->total = sum * (10000 - c_discount) / 10000 * (10000 + w_tax + d_tax) / 10000;
+	out->o_id = (uint64_t)o_id;
+}
+
 static void run_new_order(tpcc_db_t *db, const new_order_in_t *in, new_order_out_t *out)
 {
 	TM_BEGIN();
-	new_order_body(db, in, out);
+	if (db->lsd && db->can_cancel)
+		new_order_body_lsd(db, in, out);
+	else
+		new_order_body(db, in, out);
 	TM_END();
 }
 
@@ -336,6 +471,25 @@ static void payment_bad_credit(tpcc_customer_t *cu, const payment_in_t *in, uint
 	store_write_bytes(cu->c_data, data, sizeof data);
 }
 
+/* Clause 2.5.2.2: the HISTORY row; H_DATA is W_NAME and D_NAME separated
+ * by 4 spaces. */
+static void payment_history(tpcc_db_t *db, const payment_in_t *in, payment_out_t *out,
+                            uint32_t c_id)
+{
+	tpcc_history_t h;
+	memset(&h, 0, sizeof h);
+	h.h_c_id = (int32_t)c_id;
+	h.h_c_d_id = (int32_t)in->c_d;
+	h.h_c_w_id = (int32_t)in->c_w;
+	h.h_d_id = (int32_t)in->d;
+	h.h_w_id = (int32_t)in->w;
+	h.h_date = in->date;
+	h.h_amount = in->amount;
+	snprintf(h.h_data, sizeof h.h_data, "%s    %s", out->w_name, out->d_name);
+	if (store_insert(db->history, in->history_key, &h) == NULL)
+		out->missing = "Payment: the history row's key is taken";
+}
+
 static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const payment_in_t *in,
                          payment_out_t *out)
 {
@@ -375,26 +529,61 @@ static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const payment_in_t *i
 		payment_bad_credit(cu, in, c_id);
 	out->c_balance = balance;
 
-	/* Clause 2.5.2.2: H_DATA is W_NAME and D_NAME separated by 4 spaces. */
-	tpcc_history_t h;
-	memset(&h, 0, sizeof h);
-	h.h_c_id = (int32_t)c_id;
-	h.h_c_d_id = (int32_t)in->c_d;
-	h.h_c_w_id = (int32_t)in->c_w;
-	h.h_d_id = (int32_t)in->d;
-	h.h_w_id = (int32_t)in->w;
-	h.h_date = in->date;
-	h.h_amount = in->amount;
-	snprintf(h.h_data, sizeof h.h_data, "%s    %s", out->w_name, out->d_name);
-	if (store_insert(db->history, in->history_key, &h) == NULL)
-		out->missing = "Payment: the history row's key is taken";
+	payment_history(db, in, out, c_id);
+}
+
+/* Payment with LSD (see the head of this file): the year-to-date sums,
+ * the balance and the payment count are lazy writes. */
+static void payment_body_lsd(tpcc_db_t *db, tpcc_worker_t *me, const payment_in_t *in,
+                             payment_out_t *out)
+{
+	out->missing = NULL;
+	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
+	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
+	if (wh == NULL || di == NULL) {
+		out->missing = "Payment: its warehouse or district is missing";
+		return;
+	}
+	lsd_val_t amount = lsd_const(in->amount);
+	lsd_write(&wh->w_ytd, lsd_add(lsd_read(&wh->w_ytd), amount));
+	store_read_bytes(out->w_name, wh->w_name, sizeof wh->w_name);
+	store_read_bytes(out->w_street_1, wh->w_street_1, sizeof wh->w_street_1);
+	store_read_bytes(out->w_city, wh->w_city, sizeof wh->w_city);
+	lsd_write(&di->d_ytd, lsd_add(lsd_read(&di->d_ytd), amount));
+	store_read_bytes(out->d_name, di->d_name, sizeof di->d_name);
+	store_read_bytes(out->d_street_1, di->d_street_1, sizeof di->d_street_1);
+	store_read_bytes(out->d_city, di->d_city, sizeof di->d_city);
+
+	uint32_t c_id = in->c_id ? in->c_id : customer_by_name(db, me, in->c_w, in->c_d, in->name);
+	tpcc_customer_t *cu = c_id ? store_get(db->customer,
+	                                       tpcc_customer_key(in->c_w, in->c_d, c_id))
+	                           : NULL;
+	if (cu == NULL) {
+		out->missing = in->c_id ? "Payment: the customer is missing"
+		                        : "Payment: no customer has the last name";
+		return;
+	}
+	out->c_id = c_id;
+	lsd_write(&cu->c_balance, lsd_sub(lsd_read(&cu->c_balance), amount));
+	lsd_write(&cu->c_ytd_payment, lsd_add(lsd_read(&cu->c_ytd_payment), amount));
+	lsd_write_i32(&cu->c_payment_cnt,
+	              lsd_add(lsd_read_i32(&cu->c_payment_cnt), lsd_const(1)));
+	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
+	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
+	if (out->c_credit[0] == 'B' && out->c_credit[1] == 'C')
+		payment_bad_credit(cu, in, c_id);
+	out->c_balance = 0;   /* known at the commit only */
+	payment_history(db, in, out, c_id);
 }
 
 static void run_payment(tpcc_db_t *db, tpcc_worker_t *me, const payment_in_t *in,
                         payment_out_t *out)
 {
 	TM_BEGIN();
-	payment_body(db, me, in, out);
+	if (db->lsd)
+		payment_body_lsd(db, me, in, out);
+	else
+		payment_body(db, me, in, out);
 	TM_END();
 }
 

@@ -67,6 +67,8 @@ TPCC_CUSTOMERS = 3000
 #: The lsd benchmark's workloads and modes.
 LSD_WORKLOADS: tuple[str, ...] = ("hotkey", "assert")
 LSD_MODES: tuple[str, ...] = ("lsd", "std")
+#: How tpcc writes New-Order and Payment.
+LSD_INTERFACES: tuple[str, ...] = ("std", "lsd")
 
 #: Backends that run one thread only (seq: no concurrency control).
 SINGLE_THREAD_BACKENDS: tuple[str, ...] = ("seq",)
@@ -468,6 +470,10 @@ WORKLOADS: dict[str, Workload] = {
             Param("mix", "-m", "standard (45/43/4/4/4 % New-Order, Payment, Order-Status, "
                   "Delivery, Stock-Level) or one transaction type alone",
                   choices=TPCC_MIXES, default="standard"),
+            Param("interface", "-a", "std: standard reads and writes; lsd: New-Order and "
+                  "Payment written with LSD (lazy counters and balances, stock quantity "
+                  "conditions, the next order id as a future key)", choices=LSD_INTERFACES,
+                  default="std"),
             Param("items", "-I", "items, and stock rows per warehouse (below 100000 is not "
                   "TPC-C's population)", minimum=1, maximum=TPCC_ITEMS, default=TPCC_ITEMS),
             Param("customers", "-C", "customers, and initial orders, per district (below "

@@ -96,3 +96,24 @@ def test_the_experiment_on_a_small_grid(tmp_path: Path) -> None:
         (c, t) for c in ("tpcc-w=1", "tpcc-w=threads") for t in ("1", "2")}
     assert all(r["ok"] == "True" and float(r["throughput"]) > 0 for r in rows)
     assert (tmp_path / "tpcc.png").stat().st_size > 1000
+
+
+def test_lsd_interface_keeps_consistency_and_pot_s_digest() -> None:
+    """New-Order and Payment with LSD: the consistency checks hold, and
+    under pot (one order, so one outcome) the database is the one the
+    standard transactions reach."""
+    spec = potm.WORKLOADS["tpcc"]
+    assert spec.argv(spec.validate({"interface": "lsd"})) == ["tpcc", "-a", "lsd"]
+    libs = _libs_with_tpcc("tl2", "pot")
+    r = potm.run("tpcc", backend="tl2", threads=2, warehouses=1, ops=200,
+                 interface="lsd", lib_dir=libs, **SMALL).check()
+    assert r.raw is not None and r.raw["interface"] == "lsd"
+    assert all(r.raw["counts"][f"consistency_{i}"] == "ok" for i in (1, 2, 3, 4))
+
+    def digest(interface: str) -> str:
+        run = potm.run("tpcc", backend="pot", threads=2, warehouses=1, ops=200, seed=3,
+                       interface=interface, lib_dir=libs, **SMALL).check()
+        assert run.raw is not None
+        return str(run.raw["counts"]["digest"])
+
+    assert digest("lsd") == digest("std")
