@@ -144,6 +144,108 @@ typedef struct new_order_out {
 	} line[TPCC_MAX_OL];
 } new_order_out_t;
 
+/* The ORDER and NEW-ORDER rows of order o_id; false if its key is taken. */
+static bool new_order_insert_order(tpcc_db_t *db, const new_order_in_t *in, int64_t o_id)
+{
+	tpcc_order_t o;
+	memset(&o, 0, sizeof o);
+	o.o_id = o_id;
+	o.o_c_id = (int32_t)in->c;
+	o.o_d_id = (int32_t)in->d;
+	o.o_w_id = (int32_t)in->w;
+	o.o_entry_d = in->entry_d;
+	o.o_carrier_id = 0;
+	o.o_ol_cnt = (int32_t)in->ol_cnt;
+	o.o_all_local = in->all_local;
+	tpcc_new_order_t no;
+	memset(&no, 0, sizeof no);
+	no.no_o_id = o_id;
+	no.no_d_id = (int32_t)in->d;
+	no.no_w_id = (int32_t)in->w;
+	uint64_t okey = tpcc_order_key(in->w, in->d, (uint64_t)o_id);
+	return store_insert(db->order, okey, &o) != NULL &&
+	       store_insert(db->new_order, okey, &no) != NULL;
+}
+
+#define ITEM_DATA_SIZE sizeof(((tpcc_item_t *)0)->i_data)
+
+/* Line i's item and stock rows: the item's name into out, its data into
+ * i_data, its price into *price; the stock row, or NULL (out->missing).
+ * Clause 2.4.2.3: an unused item id rolls the whole New-Order back; it is
+ * the 1 % of clause 2.4.1.4, whose last line carries one. */
+static tpcc_stock_t *new_order_stock(tpcc_db_t *db, const new_order_in_t *in, uint32_t i,
+                                     new_order_out_t *out, char i_data[static ITEM_DATA_SIZE],
+                                     int64_t *price)
+{
+	tpcc_item_t *it = store_get(db->item, tpcc_item_key(in->line[i].i_id));
+	if (it == NULL)
+		tm_cancel();
+	store_read_bytes(out->line[i].i_name, it->i_name, sizeof it->i_name);
+	store_read_bytes(i_data, it->i_data, sizeof it->i_data);
+	*price = TM_LOAD(&it->i_price);
+	tpcc_stock_t *st = store_get(db->stock,
+	                             tpcc_stock_key(in->line[i].supply_w, in->line[i].i_id));
+	if (st == NULL)
+		out->missing = "New-Order: a STOCK row of an item is missing";
+	return st;
+}
+
+/* What New-Order reads of its warehouse, district and customer. */
+typedef struct new_order_rows {
+	tpcc_district_t *di;
+	int32_t w_tax, d_tax, c_discount;
+} new_order_rows_t;
+
+/* The rows into r and the customer's name and credit into out; false
+ * (out->missing) if one is missing. */
+static bool new_order_rows(tpcc_db_t *db, const new_order_in_t *in, new_order_out_t *out,
+                           new_order_rows_t *r)
+{
+	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
+	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
+	tpcc_customer_t *cu = store_get(db->customer, tpcc_customer_key(in->w, in->d, in->c));
+	if (wh == NULL || di == NULL || cu == NULL) {
+		out->missing = "New-Order: its warehouse, district or customer is missing";
+		return false;
+	}
+	r->di = di;
+	r->w_tax = TM_LOAD(&wh->w_tax);
+	r->d_tax = TM_LOAD(&di->d_tax);
+	r->c_discount = TM_LOAD(&cu->c_discount);
+	store_read_bytes(out->c_last, cu->c_last, sizeof cu->c_last);
+	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
+	return true;
+}
+
+/* Line i's ORDER-LINE row but its order id, from its stock row (the
+ * district's S_DIST), and its amount and brand into out. */
+static void new_order_line(const new_order_in_t *in, uint32_t i, const tpcc_stock_t *st,
+                           int64_t price, const char *i_data, tpcc_order_line_t *ol,
+                           new_order_out_t *out)
+{
+	char s_data[sizeof st->s_data];
+	memset(ol, 0, sizeof *ol);
+	store_read_bytes(ol->ol_dist_info, st->s_dist[in->d - 1], sizeof ol->ol_dist_info);
+	store_read_bytes(s_data, st->s_data, sizeof st->s_data);
+	ol->ol_d_id = (int32_t)in->d;
+	ol->ol_w_id = (int32_t)in->w;
+	ol->ol_number = (int32_t)(i + 1);
+	ol->ol_i_id = (int32_t)in->line[i].i_id;
+	ol->ol_supply_w_id = (int32_t)in->line[i].supply_w;
+	ol->ol_delivery_d = 0;
+	ol->ol_quantity = (int32_t)in->line[i].quantity;
+	ol->ol_amount = (int64_t)in->line[i].quantity * price;
+	out->line[i].amount = ol->ol_amount;
+	out->line[i].brand = contains_original(i_data) && contains_original(s_data) ? 'B' : 'G';
+}
+
+/* The order total: sum * (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX), rates in
+ * 1/10000. */
+static int64_t new_order_total(int64_t sum, int32_t c_discount, int32_t w_tax, int32_t d_tax)
+{
+	return sum * (10000 - c_discount) / 10000 * (10000 + w_tax + d_tax) / 10000;
+}
+
 static void new_order_body(tpcc_db_t *db, const new_order_in_t *in, new_order_out_t *out)
 {
 	out->missing = NULL;
@@ -158,67 +260,29 @@ static void new_order_body(tpcc_db_t *db, const new_order_in_t *in, new_order_ou
 				out->rolled_back = true;
 				return;
 			}
-	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
-	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
-	tpcc_customer_t *cu = store_get(db->customer, tpcc_customer_key(in->w, in->d, in->c));
-	if (wh == NULL || di == NULL || cu == NULL) {
-		out->missing = "New-Order: its warehouse, district or customer is missing";
+	new_order_rows_t r;
+	if (!new_order_rows(db, in, out, &r))
 		return;
-	}
-	int32_t w_tax = TM_LOAD(&wh->w_tax);
-	int32_t d_tax = TM_LOAD(&di->d_tax);
+	tpcc_district_t *di = r.di;
 	int64_t o_id = TM_LOAD(&di->d_next_o_id);
 	if ((uint64_t)o_id > TPCC_O_ID_MAX) {
 		out->missing = "New-Order: the district's order ids are exhausted";
 		return;
 	}
 	TM_STORE(&di->d_next_o_id, o_id + 1);
-	int32_t c_discount = TM_LOAD(&cu->c_discount);
-	store_read_bytes(out->c_last, cu->c_last, sizeof cu->c_last);
-	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
-
-	tpcc_order_t o;
-	memset(&o, 0, sizeof o);
-	o.o_id = o_id;
-	o.o_c_id = (int32_t)in->c;
-	o.o_d_id = (int32_t)in->d;
-	o.o_w_id = (int32_t)in->w;
-	o.o_entry_d = in->entry_d;
-	o.o_carrier_id = 0;
-	o.o_ol_cnt = (int32_t)in->ol_cnt;
-	o.o_all_local = in->all_local;
-	tpcc_new_order_t no;
-	memset(&no, 0, sizeof no);
-	no.no_o_id = o_id;
-	no.no_d_id = (int32_t)in->d;
-	no.no_w_id = (int32_t)in->w;
-	uint64_t okey = tpcc_order_key(in->w, in->d, (uint64_t)o_id);
-	if (store_insert(db->order, okey, &o) == NULL ||
-	    store_insert(db->new_order, okey, &no) == NULL) {
+	if (!new_order_insert_order(db, in, o_id)) {
 		out->missing = "New-Order: the new order's id is taken";
 		return;
 	}
 
 	int64_t sum = 0;
 	for (uint32_t i = 0; i < in->ol_cnt; i++) {
-		uint32_t i_id = in->line[i].i_id, supply_w = in->line[i].supply_w,
-		         qty = in->line[i].quantity;
-		tpcc_item_t *it = store_get(db->item, tpcc_item_key(i_id));
-		/* Clause 2.4.2.3: an unused item id rolls the whole New-Order
-		 * back; it is the 1 % of clause 2.4.1.4, whose last line
-		 * carries one. */
-		if (it == NULL)
-			tm_cancel();
-		int64_t price = TM_LOAD(&it->i_price);
-		char i_data[sizeof it->i_data];
-		store_read_bytes(out->line[i].i_name, it->i_name, sizeof it->i_name);
-		store_read_bytes(i_data, it->i_data, sizeof it->i_data);
-
-		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(supply_w, i_id));
-		if (st == NULL) {
-			out->missing = "New-Order: a STOCK row of an item is missing";
+		uint32_t supply_w = in->line[i].supply_w, qty = in->line[i].quantity;
+		char i_data[ITEM_DATA_SIZE];
+		int64_t price;
+		tpcc_stock_t *st = new_order_stock(db, in, i, out, i_data, &price);
+		if (st == NULL)
 			return;
-		}
 		/* Clause 2.4.2.2: take the quantity, or restock by 91 when
 		 * fewer than 10 would remain. */
 		int32_t s_qty = TM_LOAD(&st->s_quantity);
@@ -229,21 +293,9 @@ static void new_order_body(tpcc_db_t *db, const new_order_in_t *in, new_order_ou
 		TM_STORE(&st->s_order_cnt, TM_LOAD(&st->s_order_cnt) + 1);
 		if (supply_w != in->w)
 			TM_STORE(&st->s_remote_cnt, TM_LOAD(&st->s_remote_cnt) + 1);
-		char s_data[sizeof st->s_data];
 		tpcc_order_line_t ol;
-		memset(&ol, 0, sizeof ol);
-		store_read_bytes(ol.ol_dist_info, st->s_dist[in->d - 1], sizeof ol.ol_dist_info);
-		store_read_bytes(s_data, st->s_data, sizeof st->s_data);
-
+		new_order_line(in, i, st, price, i_data, &ol, out);
 		ol.ol_o_id = o_id;
-		ol.ol_d_id = (int32_t)in->d;
-		ol.ol_w_id = (int32_t)in->w;
-		ol.ol_number = (int32_t)(i + 1);
-		ol.ol_i_id = (int32_t)i_id;
-		ol.ol_supply_w_id = (int32_t)supply_w;
-		ol.ol_delivery_d = 0;
-		ol.ol_quantity = (int32_t)qty;
-		ol.ol_amount = (int64_t)qty * price;
 		if (store_insert(db->order_line,
 		                 tpcc_order_line_key(in->w, in->d, (uint64_t)o_id, i + 1),
 		                 &ol) == NULL) {
@@ -252,12 +304,8 @@ static void new_order_body(tpcc_db_t *db, const new_order_in_t *in, new_order_ou
 		}
 		sum += ol.ol_amount;
 		out->line[i].s_quantity = s_qty;
-		out->line[i].amount = ol.ol_amount;
-		out->line[i].brand = contains_original(i_data) && contains_original(s_data)
-		                   ? 'B' : 'G';
 	}
-	/* sum * (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX), rates in 1/10000 */
-	out->total = sum * (10000 - c_discount) / 10000 * (10000 + w_tax + d_tax) / 10000;
+	out->total = new_order_total(sum, r.c_discount, r.w_tax, r.d_tax);
 	out->o_id = (uint64_t)o_id;
 }
 
@@ -267,15 +315,10 @@ static void new_order_body_lsd(tpcc_db_t *db, const new_order_in_t *in, new_orde
 {
 	out->missing = NULL;
 	out->rolled_back = false;
-	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
-	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
-	tpcc_customer_t *cu = store_get(db->customer, tpcc_customer_key(in->w, in->d, in->c));
-	if (wh == NULL || di == NULL || cu == NULL) {
-		out->missing = "New-Order: its warehouse, district or customer is missing";
+	new_order_rows_t r;
+	if (!new_order_rows(db, in, out, &r))
 		return;
-	}
-	int32_t w_tax = TM_LOAD(&wh->w_tax);
-	int32_t d_tax = TM_LOAD(&di->d_tax);
+	tpcc_district_t *di = r.di;
 	lsd_val_t one = lsd_const(1);
 	/* The next order id: a future, incremented lazily. */
 	lsd_val_t next = lsd_read(&di->d_next_o_id);
@@ -284,30 +327,18 @@ static void new_order_body_lsd(tpcc_db_t *db, const new_order_in_t *in, new_orde
 		return;
 	}
 	lsd_write(&di->d_next_o_id, lsd_add(next, one));
-	int32_t c_discount = TM_LOAD(&cu->c_discount);
-	store_read_bytes(out->c_last, cu->c_last, sizeof cu->c_last);
-	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
 
 	/* The order lines, keyed by the future order id: kept here until the
 	 * end of the body. */
 	tpcc_order_line_t ol[TPCC_MAX_OL];
 	int64_t sum = 0;
 	for (uint32_t i = 0; i < in->ol_cnt; i++) {
-		uint32_t i_id = in->line[i].i_id, supply_w = in->line[i].supply_w,
-		         qty = in->line[i].quantity;
-		tpcc_item_t *it = store_get(db->item, tpcc_item_key(i_id));
-		if (it == NULL)
-			tm_cancel();   /* clause 2.4.2.3, as in new_order_body */
-		int64_t price = TM_LOAD(&it->i_price);
-		char i_data[sizeof it->i_data];
-		store_read_bytes(out->line[i].i_name, it->i_name, sizeof it->i_name);
-		store_read_bytes(i_data, it->i_data, sizeof it->i_data);
-
-		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(supply_w, i_id));
-		if (st == NULL) {
-			out->missing = "New-Order: a STOCK row of an item is missing";
+		uint32_t supply_w = in->line[i].supply_w, qty = in->line[i].quantity;
+		char i_data[ITEM_DATA_SIZE];
+		int64_t price;
+		tpcc_stock_t *st = new_order_stock(db, in, i, out, i_data, &price);
+		if (st == NULL)
 			return;
-		}
 		/* Clause 2.4.2.2 as a condition over the future quantity: the
 		 * commit needs only its answer to stand. */
 		lsd_val_t s_qty = lsd_read_i32(&st->s_quantity);
@@ -321,46 +352,14 @@ static void new_order_body_lsd(tpcc_db_t *db, const new_order_in_t *in, new_orde
 		lsd_write_i32(&st->s_order_cnt, lsd_add(lsd_read_i32(&st->s_order_cnt), one));
 		if (supply_w != in->w)
 			lsd_write_i32(&st->s_remote_cnt, lsd_add(lsd_read_i32(&st->s_remote_cnt), one));
-		char s_data[sizeof st->s_data];
-		memset(&ol[i], 0, sizeof ol[i]);
-		store_read_bytes(ol[i].ol_dist_info, st->s_dist[in->d - 1],
-		                 sizeof ol[i].ol_dist_info);
-		store_read_bytes(s_data, st->s_data, sizeof st->s_data);
-		ol[i].ol_d_id = (int32_t)in->d;
-		ol[i].ol_w_id = (int32_t)in->w;
-		ol[i].ol_number = (int32_t)(i + 1);
-		ol[i].ol_i_id = (int32_t)i_id;
-		ol[i].ol_supply_w_id = (int32_t)supply_w;
-		ol[i].ol_delivery_d = 0;
-		ol[i].ol_quantity = (int32_t)qty;
-		ol[i].ol_amount = (int64_t)qty * price;
+		new_order_line(in, i, st, price, i_data, &ol[i], out);
 		sum += ol[i].ol_amount;
 		out->line[i].s_quantity = -1;   /* known at the commit only */
-		out->line[i].amount = ol[i].ol_amount;
-		out->line[i].brand = contains_original(i_data) && contains_original(s_data)
-		                   ? 'B' : 'G';
 	}
 
 	/* The future key, resolved at the end: the rows it keys go in now. */
 	int64_t o_id = lsd_value(next);
-	tpcc_order_t o;
-	memset(&o, 0, sizeof o);
-	o.o_id = o_id;
-	o.o_c_id = (int32_t)in->c;
-	o.o_d_id = (int32_t)in->d;
-	o.o_w_id = (int32_t)in->w;
-	o.o_entry_d = in->entry_d;
-	o.o_carrier_id = 0;
-	o.o_ol_cnt = (int32_t)in->ol_cnt;
-	o.o_all_local = in->all_local;
-	tpcc_new_order_t no;
-	memset(&no, 0, sizeof no);
-	no.no_o_id = o_id;
-	no.no_d_id = (int32_t)in->d;
-	no.no_w_id = (int32_t)in->w;
-	uint64_t okey = tpcc_order_key(in->w, in->d, (uint64_t)o_id);
-	if (store_insert(db->order, okey, &o) == NULL ||
-	    store_insert(db->new_order, okey, &no) == NULL) {
+	if (!new_order_insert_order(db, in, o_id)) {
 		out->missing = "New-Order: the new order's id is taken";
 		return;
 	}
@@ -373,7 +372,7 @@ static void new_order_body_lsd(tpcc_db_t *db, const new_order_in_t *in, new_orde
 			return;
 		}
 	}
-	out->total = sum * (10000 - c_discount) / 10000 * (10000 + w_tax + d_tax) / 10000;
+	out->total = new_order_total(sum, r.c_discount, r.w_tax, r.d_tax);
 	out->o_id = (uint64_t)o_id;
 }
 
