@@ -6,6 +6,8 @@ import it.
 
     >>> [v.name for v in VARIANTS]
     ['seq', 'occ', 'occ-lsd', '2pl', '2pl-lsd', 'pot', 'pot+lsd']
+    >>> lsd_variants("interface")[2].params
+    {'interface': 'lsd'}
     >>> lsd_over_std("hot key", {"hot": 100, "threads": 2}, "occ").over
     {'hot': 100, 'threads': 2, 'variant': 'occ'}
 """
@@ -21,17 +23,22 @@ QUICK = {"duration": 200}
 FULL = {"duration": 1000}
 QUICK_REPEAT, FULL_REPEAT = 3, 5
 
-#: The thesis's variants: OCC and 2PL with and without LSD, Pot and
-#: Pot+LSD, and seq (uninstrumented, one thread) as the limit.  OCC is tl2.
-VARIANTS = (
-    Variant("seq", "seq", params={"mode": "std"}),
-    Variant("occ", "tl2", params={"mode": "std"}),
-    Variant("occ-lsd", "tl2", params={"mode": "lsd"}),
-    Variant("2pl", "2pl", params={"mode": "std"}),
-    Variant("2pl-lsd", "2pl", params={"mode": "lsd"}),
-    Variant("pot", "pot", params={"mode": "std"}),
-    Variant("pot+lsd", "pot", params={"mode": "lsd"}),
-)
+
+
+def lsd_variants(switch: str) -> tuple[Variant, ...]:
+    """The thesis's variants: OCC and 2PL with and without LSD, Pot and
+    Pot+LSD, and seq (uninstrumented, one thread) as the limit; OCC is
+    tl2.  switch names the benchmark parameter that picks LSD ("lsd") or
+    standard accesses ("std")."""
+    return (Variant("seq", "seq", params={switch: "std"}),
+            *(Variant(name + suffix, backend, params={switch: value})
+              for name, backend, plus in (("occ", "tl2", "-"), ("2pl", "2pl", "-"),
+                                          ("pot", "pot", "+"))
+              for suffix, value in (("", "std"), (plus + "lsd", "lsd"))))
+
+
+#: The variants of the lsd microbenchmark (its -m switch).
+VARIANTS = lsd_variants("mode")
 
 #: How our setup differs from the thesis's.
 SETUP_NOTE = ("2 cores (1 and 2 threads); the thesis ran a database server with "

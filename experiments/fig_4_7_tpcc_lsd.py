@@ -22,19 +22,11 @@ from pathlib import Path
 if __name__ == "__main__":  # run from a checkout: its package, not an installed one
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bindings" / "python"))
 
-from potm.experiments import Case, Curves, Experiment, Grid, KeyNumber, Variant  # noqa: E402
+from potm.experiments import Case, Curves, Experiment, Grid, KeyNumber  # noqa: E402
+from _lsd import lsd_variants  # noqa: E402
 
-#: The thesis's variants on TPC-C: OCC (tl2), 2PL and Pot, each with the
-#: standard interface and with LSD; seq as the limit.
-VARIANTS = (
-    Variant("seq", "seq", params={"interface": "std"}),
-    Variant("occ", "tl2", params={"interface": "std"}),
-    Variant("occ-lsd", "tl2", params={"interface": "lsd"}),
-    Variant("2pl", "2pl", params={"interface": "std"}),
-    Variant("2pl-lsd", "2pl", params={"interface": "lsd"}),
-    Variant("pot", "pot", params={"interface": "std"}),
-    Variant("pot+lsd", "pot", params={"interface": "lsd"}),
-)
+#: OCC, 2PL and Pot with and without LSD (tpcc -a), seq as the limit.
+VARIANTS = lsd_variants("interface")
 
 CASES = (Case("tpcc-w=1", "tpcc", {"warehouses": 1}),
          Case("tpcc-w=8", "tpcc", {"warehouses": 8}))

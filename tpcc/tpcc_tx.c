@@ -144,6 +144,24 @@ typedef struct new_order_out {
 	} line[TPCC_MAX_OL];
 } new_order_out_t;
 
+/* *a += d: a standard read and write, or with -a lsd a lazy write of the
+ * row's value at the commit plus d. */
+static void tpcc_add_i64(const tpcc_db_t *db, int64_t *a, int64_t d)
+{
+	if (db->lsd)
+		lsd_write(a, lsd_add(lsd_read(a), lsd_const(d)));
+	else
+		TM_STORE(a, TM_LOAD(a) + d);
+}
+
+static void tpcc_add_i32(const tpcc_db_t *db, int32_t *a, int32_t d)
+{
+	if (db->lsd)
+		lsd_write_i32(a, lsd_add(lsd_read_i32(a), lsd_const(d)));
+	else
+		TM_STORE(a, TM_LOAD(a) + d);
+}
+
 /* The ORDER and NEW-ORDER rows of order o_id; false if its key is taken. */
 static bool new_order_insert_order(tpcc_db_t *db, const new_order_in_t *in, int64_t o_id)
 {
@@ -289,10 +307,10 @@ static void new_order_body(tpcc_db_t *db, const new_order_in_t *in, new_order_ou
 		s_qty = s_qty >= (int32_t)qty + 10 ? s_qty - (int32_t)qty
 		                                   : s_qty - (int32_t)qty + 91;
 		TM_STORE(&st->s_quantity, s_qty);
-		TM_STORE(&st->s_ytd, TM_LOAD(&st->s_ytd) + (int32_t)qty);
-		TM_STORE(&st->s_order_cnt, TM_LOAD(&st->s_order_cnt) + 1);
+		tpcc_add_i32(db, &st->s_ytd, (int32_t)qty);
+		tpcc_add_i32(db, &st->s_order_cnt, 1);
 		if (supply_w != in->w)
-			TM_STORE(&st->s_remote_cnt, TM_LOAD(&st->s_remote_cnt) + 1);
+			tpcc_add_i32(db, &st->s_remote_cnt, 1);
 		tpcc_order_line_t ol;
 		new_order_line(in, i, st, price, i_data, &ol, out);
 		ol.ol_o_id = o_id;
@@ -319,14 +337,13 @@ static void new_order_body_lsd(tpcc_db_t *db, const new_order_in_t *in, new_orde
 	if (!new_order_rows(db, in, out, &r))
 		return;
 	tpcc_district_t *di = r.di;
-	lsd_val_t one = lsd_const(1);
 	/* The next order id: a future, incremented lazily. */
 	lsd_val_t next = lsd_read(&di->d_next_o_id);
 	if (!lsd_is_true(lsd_cmp(next, LSD_LE, lsd_const((int64_t)TPCC_O_ID_MAX)))) {
 		out->missing = "New-Order: the district's order ids are exhausted";
 		return;
 	}
-	lsd_write(&di->d_next_o_id, lsd_add(next, one));
+	lsd_write(&di->d_next_o_id, lsd_add(next, lsd_const(1)));
 
 	/* The order lines, keyed by the future order id: kept here until the
 	 * end of the body. */
@@ -348,10 +365,10 @@ static void new_order_body_lsd(tpcc_db_t *db, const new_order_in_t *in, new_orde
 			lsd_write_i32(&st->s_quantity, taken);
 		else
 			lsd_write_i32(&st->s_quantity, lsd_add(taken, lsd_const(91)));
-		lsd_write_i32(&st->s_ytd, lsd_add(lsd_read_i32(&st->s_ytd), q));
-		lsd_write_i32(&st->s_order_cnt, lsd_add(lsd_read_i32(&st->s_order_cnt), one));
+		tpcc_add_i32(db, &st->s_ytd, (int32_t)qty);
+		tpcc_add_i32(db, &st->s_order_cnt, 1);
 		if (supply_w != in->w)
-			lsd_write_i32(&st->s_remote_cnt, lsd_add(lsd_read_i32(&st->s_remote_cnt), one));
+			tpcc_add_i32(db, &st->s_remote_cnt, 1);
 		new_order_line(in, i, st, price, i_data, &ol[i], out);
 		sum += ol[i].ol_amount;
 		out->line[i].s_quantity = -1;   /* known at the commit only */
@@ -499,11 +516,11 @@ static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const payment_in_t *i
 		out->missing = "Payment: its warehouse or district is missing";
 		return;
 	}
-	TM_STORE(&wh->w_ytd, TM_LOAD(&wh->w_ytd) + in->amount);
+	tpcc_add_i64(db, &wh->w_ytd, in->amount);
 	store_read_bytes(out->w_name, wh->w_name, sizeof wh->w_name);
 	store_read_bytes(out->w_street_1, wh->w_street_1, sizeof wh->w_street_1);
 	store_read_bytes(out->w_city, wh->w_city, sizeof wh->w_city);
-	TM_STORE(&di->d_ytd, TM_LOAD(&di->d_ytd) + in->amount);
+	tpcc_add_i64(db, &di->d_ytd, in->amount);
 	store_read_bytes(out->d_name, di->d_name, sizeof di->d_name);
 	store_read_bytes(out->d_street_1, di->d_street_1, sizeof di->d_street_1);
 	store_read_bytes(out->d_city, di->d_city, sizeof di->d_city);
@@ -518,60 +535,16 @@ static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const payment_in_t *i
 		return;
 	}
 	out->c_id = c_id;
-	int64_t balance = TM_LOAD(&cu->c_balance) - in->amount;
-	TM_STORE(&cu->c_balance, balance);
-	TM_STORE(&cu->c_ytd_payment, TM_LOAD(&cu->c_ytd_payment) + in->amount);
-	TM_STORE(&cu->c_payment_cnt, TM_LOAD(&cu->c_payment_cnt) + 1);
+	tpcc_add_i64(db, &cu->c_balance, -in->amount);
+	tpcc_add_i64(db, &cu->c_ytd_payment, in->amount);
+	tpcc_add_i32(db, &cu->c_payment_cnt, 1);
 	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
 	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
 	if (out->c_credit[0] == 'B' && out->c_credit[1] == 'C')
 		payment_bad_credit(cu, in, c_id);
-	out->c_balance = balance;
+	/* With LSD the new balance is known at the commit only. */
+	out->c_balance = db->lsd ? 0 : TM_LOAD(&cu->c_balance);
 
-	payment_history(db, in, out, c_id);
-}
-
-/* Payment with LSD (see the head of this file): the year-to-date sums,
- * the balance and the payment count are lazy writes. */
-static void payment_body_lsd(tpcc_db_t *db, tpcc_worker_t *me, const payment_in_t *in,
-                             payment_out_t *out)
-{
-	out->missing = NULL;
-	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
-	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
-	if (wh == NULL || di == NULL) {
-		out->missing = "Payment: its warehouse or district is missing";
-		return;
-	}
-	lsd_val_t amount = lsd_const(in->amount);
-	lsd_write(&wh->w_ytd, lsd_add(lsd_read(&wh->w_ytd), amount));
-	store_read_bytes(out->w_name, wh->w_name, sizeof wh->w_name);
-	store_read_bytes(out->w_street_1, wh->w_street_1, sizeof wh->w_street_1);
-	store_read_bytes(out->w_city, wh->w_city, sizeof wh->w_city);
-	lsd_write(&di->d_ytd, lsd_add(lsd_read(&di->d_ytd), amount));
-	store_read_bytes(out->d_name, di->d_name, sizeof di->d_name);
-	store_read_bytes(out->d_street_1, di->d_street_1, sizeof di->d_street_1);
-	store_read_bytes(out->d_city, di->d_city, sizeof di->d_city);
-
-	uint32_t c_id = in->c_id ? in->c_id : customer_by_name(db, me, in->c_w, in->c_d, in->name);
-	tpcc_customer_t *cu = c_id ? store_get(db->customer,
-	                                       tpcc_customer_key(in->c_w, in->c_d, c_id))
-	                           : NULL;
-	if (cu == NULL) {
-		out->missing = in->c_id ? "Payment: the customer is missing"
-		                        : "Payment: no customer has the last name";
-		return;
-	}
-	out->c_id = c_id;
-	lsd_write(&cu->c_balance, lsd_sub(lsd_read(&cu->c_balance), amount));
-	lsd_write(&cu->c_ytd_payment, lsd_add(lsd_read(&cu->c_ytd_payment), amount));
-	lsd_write_i32(&cu->c_payment_cnt,
-	              lsd_add(lsd_read_i32(&cu->c_payment_cnt), lsd_const(1)));
-	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
-	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
-	if (out->c_credit[0] == 'B' && out->c_credit[1] == 'C')
-		payment_bad_credit(cu, in, c_id);
-	out->c_balance = 0;   /* known at the commit only */
 	payment_history(db, in, out, c_id);
 }
 
@@ -579,10 +552,7 @@ static void run_payment(tpcc_db_t *db, tpcc_worker_t *me, const payment_in_t *in
                         payment_out_t *out)
 {
 	TM_BEGIN();
-	if (db->lsd)
-		payment_body_lsd(db, me, in, out);
-	else
-		payment_body(db, me, in, out);
+	payment_body(db, me, in, out);
 	TM_END();
 }
 

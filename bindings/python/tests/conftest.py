@@ -51,6 +51,21 @@ def real_backends() -> list[str]:
     return LibraryDir(path).backends() if path.is_dir() else []
 
 
+def build_dir_with(workload: str, *backends: str) -> Path:
+    """The build directory, if every backend's benchmark library has
+    workload; else the test is skipped, saying why."""
+    from potm.experiments.availability import missing_backend
+    path = build_dir()
+    libs = LibraryDir(path)
+    for b in backends:
+        if not path.is_dir() or not libs.has_bench(b):
+            pytest.skip(f"no {b} benchmark library in {path}")
+        problem = missing_backend(libs, b, [workload])
+        if problem is not None:
+            pytest.skip(problem)
+    return path
+
+
 def compile_fake(out_dir: Path) -> Path:
     """Build the fake benchmark into out_dir as backend 'fake'; out_dir."""
     cc = os.environ.get("CC", "cc")

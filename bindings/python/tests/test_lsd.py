@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 
 import potm
-from conftest import build_dir
+from conftest import build_dir_with
 from potm._lib import LibraryDir
 from potm.experiments import EXPERIMENTS, Grid, Variant
-from potm.experiments.availability import missing_backend
 from potm.reproduce import run_experiment
 
 
@@ -29,15 +28,7 @@ def _counts(r: potm.RunResult) -> dict[str, int]:
 
 def _libs_with_lsd(*backends: str) -> Path:
     """The build directory, if every backend's benchmark library has lsd."""
-    path = build_dir()
-    libs = LibraryDir(path)
-    for b in backends:
-        if not path.is_dir() or not libs.has_bench(b):
-            pytest.skip(f"no {b} benchmark library in {path}")
-        problem = missing_backend(libs, b, ["lsd"])
-        if problem is not None:
-            pytest.skip(problem)
-    return path
+    return build_dir_with("lsd", *backends)
 
 
 def test_parameters_and_argv() -> None:

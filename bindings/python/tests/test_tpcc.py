@@ -15,10 +15,9 @@ from typing import Any
 import pytest
 
 import potm
-from conftest import build_dir
+from conftest import build_dir_with
 from potm._lib import LibraryDir
 from potm.experiments import EXPERIMENTS, Grid
-from potm.experiments.availability import missing_backend
 from potm.reproduce import run_experiment
 
 #: A population that loads in milliseconds (not TPC-C's own: reported so).
@@ -27,15 +26,7 @@ SMALL: dict[str, Any] = {"items": 1000, "customers": 30}
 
 def _libs_with_tpcc(*backends: str) -> Path:
     """The build directory, if every backend's benchmark library has tpcc."""
-    path = build_dir()
-    libs = LibraryDir(path)
-    for b in backends:
-        if not path.is_dir() or not libs.has_bench(b):
-            pytest.skip(f"no {b} benchmark library in {path}")
-        problem = missing_backend(libs, b, ["tpcc"])
-        if problem is not None:
-            pytest.skip(problem)
-    return path
+    return build_dir_with("tpcc", *backends)
 
 
 def test_parameters_and_argv() -> None:
