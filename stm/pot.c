@@ -289,15 +289,21 @@ static void pot_abort(pot_tx_t *tx, int cause)
 	potm_tx_aborted(&tx->pt.th, cause);
 }
 
+static void pot_lsd_settle_in_turn(pot_tx_t *tx, bool all);
+
 /* Live promotion: our turn arrived while we ran speculatively.  If what
  * we read is still current (P3) the rest of the transaction can run in
- * fast mode: apply the write set in place, drop the sets. */
+ * fast mode: apply the write set in place, drop the sets.  An attempt
+ * with unresolved futures settles them first, on memory as it is, and
+ * goes on eagerly (PL4). */
 static void pot_promote(pot_tx_t *tx) __attribute__((noinline));
 static void pot_promote(pot_tx_t *tx)
 {
 	uint64_t clock = pot_order_clock(&tx->pt);
 	if (clock != tx->rv && !pot_validate(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
+	if (unlikely(potm_lsd_unsettled(&tx->pt.th)))
+		pot_lsd_settle_in_turn(tx, true);
 	pot_enter_fast(tx, clock);
 	tl2_ws_apply_in_place(&tx->ws, &tx->pt.th.txd.undo, pot.stripes, pot.mask,
 	                      pot.shift, tx->fast_word);
@@ -416,8 +422,10 @@ static bool pot_extend(pot_tx_t *tx, uint64_t need)
 
 /* Load size bytes at a consistently with the snapshot (P2) and log the
  * stripe.  Returns false, without a value, if the transaction was promoted
- * meanwhile: the caller then reads in fast mode. */
-static bool pot_spec_load(pot_tx_t *tx, const void *a, unsigned size, uint64_t *out)
+ * meanwhile (only if may_promote): the caller then reads in fast mode. */
+static inline __attribute__((always_inline)) bool pot_spec_load(pot_tx_t *tx, const void *a,
+                                                                unsigned size, uint64_t *out,
+                                                                bool may_promote)
 {
 	volatile uintptr_t *s = pot_stripe_of(a);
 	for (;;) {
@@ -438,7 +446,7 @@ static bool pot_spec_load(pot_tx_t *tx, const void *a, unsigned size, uint64_t *
 		}
 		/* Written after our snapshot.  If that writer handed the turn
 		 * to us, promotion revalidates and we read in place. */
-		if (pot_order.mode.live_promotion && pot_holds_turn(tx)) {
+		if (may_promote && pot_order.mode.live_promotion && pot_holds_turn(tx)) {
 			pot_promote(tx);
 			return false;
 		}
@@ -472,7 +480,7 @@ static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 	/* Written earlier in this transaction, perhaps only in part. */
 	if (e != NULL && tl2_ws_covers(e, a, size, &mine, &have))
 		return mine;
-	if (!pot_spec_load(tx, a, size, &mem))
+	if (!pot_spec_load(tx, a, size, &mem, true))
 		return tm_load_bytes_(a, size);   /* promoted: our writes are in place */
 	return e ? tl2_merge_bytes(mem, mine, have) : mem;
 }
@@ -533,6 +541,139 @@ static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 
 #define POTM_GEN_READ_SPEC 1
 #include "access_gen.h"
+
+/* ---- Pot+LSD (PL1-PL5) ------------------------------------------------------------ */
+
+/* PL4: a speculative attempt keeps its futures unresolved; one that runs
+ * in its turn (fast mode, pogl, serial, promoted) resolves at once. */
+static bool pot_lsd_lazy(potm_thread_t *t)
+{
+	return !((const pot_tx_t *)t)->fast;
+}
+
+/* lsd_read: what the attempt wrote of [a, a + size).  PL5: lsd_read costs
+ * one access, as its eager form (a tm_read) does; in part written, the
+ * core's standard read counts it. */
+static int pot_lsd_written(potm_thread_t *t, const void *a, unsigned size, uint64_t *b)
+{
+	pot_tx_t *tx = (pot_tx_t *)t;
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
+	uint64_t have = 0;
+	int w = e != NULL && tl2_ws_covers(e, a, size, b, &have) ? 1 : have ? -1 : 0;
+	if (w >= 0)
+		t->txd.accesses++;
+	return w;
+}
+
+/* PL2: the latest committed value: the stripe unmarked, and the same word
+ * just before and just after the load (P2's test, without the bound on
+ * the version); not logged.  A marked stripe is waited for, as a
+ * speculative read waits. */
+static uint64_t pot_lsd_peek(potm_thread_t *t, const void *a, unsigned size)
+{
+	pot_tx_t *tx = (pot_tx_t *)t;
+	if (unlikely(pot.serial_on) && __atomic_load_n(&pot.serial, __ATOMIC_RELAXED))
+		pot_abort(tx, TM_ABORT_SERIAL);   /* P6, as pot_read_spec */
+	volatile uintptr_t *s = pot_stripe_of(a);
+	for (;;) {
+		uintptr_t l1 = __atomic_load_n(s, __ATOMIC_ACQUIRE);
+		if (l1 & 1) {
+			pot_wait_unmarked(s);
+			continue;
+		}
+		uint64_t v = tm_load_bytes_(a, size);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(s, __ATOMIC_RELAXED) == l1)
+			return v;
+	}
+}
+
+/* PL1: lsd_value's standard read of memory: the snapshot and the read
+ * set, as a speculative read, but never a promotion (the core is in the
+ * middle of evaluating an expression; the commit or the next access
+ * promotes).  Not counted: lsd_read was. */
+static uint64_t pot_lsd_resolve(potm_thread_t *t, const void *a, unsigned size)
+{
+	pot_tx_t *tx = (pot_tx_t *)t;
+	if (unlikely(pot.serial_on) && __atomic_load_n(&pot.serial, __ATOMIC_RELAXED))
+		pot_abort(tx, TM_ABORT_SERIAL);
+	uint64_t v;
+	(void)pot_spec_load(tx, a, size, &v, false);
+	return v;
+}
+
+/* PL3: lsd_write reserves its word in the write set (an entry with no
+ * bytes yet), which the ordered commit marks and writes back with the
+ * others; the cookie is the entry's index, stable until the attempt ends.
+ * PL5: one access, as its eager form (a tm_write). */
+static uint32_t pot_lsd_reserve(potm_thread_t *t, void *a, unsigned size)
+{
+	pot_tx_t *tx = (pot_tx_t *)t;
+	(void)size;
+	t->txd.accesses++;
+	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, word);
+	if (e == NULL)
+		e = tl2_ws_add(&tx->ws, word);
+	return (uint32_t)(e - tx->ws.e);
+}
+
+static const potm_lsd_ops_t pot_lsd_ops = {
+	.lazy = pot_lsd_lazy,
+	.written = pot_lsd_written,
+	.peek = pot_lsd_peek,
+	.resolve = pot_lsd_resolve,
+	.reserve = pot_lsd_reserve,
+};
+
+/* PL3: in the turn memory is the state after every earlier slot (P3),
+ * and nobody else writes it (P1); the attempt's own writes are still in
+ * its write set.  So a plain load gives each future its word's value at
+ * the slot, before this transaction (L2). */
+static uint64_t pot_lsd_read_in_turn(potm_thread_t *t, const void *a, unsigned size)
+{
+	(void)t;
+	return tm_load_bytes_(a, size);
+}
+
+/* A lazy write's value into its reserved entry, in program order (L3). */
+static void pot_lsd_put(potm_thread_t *t, void *a, unsigned size, uint64_t b, uint32_t cookie)
+{
+	tl2_wset_t *ws = &((pot_tx_t *)t)->ws;
+	if (cookie == POTM_LSD_NO_COOKIE)
+		tl2_ws_put(ws, a, size, b);
+	else
+		tl2_ws_fill(&ws->e[cookie], a, size, b);
+}
+
+/* tm_cancel, tm_restart: the conditions decided the attempt's course, the
+ * lazy writes are dropped with it. */
+static void pot_lsd_drop(potm_thread_t *t, void *a, unsigned size, uint64_t b, uint32_t cookie)
+{
+	(void)t;
+	(void)a;
+	(void)size;
+	(void)b;
+	(void)cookie;
+}
+
+/* PL3, PL4: condition validation in the turn, after the read set was
+ * validated: an answer that changed aborts (cause condition; the retry
+ * holds the turn).  Then the lazy writes join the write set (put), or are
+ * dropped (the attempt cancels or restarts); with all every future is
+ * bound, for the eager rest of a promoted attempt. */
+static void pot_lsd_settle_with(pot_tx_t *tx, bool all, potm_lsd_put_fn put)
+	__attribute__((noinline));
+static void pot_lsd_settle_with(pot_tx_t *tx, bool all, potm_lsd_put_fn put)
+{
+	if (!potm_lsd_settle(&tx->pt.th, pot_lsd_read_in_turn, put, all))
+		pot_abort(tx, TM_ABORT_CONDITION);
+}
+
+static void pot_lsd_settle_in_turn(pot_tx_t *tx, bool all)
+{
+	pot_lsd_settle_with(tx, all, pot_lsd_put);
+}
 
 /* ---- begin ------------------------------------------------------------------------ */
 
@@ -638,6 +779,8 @@ static void pot_wait_turn_and_validate(pot_tx_t *tx)
 static void pot_commit_spec(pot_tx_t *tx)
 {
 	pot_wait_turn_and_validate(tx);
+	if (unlikely(potm_lsd_unsettled(&tx->pt.th)))
+		pot_lsd_settle_in_turn(tx, false);   /* PL3 */
 	if (tx->ws.n) {
 		uint64_t wv = pot_order_clock(&tx->pt) + 1;
 		tx->fast_word = (uintptr_t)wv << 1 | 1;
@@ -704,6 +847,8 @@ void tm_restart(void)
 	/* In the turn: a decision taken on a stale snapshot proves nothing. */
 	if (!tx->fast && !pot_snapshot_current(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
+	if (unlikely(potm_lsd_unsettled(&tx->pt.th)))
+		pot_lsd_settle_with(tx, false, pot_lsd_drop);   /* PL3 */
 	/* A deterministic restart: give the slot up as a no-op so that the
 	 * others can change what this transaction waits for. */
 	if (tx->fast)
@@ -721,10 +866,13 @@ void tm_cancel(void)
 	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_cancel");
 	/* An ordered no-op commit: the decision to cancel must be taken on
 	 * the state of our slot. */
-	if (!tx->fast)
+	if (!tx->fast) {
 		pot_wait_turn_and_validate(tx);
-	else
+		if (unlikely(potm_lsd_unsettled(&tx->pt.th)))
+			pot_lsd_settle_with(tx, false, pot_lsd_drop);   /* PL3 */
+	} else {
 		pot_rollback_fast(tx);
+	}
 	pot_set_fast(tx, false);
 	pot_stop_reading(tx);
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
@@ -802,4 +950,5 @@ const potm_backend_t potm_backend = {
 	.thread_init = pot_thread_init,
 	.thread_fini = pot_thread_fini,
 	.order = &pot_order_ops,
+	.lsd = &pot_lsd_ops,
 };
