@@ -104,6 +104,73 @@
  *      serial.  Where the order comes from does not change: serial mode
  *      changes how a body runs, not what it computes.
  *
+ * Pot+LSD (Vale's thesis, section 5.2, Figure 5.3; <potm/lsd.h>, lib/lsd.c
+ * keeps the futures, the condition set and the lazy writes).  A
+ * speculative transaction that decrements a hot counter with standard
+ * accesses is invalidated at its turn whenever an earlier slot changed the
+ * counter (an order abort), although what it decided ("the counter is >=
+ * 1") still holds.  With LSD it keeps the counter a future until its turn:
+ *  PL1 (futures) In a speculative attempt lsd_read makes a future and
+ *      reads nothing; the read set does not see it.  lsd_value binds the
+ *      futures it reaches through a speculative read (snapshot, read set,
+ *      P2) that never promotes: the core is in the middle of an
+ *      expression, and the next access or the commit promotes.
+ *  PL2 (conditions) lsd_is_true evaluates its condition on the words'
+ *      latest committed values (pot_lsd_peek: the stripe unmarked and the
+ *      same word before and after the load, P2's test without the bound
+ *      on the version; not logged) and the answer joins the condition
+ *      set.  A condition gives no opacity (as tl2's O2): its answer may
+ *      come from a later state than the snapshot, and is checked in the
+ *      turn; concrete reads keep theirs.
+ *  PL3 (condition validation, in the ordered commit) lsd_write reserves
+ *      its word in the write set (an entry with no bytes yet).  At its
+ *      turn, once the read set is validated (P3), the transaction
+ *      evaluates every condition with plain loads: memory is exactly the
+ *      state after all earlier slots (P3), nobody else writes it (P1),
+ *      and its own writes are still in its write set, so each future
+ *      reads its word's value at the slot, before the transaction (L2).
+ *      An answer that changed aborts with cause "condition" (kept apart
+ *      from "order", which stays the count of invalidated read sets); the
+ *      retry holds the turn, so it runs in fast mode where the mode has
+ *      one.  Then the lazy writes are evaluated on the same state, put
+ *      into their entries in program order (L3) and written back with the
+ *      concrete ones under marks (P2).  tm_cancel and a tm_restart in the
+ *      turn validate the conditions the same way (the decision may rest
+ *      on them) and drop the lazy writes.
+ *  PL4 (in the turn: eager) An attempt that runs in its turn from its
+ *      start (fast mode, pogl, serial) resolves every LSD call at once
+ *      (lib/lsd.c's eager mode): nobody commits before it, so there is
+ *      nothing to defer.  Live promotion settles in place at the
+ *      promotion point, after the read set is validated and before the
+ *      write set is applied: conditions validated and every future bound
+ *      on memory as it is (PL3's state), the lazy writes put into the
+ *      write set that then goes in place; the rest of the attempt is
+ *      eager.  pot-ordered and destm keep futures unresolved in every
+ *      speculative attempt, the retry in the turn included (it validates
+ *      at once: nobody can commit before it): both commit in order, after
+ *      PL3's validation.  pot-fast does not promote: its speculative
+ *      attempts settle at the commit.
+ *  PL5 (determinism) A committed transaction acted only on what its slot
+ *      gives it: its concrete reads were validated in the turn (P3), every
+ *      condition answer it branched on was validated in the turn against
+ *      the state after all earlier slots, and its lazy writes were
+ *      evaluated on that state.  So it computed exactly what it computes
+ *      when run alone in its slot, and the final state and the results
+ *      are those of the sequential order, whatever the timing.  Runs of
+ *      turns (lib/sequencer.h S4) depend on the committing execution's
+ *      access count, which must not depend on whether it resolved its
+ *      futures lazily or eagerly: lsd_read and lsd_write count one access
+ *      each in a speculative attempt (pot_lsd_written, pot_lsd_reserve),
+ *      as their eager forms (a tm_read, a tm_write) do; lsd_is_true,
+ *      lsd_value and the settling count none in either.
+ * A transaction that makes no LSD call pays one test of the thread's
+ * lsd_used flag at a speculative commit (potm_lsd_unsettled, L6); fast
+ * mode pays nothing.  The HTM Pot backends (htm/pot_htm.h) keep the eager
+ * mode: their speculative transactions run in hardware, which tracks
+ * every load, a peek included, so a condition would conflict exactly as
+ * a standard read does; and their software path is fast mode, which
+ * resolves at once anyway.
+ *
  * Explicit aborts.  A decision taken while holding the turn on a valid
  * snapshot is deterministic, one taken speculatively may not be.  So:
  * tm_restart in the turn rolls back, consumes the slot as a no-op (so the
@@ -117,7 +184,8 @@
  * or promoted), promotions the live promotions, spec_commits the ordered
  * commits of speculative transactions; aborts under TM_ABORT_ORDER are
  * transactions found invalid when their turn came (an earlier one in the
- * order wrote what they read).  reads/writes count the speculative read
+ * order wrote what they read), under TM_ABORT_CONDITION those whose
+ * condition answer changed (PL3).  reads/writes count the speculative read
  * and write sets and the in-place writes; fast-mode reads are plain loads
  * and are not counted.  wait_turn_ns is time spent waiting in the
  * sequencer (for the turn, and in destm for rounds and round-mates).
