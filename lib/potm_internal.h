@@ -448,7 +448,7 @@ static inline void potm_check_aligned(const void *a, size_t size, const char *wh
  * The core keeps each thread's futures, conditions and lazy writes.  A
  * backend without potm_backend_t.lsd gets the eager mode: every future is
  * a standard read, every condition is evaluated and every lazy write made
- * at once.  A backend with LSD-aware concurrency control (tl2) gives the
+ * at once.  A backend with LSD-aware concurrency control (tl2, pot) gives the
  * hooks below, and settles the attempt at its commit (potm_lsd_settle).
  * Bytes travel in memcpy order, as in lib/access_gen.h. */
 

@@ -104,6 +104,73 @@
  *      serial.  Where the order comes from does not change: serial mode
  *      changes how a body runs, not what it computes.
  *
+ * Pot+LSD (Vale's thesis, section 5.2, Figure 5.3; <potm/lsd.h>, lib/lsd.c
+ * keeps the futures, the condition set and the lazy writes).  A
+ * speculative transaction that decrements a hot counter with standard
+ * accesses is invalidated at its turn whenever an earlier slot changed the
+ * counter (an order abort), although what it decided ("the counter is >=
+ * 1") still holds.  With LSD it keeps the counter a future until its turn:
+ *  PL1 (futures) In a speculative attempt lsd_read makes a future and
+ *      reads nothing; the read set does not see it.  lsd_value binds the
+ *      futures it reaches through a speculative read (snapshot, read set,
+ *      P2) that never promotes: the core is in the middle of an
+ *      expression, and the next access or the commit promotes.
+ *  PL2 (conditions) lsd_is_true evaluates its condition on the words'
+ *      latest committed values (pot_lsd_peek: the stripe unmarked and the
+ *      same word before and after the load, P2's test without the bound
+ *      on the version; not logged) and the answer joins the condition
+ *      set.  A condition gives no opacity (as tl2's O2): its answer may
+ *      come from a later state than the snapshot, and is checked in the
+ *      turn; concrete reads keep theirs.
+ *  PL3 (condition validation, in the ordered commit) lsd_write reserves
+ *      its word in the write set (an entry with no bytes yet).  At its
+ *      turn, once the read set is validated (P3), the transaction
+ *      evaluates every condition with plain loads: memory is exactly the
+ *      state after all earlier slots (P3), nobody else writes it (P1),
+ *      and its own writes are still in its write set, so each future
+ *      reads its word's value at the slot, before the transaction (L2).
+ *      An answer that changed aborts with cause "condition" (kept apart
+ *      from "order", which stays the count of invalidated read sets); the
+ *      retry holds the turn, so it runs in fast mode where the mode has
+ *      one.  Then the lazy writes are evaluated on the same state, put
+ *      into their entries in program order (L3) and written back with the
+ *      concrete ones under marks (P2).  tm_cancel and a tm_restart in the
+ *      turn validate the conditions the same way (the decision may rest
+ *      on them) and drop the lazy writes.
+ *  PL4 (in the turn: eager) An attempt that runs in its turn from its
+ *      start (fast mode, pogl, serial) resolves every LSD call at once
+ *      (lib/lsd.c's eager mode): nobody commits before it, so there is
+ *      nothing to defer.  Live promotion settles in place at the
+ *      promotion point, after the read set is validated and before the
+ *      write set is applied: conditions validated and every future bound
+ *      on memory as it is (PL3's state), the lazy writes put into the
+ *      write set that then goes in place; the rest of the attempt is
+ *      eager.  pot-ordered and destm keep futures unresolved in every
+ *      speculative attempt, the retry in the turn included (it validates
+ *      at once: nobody can commit before it): both commit in order, after
+ *      PL3's validation.  pot-fast does not promote: its speculative
+ *      attempts settle at the commit.
+ *  PL5 (determinism) A committed transaction acted only on what its slot
+ *      gives it: its concrete reads were validated in the turn (P3), every
+ *      condition answer it branched on was validated in the turn against
+ *      the state after all earlier slots, and its lazy writes were
+ *      evaluated on that state.  So it computed exactly what it computes
+ *      when run alone in its slot, and the final state and the results
+ *      are those of the sequential order, whatever the timing.  Runs of
+ *      turns (lib/sequencer.h S4) depend on the committing execution's
+ *      access count, which must not depend on whether it resolved its
+ *      futures lazily or eagerly: lsd_read and lsd_write count one access
+ *      each in a speculative attempt (pot_lsd_written, pot_lsd_reserve),
+ *      as their eager forms (a tm_read, a tm_write) do; lsd_is_true,
+ *      lsd_value and the settling count none in either.
+ * A transaction that makes no LSD call pays one test of the thread's
+ * lsd_used flag at a speculative commit (potm_lsd_unsettled, L6); fast
+ * mode pays nothing.  The HTM Pot backends (htm/pot_htm.h) keep the eager
+ * mode: their speculative transactions run in hardware, which tracks
+ * every load, a peek included, so a condition would conflict exactly as
+ * a standard read does; and their software path is fast mode, which
+ * resolves at once anyway.
+ *
  * Explicit aborts.  A decision taken while holding the turn on a valid
  * snapshot is deterministic, one taken speculatively may not be.  So:
  * tm_restart in the turn rolls back, consumes the slot as a no-op (so the
@@ -117,7 +184,8 @@
  * or promoted), promotions the live promotions, spec_commits the ordered
  * commits of speculative transactions; aborts under TM_ABORT_ORDER are
  * transactions found invalid when their turn came (an earlier one in the
- * order wrote what they read).  reads/writes count the speculative read
+ * order wrote what they read), under TM_ABORT_CONDITION those whose
+ * condition answer changed (PL3).  reads/writes count the speculative read
  * and write sets and the in-place writes; fast-mode reads are plain loads
  * and are not counted.  wait_turn_ns is time spent waiting in the
  * sequencer (for the turn, and in destm for rounds and round-mates).
@@ -289,15 +357,21 @@ static void pot_abort(pot_tx_t *tx, int cause)
 	potm_tx_aborted(&tx->pt.th, cause);
 }
 
+static void pot_lsd_settle_in_turn(pot_tx_t *tx, bool all);
+
 /* Live promotion: our turn arrived while we ran speculatively.  If what
  * we read is still current (P3) the rest of the transaction can run in
- * fast mode: apply the write set in place, drop the sets. */
+ * fast mode: apply the write set in place, drop the sets.  An attempt
+ * with unresolved futures settles them first, on memory as it is, and
+ * goes on eagerly (PL4). */
 static void pot_promote(pot_tx_t *tx) __attribute__((noinline));
 static void pot_promote(pot_tx_t *tx)
 {
 	uint64_t clock = pot_order_clock(&tx->pt);
 	if (clock != tx->rv && !pot_validate(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
+	if (unlikely(potm_lsd_unsettled(&tx->pt.th)))
+		pot_lsd_settle_in_turn(tx, true);
 	pot_enter_fast(tx, clock);
 	tl2_ws_apply_in_place(&tx->ws, &tx->pt.th.txd.undo, pot.stripes, pot.mask,
 	                      pot.shift, tx->fast_word);
@@ -416,8 +490,10 @@ static bool pot_extend(pot_tx_t *tx, uint64_t need)
 
 /* Load size bytes at a consistently with the snapshot (P2) and log the
  * stripe.  Returns false, without a value, if the transaction was promoted
- * meanwhile: the caller then reads in fast mode. */
-static bool pot_spec_load(pot_tx_t *tx, const void *a, unsigned size, uint64_t *out)
+ * meanwhile (only if may_promote): the caller then reads in fast mode. */
+static inline __attribute__((always_inline)) bool pot_spec_load(pot_tx_t *tx, const void *a,
+                                                                unsigned size, uint64_t *out,
+                                                                bool may_promote)
 {
 	volatile uintptr_t *s = pot_stripe_of(a);
 	for (;;) {
@@ -438,7 +514,7 @@ static bool pot_spec_load(pot_tx_t *tx, const void *a, unsigned size, uint64_t *
 		}
 		/* Written after our snapshot.  If that writer handed the turn
 		 * to us, promotion revalidates and we read in place. */
-		if (pot_order.mode.live_promotion && pot_holds_turn(tx)) {
+		if (may_promote && pot_order.mode.live_promotion && pot_holds_turn(tx)) {
 			pot_promote(tx);
 			return false;
 		}
@@ -472,7 +548,7 @@ static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 	/* Written earlier in this transaction, perhaps only in part. */
 	if (e != NULL && tl2_ws_covers(e, a, size, &mine, &have))
 		return mine;
-	if (!pot_spec_load(tx, a, size, &mem))
+	if (!pot_spec_load(tx, a, size, &mem, true))
 		return tm_load_bytes_(a, size);   /* promoted: our writes are in place */
 	return e ? tl2_merge_bytes(mem, mine, have) : mem;
 }
@@ -533,6 +609,139 @@ static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 
 #define POTM_GEN_READ_SPEC 1
 #include "access_gen.h"
+
+/* ---- Pot+LSD (PL1-PL5) ------------------------------------------------------------ */
+
+/* PL4: a speculative attempt keeps its futures unresolved; one that runs
+ * in its turn (fast mode, pogl, serial, promoted) resolves at once. */
+static bool pot_lsd_lazy(potm_thread_t *t)
+{
+	return !((const pot_tx_t *)t)->fast;
+}
+
+/* lsd_read: what the attempt wrote of [a, a + size).  PL5: lsd_read costs
+ * one access, as its eager form (a tm_read) does; in part written, the
+ * core's standard read counts it. */
+static int pot_lsd_written(potm_thread_t *t, const void *a, unsigned size, uint64_t *b)
+{
+	pot_tx_t *tx = (pot_tx_t *)t;
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
+	uint64_t have = 0;
+	int w = e != NULL && tl2_ws_covers(e, a, size, b, &have) ? 1 : have ? -1 : 0;
+	if (w >= 0)
+		t->txd.accesses++;
+	return w;
+}
+
+/* PL2: the latest committed value: the stripe unmarked, and the same word
+ * just before and just after the load (P2's test, without the bound on
+ * the version); not logged.  A marked stripe is waited for, as a
+ * speculative read waits. */
+static uint64_t pot_lsd_peek(potm_thread_t *t, const void *a, unsigned size)
+{
+	pot_tx_t *tx = (pot_tx_t *)t;
+	if (unlikely(pot.serial_on) && __atomic_load_n(&pot.serial, __ATOMIC_RELAXED))
+		pot_abort(tx, TM_ABORT_SERIAL);   /* P6, as pot_read_spec */
+	volatile uintptr_t *s = pot_stripe_of(a);
+	for (;;) {
+		uintptr_t l1 = __atomic_load_n(s, __ATOMIC_ACQUIRE);
+		if (l1 & 1) {
+			pot_wait_unmarked(s);
+			continue;
+		}
+		uint64_t v = tm_load_bytes_(a, size);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(s, __ATOMIC_RELAXED) == l1)
+			return v;
+	}
+}
+
+/* PL1: lsd_value's standard read of memory: the snapshot and the read
+ * set, as a speculative read, but never a promotion (the core is in the
+ * middle of evaluating an expression; the commit or the next access
+ * promotes).  Not counted: lsd_read was. */
+static uint64_t pot_lsd_resolve(potm_thread_t *t, const void *a, unsigned size)
+{
+	pot_tx_t *tx = (pot_tx_t *)t;
+	if (unlikely(pot.serial_on) && __atomic_load_n(&pot.serial, __ATOMIC_RELAXED))
+		pot_abort(tx, TM_ABORT_SERIAL);
+	uint64_t v;
+	(void)pot_spec_load(tx, a, size, &v, false);
+	return v;
+}
+
+/* PL3: lsd_write reserves its word in the write set (an entry with no
+ * bytes yet), which the ordered commit marks and writes back with the
+ * others; the cookie is the entry's index, stable until the attempt ends.
+ * PL5: one access, as its eager form (a tm_write). */
+static uint32_t pot_lsd_reserve(potm_thread_t *t, void *a, unsigned size)
+{
+	pot_tx_t *tx = (pot_tx_t *)t;
+	(void)size;
+	t->txd.accesses++;
+	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, word);
+	if (e == NULL)
+		e = tl2_ws_add(&tx->ws, word);
+	return (uint32_t)(e - tx->ws.e);
+}
+
+static const potm_lsd_ops_t pot_lsd_ops = {
+	.lazy = pot_lsd_lazy,
+	.written = pot_lsd_written,
+	.peek = pot_lsd_peek,
+	.resolve = pot_lsd_resolve,
+	.reserve = pot_lsd_reserve,
+};
+
+/* PL3: in the turn memory is the state after every earlier slot (P3),
+ * and nobody else writes it (P1); the attempt's own writes are still in
+ * its write set.  So a plain load gives each future its word's value at
+ * the slot, before this transaction (L2). */
+static uint64_t pot_lsd_read_in_turn(potm_thread_t *t, const void *a, unsigned size)
+{
+	(void)t;
+	return tm_load_bytes_(a, size);
+}
+
+/* A lazy write's value into its reserved entry, in program order (L3). */
+static void pot_lsd_put(potm_thread_t *t, void *a, unsigned size, uint64_t b, uint32_t cookie)
+{
+	tl2_wset_t *ws = &((pot_tx_t *)t)->ws;
+	if (cookie == POTM_LSD_NO_COOKIE)
+		tl2_ws_put(ws, a, size, b);
+	else
+		tl2_ws_fill(&ws->e[cookie], a, size, b);
+}
+
+/* tm_cancel, tm_restart: the conditions decided the attempt's course, the
+ * lazy writes are dropped with it. */
+static void pot_lsd_drop(potm_thread_t *t, void *a, unsigned size, uint64_t b, uint32_t cookie)
+{
+	(void)t;
+	(void)a;
+	(void)size;
+	(void)b;
+	(void)cookie;
+}
+
+/* PL3, PL4: condition validation in the turn, after the read set was
+ * validated: an answer that changed aborts (cause condition; the retry
+ * holds the turn).  Then the lazy writes join the write set (put), or are
+ * dropped (the attempt cancels or restarts); with all every future is
+ * bound, for the eager rest of a promoted attempt. */
+static void pot_lsd_settle_with(pot_tx_t *tx, bool all, potm_lsd_put_fn put)
+	__attribute__((noinline));
+static void pot_lsd_settle_with(pot_tx_t *tx, bool all, potm_lsd_put_fn put)
+{
+	if (!potm_lsd_settle(&tx->pt.th, pot_lsd_read_in_turn, put, all))
+		pot_abort(tx, TM_ABORT_CONDITION);
+}
+
+static void pot_lsd_settle_in_turn(pot_tx_t *tx, bool all)
+{
+	pot_lsd_settle_with(tx, all, pot_lsd_put);
+}
 
 /* ---- begin ------------------------------------------------------------------------ */
 
@@ -638,6 +847,8 @@ static void pot_wait_turn_and_validate(pot_tx_t *tx)
 static void pot_commit_spec(pot_tx_t *tx)
 {
 	pot_wait_turn_and_validate(tx);
+	if (unlikely(potm_lsd_unsettled(&tx->pt.th)))
+		pot_lsd_settle_in_turn(tx, false);   /* PL3 */
 	if (tx->ws.n) {
 		uint64_t wv = pot_order_clock(&tx->pt) + 1;
 		tx->fast_word = (uintptr_t)wv << 1 | 1;
@@ -704,6 +915,8 @@ void tm_restart(void)
 	/* In the turn: a decision taken on a stale snapshot proves nothing. */
 	if (!tx->fast && !pot_snapshot_current(tx))
 		pot_abort(tx, TM_ABORT_ORDER);
+	if (unlikely(potm_lsd_unsettled(&tx->pt.th)))
+		pot_lsd_settle_with(tx, false, pot_lsd_drop);   /* PL3 */
 	/* A deterministic restart: give the slot up as a no-op so that the
 	 * others can change what this transaction waits for. */
 	if (tx->fast)
@@ -721,10 +934,13 @@ void tm_cancel(void)
 	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_cancel");
 	/* An ordered no-op commit: the decision to cancel must be taken on
 	 * the state of our slot. */
-	if (!tx->fast)
+	if (!tx->fast) {
 		pot_wait_turn_and_validate(tx);
-	else
+		if (unlikely(potm_lsd_unsettled(&tx->pt.th)))
+			pot_lsd_settle_with(tx, false, pot_lsd_drop);   /* PL3 */
+	} else {
 		pot_rollback_fast(tx);
+	}
 	pot_set_fast(tx, false);
 	pot_stop_reading(tx);
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
@@ -802,4 +1018,5 @@ const potm_backend_t potm_backend = {
 	.thread_init = pot_thread_init,
 	.thread_fini = pot_thread_fini,
 	.order = &pot_order_ops,
+	.lsd = &pot_lsd_ops,
 };

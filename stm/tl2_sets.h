@@ -291,14 +291,11 @@ static inline uint64_t tl2_byte_mask(unsigned off, unsigned size)
 }
 #endif
 
-/* Buffer a write of size bytes at a (naturally aligned, inside one word). */
-static inline __attribute__((always_inline)) void tl2_ws_put(tl2_wset_t *ws, void *a, unsigned size, uint64_t b)
+/* Merge a write of size bytes at a into its word's entry e. */
+static inline __attribute__((always_inline)) void tl2_ws_fill(tl2_wentry_t *e, void *a, unsigned size,
+                                                              uint64_t b)
 {
-	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
 	unsigned off = (unsigned)((uintptr_t)a & 7);
-	tl2_wentry_t *e = tl2_ws_lookup(ws, word);
-	if (e == NULL)
-		e = tl2_ws_add(ws, word);
 #ifdef TL2_SETS_SHIFTS
 	uint64_t m = tl2_byte_mask(off, size);
 	e->val = (e->val & ~m) | ((b << (8 * off)) & m);
@@ -307,6 +304,16 @@ static inline __attribute__((always_inline)) void tl2_ws_put(tl2_wset_t *ws, voi
 	memcpy((char *)&e->val + off, &b, size);
 	memset((char *)&e->mask + off, 0xff, size);
 #endif
+}
+
+/* Buffer a write of size bytes at a (naturally aligned, inside one word). */
+static inline __attribute__((always_inline)) void tl2_ws_put(tl2_wset_t *ws, void *a, unsigned size, uint64_t b)
+{
+	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
+	tl2_wentry_t *e = tl2_ws_lookup(ws, word);
+	if (e == NULL)
+		e = tl2_ws_add(ws, word);
+	tl2_ws_fill(e, a, size, b);
 }
 
 /* Read-after-write.  The bytes of [a, a+size) that this transaction wrote

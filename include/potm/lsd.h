@@ -35,10 +35,18 @@
  *             writes evaluated and installed.  Concrete reads keep opacity.
  *             In tl2's in-place modes (irrevocable, escalated, serial,
  *             shared readers) an attempt resolves eagerly.
+ *   pot       Pot+LSD: a speculative transaction keeps its futures
+ *             unresolved until its turn; there, after its read set, its
+ *             conditions are validated on the state after all earlier
+ *             slots (an answer that changed re-executes it, cause
+ *             condition), and its lazy writes evaluated and written back
+ *             with its concrete ones.  A transaction that runs in its turn
+ *             (fast mode, pogl, serial) resolves eagerly; live promotion
+ *             settles at the promotion point.  Deterministic as every Pot
+ *             run: the answers a transaction acts on are those of its slot.
  *   others    futures resolve at once (a standard read): the same results,
- *             without the extra concurrency (pot included: Pot+LSD, which
- *             keeps a speculative transaction's futures unresolved until
- *             its turn, is not built yet).
+ *             without the extra concurrency (pot-rtm and pot-rot included:
+ *             their speculative transactions run in hardware).
  *
  * Values are 64-bit signed integers; lsd_read_i32/lsd_write_i32 convert.
  * Arithmetic wraps (two's complement), as on unsigned words.

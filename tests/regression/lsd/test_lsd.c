@@ -1,7 +1,8 @@
 /*
  * Lazy State Determination (<potm/lsd.h>) on every backend: the same
  * results everywhere, whether the backend keeps futures unresolved until
- * the commit (tl2's LSD-aware OCC) or resolves them at once (the others).
+ * the commit (tl2's LSD-aware OCC, pot's speculative transactions) or
+ * resolves them at once (the others).
  *
  *  semantics   expressions and wrap-around, every comparison, "and"
  *              nesting, 32-bit words, read-your-writes through concrete
