@@ -59,6 +59,13 @@
  *     with and recheck is clear, every answer stands without evaluating
  *     a condition again; otherwise all are evaluated on the commit's
  *     values.
+ *  L8 (inline values) A value or condition already known — a constant,
+ *     an eager read, an operator or comparison over known operands — is
+ *     no node: its handle carries it (lsd_val_t.k, lsd_cond_t.k) under a
+ *     tag of the attempt's generation and its depth, so L1 and L4 hold
+ *     for it as for nodes, and it counts towards LSD_MAX_NODES with them.  In eager mode every handle is such a value, so an
+ *     eager transaction builds no node at all; a lazy one makes a constant
+ *     node only where a known value meets a future.
  *  L6 (cost) A transaction that makes no LSD call costs nothing here: the
  *     state is allocated at a thread's first call, and lib/tx.c resets it
  *     only after an attempt that used it (potm_thread_t.lsd_used).
@@ -123,6 +130,7 @@ struct potm_lsd {
 	potm_thread_t *owner;
 	lsd_node_t *nodes;
 	uint32_t n, cap;
+	uint32_t made;                /* L4: inline values made by this attempt */
 	uint32_t gen;                 /* L1: this attempt's */
 	uint32_t gen_next, gen_end;   /* the thread's block of generations */
 	uint32_t epoch;               /* L4: evaluation passes of this attempt */
@@ -198,7 +206,7 @@ void potm_lsd_end(potm_thread_t *t)
 		s->index_bits = LSD_INDEX_MIN_BITS;
 		s->indexed = false;
 	}
-	s->n = s->n_frs = s->n_conds = s->n_lw = s->applied = 0;
+	s->n = s->n_frs = s->n_conds = s->n_lw = s->applied = s->made = 0;
 	s->epoch = 0;
 	s->recheck = false;
 	t->lsd_used = false;
@@ -227,11 +235,65 @@ static void *lsd_grow(void *v, uint32_t *cap, size_t size)
 	return potm_xrealloc(v, (size_t)*cap * size);
 }
 
-/* ---- handles (L1) ------------------------------------------------------------ */
+/* ---- handles (L1, L8) ------------------------------------------------------- */
+
+/* The low 16 bits of a handle: a node index below LSD_MAX_NODES, or an
+ * inline value (a constant: lsd_val_t.k) or inline condition (its answer)
+ * of depth d, LSD_INLINE_VAL + d or LSD_INLINE_COND + d. */
+#define LSD_INLINE_VAL 0xff00u
+#define LSD_INLINE_COND 0xff80u
+_Static_assert(LSD_MAX_NODES <= LSD_INLINE_VAL, "node indices stay below the inline tags");
+_Static_assert(LSD_MAX_DEPTH < 0x80, "an inline depth fits its tag's range");
 
 static inline uint32_t lsd_ref(const struct potm_lsd *s, uint32_t i)
 {
 	return s->gen << 16 | i;
+}
+
+static inline bool lsd_is_inline(uint32_t ref)
+{
+	return (ref & 0xffff) >= LSD_INLINE_VAL;
+}
+
+static inline unsigned lsd_inline_depth(uint32_t ref)
+{
+	return (ref & 0xffff) - ((ref & 0xffff) >= LSD_INLINE_COND ? LSD_INLINE_COND : LSD_INLINE_VAL);
+}
+
+/* L4, L8: inline values count towards LSD_MAX_NODES with the nodes, so
+ * the limits are the same on every backend. */
+static void lsd_too_many(const char *which) __attribute__((noreturn, cold));
+static void lsd_too_many(const char *which)
+{
+	potm_fatal("%s: the transaction made more than LSD_MAX_NODES (%d) futures, "
+	           "constants, operators and conditions", which, LSD_MAX_NODES);
+}
+
+static inline void lsd_count(struct potm_lsd *s, const char *which)
+{
+	if (unlikely(++s->made + s->n > LSD_MAX_NODES))
+		lsd_too_many(which);
+}
+
+static void lsd_too_deep(const char *which, unsigned depth) __attribute__((noreturn, cold));
+static void lsd_too_deep(const char *which, unsigned depth)
+{
+	potm_fatal("%s: the expression would hold %u levels of operators "
+	           "(LSD_MAX_DEPTH is %d)", which, depth, LSD_MAX_DEPTH);
+}
+
+static inline lsd_val_t lsd_inline_val(struct potm_lsd *s, int64_t k, unsigned depth,
+                                       const char *which)
+{
+	lsd_count(s, which);
+	return (lsd_val_t){ .k = k, .ref = lsd_ref(s, LSD_INLINE_VAL + depth) };
+}
+
+static inline lsd_cond_t lsd_inline_cond(struct potm_lsd *s, bool answer, unsigned depth,
+                                         const char *which)
+{
+	lsd_count(s, which);
+	return (lsd_cond_t){ .k = answer, .ref = lsd_ref(s, LSD_INLINE_COND + depth) };
 }
 
 static void lsd_bad_ref(const char *which, uint32_t ref) __attribute__((noreturn, cold));
@@ -245,19 +307,24 @@ static void lsd_bad_ref(const char *which, uint32_t ref)
 	           "only by the thread and transaction that made it", which, ref);
 }
 
-/* The node behind a handle of this attempt; value says whether the call
- * takes a value (lsd_val_t) or a condition (lsd_cond_t). */
-static inline uint32_t lsd_index(const struct potm_lsd *s, uint32_t ref, bool value,
-                                 const char *which)
+static void lsd_bad_kind(const char *which, uint32_t ref, bool value) __attribute__((noreturn, cold));
+static void lsd_bad_kind(const char *which, uint32_t ref, bool value)
+{
+	potm_fatal("%s: a %s where a %s is expected (handle %#x)", which,
+	           value ? "condition" : "value", value ? "value" : "condition", ref);
+}
+
+/* Check a handle of this attempt; value says whether the call takes a
+ * value (lsd_val_t) or a condition (lsd_cond_t). */
+static inline void lsd_check(const struct potm_lsd *s, uint32_t ref, bool value,
+                             const char *which)
 {
 	uint32_t i = ref & 0xffff;
-	if (unlikely(ref >> 16 != s->gen || i >= s->n))
+	if (unlikely(ref >> 16 != s->gen || (i >= s->n && i < LSD_INLINE_VAL)))
 		lsd_bad_ref(which, ref);
-	bool is_cond = s->nodes[i].kind >= LSD_K_CMP;
+	bool is_cond = i < LSD_INLINE_VAL ? s->nodes[i].kind >= LSD_K_CMP : i >= LSD_INLINE_COND;
 	if (unlikely(is_cond == value))
-		potm_fatal("%s: a %s where a %s is expected (handle %#x)", which,
-		           is_cond ? "condition" : "value", value ? "value" : "condition", ref);
-	return i;
+		lsd_bad_kind(which, ref, value);
 }
 
 /* ---- the node arena ---------------------------------------------------------- */
@@ -266,16 +333,15 @@ static void lsd_grow_nodes(struct potm_lsd *s, const char *which)
 	__attribute__((noinline, cold));
 static void lsd_grow_nodes(struct potm_lsd *s, const char *which)
 {
-	if (s->n >= LSD_MAX_NODES)
-		potm_fatal("%s: the transaction made more than LSD_MAX_NODES (%d) "
-		           "futures, constants, operators and conditions", which,
-		           LSD_MAX_NODES);
-	s->nodes = lsd_grow(s->nodes, &s->cap, sizeof *s->nodes);
+	if (s->n + s->made >= LSD_MAX_NODES)
+		lsd_too_many(which);
+	if (s->n == s->cap)
+		s->nodes = lsd_grow(s->nodes, &s->cap, sizeof *s->nodes);
 }
 
 static inline uint32_t lsd_node_new(struct potm_lsd *s, uint8_t kind, const char *which)
 {
-	if (unlikely(s->n == s->cap))
+	if (unlikely(s->n == s->cap || s->n + s->made >= LSD_MAX_NODES))
 		lsd_grow_nodes(s, which);
 	uint32_t i = s->n++;
 	lsd_node_t *n = &s->nodes[i];
@@ -286,28 +352,52 @@ static inline uint32_t lsd_node_new(struct potm_lsd *s, uint8_t kind, const char
 	return i;
 }
 
-static uint32_t lsd_const_node(struct potm_lsd *s, int64_t v, const char *which)
+/* A constant node for an inline value or condition of depth d (L8). */
+static uint32_t lsd_materialize(struct potm_lsd *s, uint32_t ref, int64_t k, const char *which)
 {
 	uint32_t i = lsd_node_new(s, LSD_K_CONST, which);
-	s->nodes[i].val = v;
+	s->nodes[i].val = k;
+	s->nodes[i].depth = (uint8_t)lsd_inline_depth(ref);
 	return i;
 }
 
-/* An operator, comparison or "and" over a and b (indices): one level more
- * than the deeper of them (L4). */
-static uint32_t lsd_op_node(struct potm_lsd *s, uint8_t kind, uint8_t op, uint32_t a,
-                            uint32_t b, const char *which)
+/* The node of a handle checked by lsd_check. */
+static inline __attribute__((always_inline)) uint32_t
+lsd_node_of(struct potm_lsd *s, uint32_t ref, int64_t k, const char *which)
 {
-	unsigned da = s->nodes[a].depth, db = s->nodes[b].depth;
+	if (likely(!lsd_is_inline(ref)))
+		return ref & 0xffff;
+	return lsd_materialize(s, ref, k, which);
+}
+
+static inline unsigned lsd_depth_of(const struct potm_lsd *s, uint32_t ref)
+{
+	return lsd_is_inline(ref) ? lsd_inline_depth(ref) : s->nodes[ref & 0xffff].depth;
+}
+
+/* L4: an operator, comparison or "and" over handles a and b is one level
+ * more than the deeper of them. */
+static inline unsigned lsd_op_depth(const struct potm_lsd *s, uint32_t a, uint32_t b,
+                                    const char *which)
+{
+	unsigned da = lsd_depth_of(s, a), db = lsd_depth_of(s, b);
 	unsigned depth = 1 + (da > db ? da : db);
 	if (unlikely(depth > LSD_MAX_DEPTH))
-		potm_fatal("%s: the expression would hold %u levels of operators "
-		           "(LSD_MAX_DEPTH is %d)", which, depth, LSD_MAX_DEPTH);
+		lsd_too_deep(which, depth);
+	return depth;
+}
+
+/* An operator, comparison or "and" node over handles a and b (values k). */
+static uint32_t lsd_op_node(struct potm_lsd *s, uint8_t kind, uint8_t op, uint32_t a,
+                            int64_t ka, uint32_t b, int64_t kb, unsigned depth,
+                            const char *which)
+{
+	uint32_t ia = lsd_node_of(s, a, ka, which), ib = lsd_node_of(s, b, kb, which);
 	uint32_t i = lsd_node_new(s, kind, which);
 	lsd_node_t *n = &s->nodes[i];
 	n->op = op;
-	n->a = a;
-	n->b = b;
+	n->a = ia;
+	n->b = ib;
 	n->depth = (uint8_t)depth;
 	return i;
 }
@@ -338,7 +428,7 @@ static inline uint64_t lsd_to_bytes(int64_t v, unsigned size)
 	return b;
 }
 
-static bool lsd_compare(int64_t a, unsigned op, int64_t b)
+static inline bool lsd_compare(int64_t a, unsigned op, int64_t b)
 {
 	switch (op) {
 	case LSD_EQ: return a == b;
@@ -347,6 +437,21 @@ static bool lsd_compare(int64_t a, unsigned op, int64_t b)
 	case LSD_LE: return a <= b;
 	case LSD_GT: return a > b;
 	default:     return a >= b;
+	}
+}
+
+/* An operator or comparison on two values.  Arithmetic wraps, as on
+ * unsigned words. */
+static inline int64_t lsd_apply(unsigned kind, unsigned op, int64_t a, int64_t b)
+{
+	uint64_t x = (uint64_t)a, y = (uint64_t)b;
+	switch (kind) {
+	case LSD_K_ADD: return (int64_t)(x + y);
+	case LSD_K_SUB: return (int64_t)(x - y);
+	case LSD_K_MUL: return (int64_t)(x * y);
+	case LSD_K_MIN: return a < b ? a : b;
+	case LSD_K_MAX: return a > b ? a : b;
+	default:        return lsd_compare(a, op, b);
 	}
 }
 
@@ -398,16 +503,8 @@ static int64_t lsd_eval(struct potm_lsd *s, uint32_t i, potm_lsd_read_fn rd, boo
 		 * word it does not need. */
 		v = lsd_value_of(s, n->a, rd, bind) && lsd_value_of(s, n->b, rd, bind);
 	} else {
-		uint64_t x = (uint64_t)lsd_value_of(s, n->a, rd, bind);
-		uint64_t y = (uint64_t)lsd_value_of(s, n->b, rd, bind);
-		switch (n->kind) {
-		case LSD_K_ADD: v = (int64_t)(x + y); break;
-		case LSD_K_SUB: v = (int64_t)(x - y); break;
-		case LSD_K_MUL: v = (int64_t)(x * y); break;
-		case LSD_K_MIN: v = (int64_t)x < (int64_t)y ? (int64_t)x : (int64_t)y; break;
-		case LSD_K_MAX: v = (int64_t)x > (int64_t)y ? (int64_t)x : (int64_t)y; break;
-		default:        v = lsd_compare((int64_t)x, n->op, (int64_t)y); break;
-		}
+		int64_t x = lsd_value_of(s, n->a, rd, bind);
+		v = lsd_apply(n->kind, n->op, x, lsd_value_of(s, n->b, rd, bind));
 	}
 	n->val = v;
 	n->epoch = s->epoch;
@@ -538,10 +635,12 @@ static lsd_val_t lsd_read_bytes(const void *a, unsigned size, const char *which)
 {
 	struct potm_lsd *s = lsd_enter(which);
 	potm_check_aligned(a, size, which);
+	potm_thread_t *t = s->owner;
+	if (likely(!t->lsd_lazy && s->n_lw == 0))   /* L8: eager, a value */
+		goto standard_read;
 	uint32_t i = lsd_lazily_written(s, a, size, which);
 	if (i != UINT32_MAX)
-		return (lsd_val_t){ lsd_ref(s, i) };   /* L2: the expression written */
-	potm_thread_t *t = s->owner;
+		return (lsd_val_t){ .ref = lsd_ref(s, i) };   /* L2: the expression written */
 	if (t->lsd_lazy) {
 		uint64_t b;
 		int w = potm_backend.lsd->written(t, a, size, &b);
@@ -552,14 +651,15 @@ static lsd_val_t lsd_read_bytes(const void *a, unsigned size, const char *which)
 			if (s->n_frs == s->cap_frs)
 				s->frs = lsd_grow(s->frs, &s->cap_frs, sizeof *s->frs);
 			s->frs[s->n_frs++] = i;
-			return (lsd_val_t){ lsd_ref(s, i) };
+			return (lsd_val_t){ .ref = lsd_ref(s, i) };
 		}
 		if (w > 0)   /* L2: the value written */
-			return (lsd_val_t){ lsd_ref(s, lsd_const_node(s, lsd_from_bytes(b, size), which)) };
+			return lsd_inline_val(s, lsd_from_bytes(b, size), 0, which);
 		/* Written in part: a standard read merges the rest. */
 	}
+standard_read:;
 	int64_t v = size == 4 ? tm_read_i32((const int32_t *)a) : tm_read_i64((const int64_t *)a);
-	return (lsd_val_t){ lsd_ref(s, lsd_const_node(s, v, which)) };
+	return lsd_inline_val(s, v, 0, which);
 }
 
 lsd_val_t lsd_read(const int64_t *addr)
@@ -575,14 +675,20 @@ lsd_val_t lsd_read_i32(const int32_t *addr)
 lsd_val_t lsd_const(int64_t v)
 {
 	struct potm_lsd *s = lsd_enter("lsd_const");
-	return (lsd_val_t){ lsd_ref(s, lsd_const_node(s, v, "lsd_const")) };
+	return lsd_inline_val(s, v, 0, "lsd_const");
 }
 
+/* An operator: on two inline values, folded at once (L8). */
 static lsd_val_t lsd_binary(lsd_val_t a, lsd_val_t b, uint8_t kind, const char *which)
 {
 	struct potm_lsd *s = lsd_enter(which);
-	uint32_t ia = lsd_index(s, a.ref, true, which), ib = lsd_index(s, b.ref, true, which);
-	return (lsd_val_t){ lsd_ref(s, lsd_op_node(s, kind, 0, ia, ib, which)) };
+	lsd_check(s, a.ref, true, which);
+	lsd_check(s, b.ref, true, which);
+	unsigned depth = lsd_op_depth(s, a.ref, b.ref, which);
+	if (lsd_is_inline(a.ref) && lsd_is_inline(b.ref))
+		return lsd_inline_val(s, lsd_apply(kind, 0, a.k, b.k), depth, which);
+	uint32_t i = lsd_op_node(s, kind, 0, a.ref, a.k, b.ref, b.k, depth, which);
+	return (lsd_val_t){ .ref = lsd_ref(s, i) };
 }
 
 lsd_val_t lsd_add(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_ADD, "lsd_add"); }
@@ -594,7 +700,10 @@ lsd_val_t lsd_max(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_MAX,
 int64_t lsd_value(lsd_val_t v)
 {
 	struct potm_lsd *s = lsd_enter("lsd_value");
-	uint32_t i = lsd_index(s, v.ref, true, "lsd_value");
+	lsd_check(s, v.ref, true, "lsd_value");
+	if (lsd_is_inline(v.ref))
+		return v.k;
+	uint32_t i = v.ref & 0xffff;
 	lsd_new_pass(s);
 	/* Lazy: the futures reached become standard reads, bound (L2: the
 	 * backend reads memory, not the transaction's own writes). */
@@ -605,32 +714,46 @@ int64_t lsd_value(lsd_val_t v)
 
 /* ---- conditions ------------------------------------------------------------------ */
 
+/* A comparison or "and": on two inline operands, answered at once (L8). */
+static lsd_cond_t lsd_condition(uint32_t a, int64_t ka, uint32_t b, int64_t kb, bool value,
+                                uint8_t kind, uint8_t op, const char *which)
+{
+	struct potm_lsd *s = lsd_enter(which);
+	lsd_check(s, a, value, which);
+	lsd_check(s, b, value, which);
+	unsigned depth = lsd_op_depth(s, a, b, which);
+	if (lsd_is_inline(a) && lsd_is_inline(b))
+		return lsd_inline_cond(s, kind == LSD_K_AND ? ka && kb : lsd_apply(kind, op, ka, kb),
+		                       depth, which);
+	return (lsd_cond_t){ .ref = lsd_ref(s, lsd_op_node(s, kind, op, a, ka, b, kb, depth,
+	                                                   which)) };
+}
+
 lsd_cond_t lsd_cmp(lsd_val_t a, lsd_cmp_op_t op, lsd_val_t b)
 {
-	struct potm_lsd *s = lsd_enter("lsd_cmp");
 	if ((unsigned)op > LSD_GE)
 		potm_fatal("lsd_cmp: %d is no comparison (LSD_EQ ... LSD_GE)", (int)op);
-	uint32_t ia = lsd_index(s, a.ref, true, "lsd_cmp"), ib = lsd_index(s, b.ref, true, "lsd_cmp");
-	return (lsd_cond_t){ lsd_ref(s, lsd_op_node(s, LSD_K_CMP, (uint8_t)op, ia, ib, "lsd_cmp")) };
+	return lsd_condition(a.ref, a.k, b.ref, b.k, true, LSD_K_CMP, (uint8_t)op, "lsd_cmp");
 }
 
 lsd_cond_t lsd_and(lsd_cond_t a, lsd_cond_t b)
 {
-	struct potm_lsd *s = lsd_enter("lsd_and");
-	uint32_t ia = lsd_index(s, a.ref, false, "lsd_and"), ib = lsd_index(s, b.ref, false, "lsd_and");
-	return (lsd_cond_t){ lsd_ref(s, lsd_op_node(s, LSD_K_AND, 0, ia, ib, "lsd_and")) };
+	return lsd_condition(a.ref, a.k, b.ref, b.k, false, LSD_K_AND, 0, "lsd_and");
 }
 
 bool lsd_is_true(lsd_cond_t c)
 {
 	struct potm_lsd *s = lsd_enter("lsd_is_true");
-	uint32_t i = lsd_index(s, c.ref, false, "lsd_is_true");
+	lsd_check(s, c.ref, false, "lsd_is_true");
+	if (lsd_is_inline(c.ref))
+		return c.k != 0;   /* over constants only: it always gives it */
+	uint32_t i = c.ref & 0xffff;
 	lsd_new_pass(s);
 	if (!s->owner->lsd_lazy)
 		return lsd_value_of(s, i, lsd_no_read, false) != 0;
 	/* Lazy: the condition on the words' latest committed values, and the
 	 * answer joins the condition set, for condition validation at the
-	 * commit.  A condition over constants only always gives it. */
+	 * commit. */
 	bool answer = lsd_value_of(s, i, potm_backend.lsd->peek, false) != 0;
 	if (s->touched) {
 		if (s->n_conds == s->cap_conds)
@@ -646,9 +769,13 @@ static void lsd_write_bytes(void *a, unsigned size, lsd_val_t v, const char *whi
 {
 	struct potm_lsd *s = lsd_enter(which);
 	potm_check_aligned(a, size, which);
-	uint32_t i = lsd_index(s, v.ref, true, which);
-	lsd_record_lazy_write(s, a, size, i);
+	lsd_check(s, v.ref, true, which);
 	potm_thread_t *t = s->owner;
+	int64_t x = v.k;
+	if (!t->lsd_lazy && s->n_lw == 0 && lsd_is_inline(v.ref))
+		goto standard_write;   /* L8: eager, a value */
+	uint32_t i = lsd_node_of(s, v.ref, v.k, which);
+	lsd_record_lazy_write(s, a, size, i);
 	if (t->lsd_lazy) {
 		/* Recorded first: a reservation that settles the attempt (tl2's
 		 * escalation) hands this write over with the others. */
@@ -659,8 +786,9 @@ static void lsd_write_bytes(void *a, unsigned size, lsd_val_t v, const char *whi
 		return;
 	}
 	lsd_new_pass(s);
-	int64_t x = lsd_value_of(s, i, lsd_no_read, false);
+	x = lsd_value_of(s, i, lsd_no_read, false);
 	s->applied = s->n_lw;
+standard_write:
 	if (size == 4)
 		tm_write_i32((int32_t *)a, (int32_t)(uint32_t)(uint64_t)x);
 	else

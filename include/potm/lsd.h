@@ -81,18 +81,21 @@ extern "C" {
 #endif
 
 /* A future value: a word's value at commit, a constant, or an operator
- * over futures.  A handle into the running transaction's LSD state. */
+ * over futures.  A handle into the running transaction's LSD state (ref),
+ * or a value already known, which it carries (k). */
 typedef struct lsd_val {
+	int64_t k;
 	uint32_t ref;
 } lsd_val_t;
 
-/* A condition over futures. */
+/* A condition over futures (k: its answer, when already known). */
 typedef struct lsd_cond {
+	int64_t k;
 	uint32_t ref;
 } lsd_cond_t;
 
 #define LSD_MAX_DEPTH 16      /* operator levels in one expression */
-#define LSD_MAX_NODES 65536   /* futures, constants, operators, conditions per transaction */
+#define LSD_MAX_NODES 65280   /* futures, constants, operators, conditions per transaction */
 
 /* ---- futures ------------------------------------------------------------ */
 
