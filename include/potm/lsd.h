@@ -35,6 +35,13 @@
  *             writes evaluated and installed.  Concrete reads keep opacity.
  *             In tl2's in-place modes (irrevocable, escalated, serial,
  *             shared readers) an attempt resolves eagerly.
+ *   2pl       LSD-aware 2PL with condition locking: lsd_is_true reads its
+ *             words under read locks, then holds condition locks, which
+ *             let other conditions and lazy writers in; a lazy write holds
+ *             a write-function lock (compatible with conditions and other
+ *             lazy writes); at commit it becomes a write-value lock, which
+ *             waits (or, the younger, aborts) only if the value would
+ *             break a condition another transaction holds.
  *   others    futures resolve at once (a standard read): the same results,
  *             without the extra concurrency (pot included: Pot+LSD, which
  *             keeps a speculative transaction's futures unresolved until
