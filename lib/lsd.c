@@ -759,6 +759,8 @@ bool lsd_is_true(lsd_cond_t c)
 		if (s->n_conds == s->cap_conds)
 			s->conds = lsd_grow(s->conds, &s->cap_conds, sizeof *s->conds);
 		s->conds[s->n_conds++] = (lsd_cond_rec_t){ .node = i, .answer = answer };
+		if (potm_backend.lsd->held != NULL)
+			potm_backend.lsd->held(s->owner, s->n_conds - 1);
 	}
 	return answer;
 }
@@ -844,4 +846,108 @@ bool potm_lsd_settle(potm_thread_t *t, potm_lsd_read_fn rd, potm_lsd_put_fn put,
 	s->n_frs = 0;
 	t->lsd_lazy = false;
 	return true;
+}
+
+/* ---- condition locking: a condition outside its transaction (2pl) ---------------- */
+
+_Static_assert(LSD_K_FUTURE == POTM_LSD_INSN_FUTURE, "potm_lsd_insn_t's future kind");
+_Static_assert(POTM_LSD_PROGRAM_MAX <= UINT16_MAX, "operand indices are 16 bits");
+
+/* Emit node i (and what it needs) after out[0, *n); nodes[j] is the arena
+ * index of out[j], so that shared subexpressions are emitted once.
+ * Returns its instruction's index, or -1 if cap is reached. */
+static int lsd_compile_node(const struct potm_lsd *s, uint32_t i, potm_lsd_insn_t *out,
+                            uint32_t *nodes, size_t cap, size_t *n)
+{
+	for (size_t j = 0; j < *n; j++)
+		if (nodes[j] == i)
+			return (int)j;
+	const lsd_node_t *nd = &s->nodes[i];
+	int a = 0, b = 0;
+	if (nd->kind != LSD_K_CONST && nd->kind != LSD_K_FUTURE) {
+		a = lsd_compile_node(s, nd->a, out, nodes, cap, n);
+		b = a < 0 ? -1 : lsd_compile_node(s, nd->b, out, nodes, cap, n);
+		if (b < 0)
+			return -1;
+	}
+	if (*n == cap)
+		return -1;
+	potm_lsd_insn_t *p = &out[*n];
+	memset(p, 0, sizeof *p);
+	p->kind = nd->kind;
+	p->op = nd->op;
+	p->a = (uint16_t)a;
+	p->b = (uint16_t)b;
+	if (nd->kind == LSD_K_CONST) {
+		p->val = nd->val;
+	} else if (nd->kind == LSD_K_FUTURE) {
+		p->addr = nd->addr;
+		p->size = nd->size;
+		p->held = nd->epoch == s->epoch;   /* read in lsd_is_true's pass */
+	}
+	nodes[*n] = i;
+	return (int)(*n)++;
+}
+
+size_t potm_lsd_cond_compile(potm_thread_t *t, uint32_t k, potm_lsd_insn_t *out, size_t cap,
+                             bool *answer)
+{
+	const struct potm_lsd *s = t->lsd;
+	uint32_t nodes[POTM_LSD_PROGRAM_MAX];
+	size_t n = 0;
+	if (cap > POTM_LSD_PROGRAM_MAX)
+		cap = POTM_LSD_PROGRAM_MAX;
+	*answer = s->conds[k].answer;
+	return lsd_compile_node(s, s->conds[k].node, out, nodes, cap, &n) < 0 ? 0 : n;
+}
+
+/* Instruction i's value; *bad on a future not held or a malformed
+ * program (an operand not below its user, a depth beyond L4's). */
+static int64_t lsd_program_node(const potm_lsd_insn_t *p, size_t i, potm_lsd_peer_read_fn rd,
+                                void *ctx, unsigned depth, bool *bad)
+{
+	const potm_lsd_insn_t *x = &p[i];
+	if (*bad || depth > LSD_MAX_DEPTH + 1 ||
+	    (x->kind > LSD_K_FUTURE && (x->a >= i || x->b >= i))) {
+		*bad = true;
+		return 0;
+	}
+	switch (x->kind) {
+	case LSD_K_CONST:
+		return x->val;
+	case LSD_K_FUTURE:
+		if (!x->held || (x->size != 4 && x->size != 8)) {
+			*bad = true;
+			return 0;
+		}
+		return lsd_from_bytes(rd(ctx, x->addr, x->size), x->size);
+	case LSD_K_AND:
+		/* As lsd_eval: the second operand only if the first holds (the
+		 * owner read it only then). */
+		return lsd_program_node(p, x->a, rd, ctx, depth + 1, bad) &&
+		       lsd_program_node(p, x->b, rd, ctx, depth + 1, bad);
+	default:
+		break;
+	}
+	uint64_t a = (uint64_t)lsd_program_node(p, x->a, rd, ctx, depth + 1, bad);
+	uint64_t b = (uint64_t)lsd_program_node(p, x->b, rd, ctx, depth + 1, bad);
+	switch (x->kind) {
+	case LSD_K_ADD: return (int64_t)(a + b);
+	case LSD_K_SUB: return (int64_t)(a - b);
+	case LSD_K_MUL: return (int64_t)(a * b);
+	case LSD_K_MIN: return (int64_t)a < (int64_t)b ? (int64_t)a : (int64_t)b;
+	case LSD_K_MAX: return (int64_t)a > (int64_t)b ? (int64_t)a : (int64_t)b;
+	case LSD_K_CMP: return x->op <= LSD_GE && lsd_compare((int64_t)a, x->op, (int64_t)b);
+	default:
+		*bad = true;
+		return 0;
+	}
+}
+
+int potm_lsd_program_eval(const potm_lsd_insn_t *p, size_t n, potm_lsd_peer_read_fn rd,
+                          void *ctx)
+{
+	bool bad = n == 0;
+	int64_t v = bad ? 0 : lsd_program_node(p, n - 1, rd, ctx, 0, &bad);
+	return bad ? -1 : v != 0;
 }

@@ -472,6 +472,11 @@ typedef struct potm_lsd_ops {
 	 * put gets back (where the reservation is).  May settle the attempt
 	 * (tl2's escalation): then the write is put with POTM_LSD_NO_COOKIE. */
 	uint32_t (*reserve)(potm_thread_t *t, void *a, unsigned size);
+	/* Optional (condition locking, 2pl): lsd_is_true has just recorded
+	 * condition k of the condition set, its futures read through peek;
+	 * the backend may publish it (potm_lsd_cond_compile) for writers to
+	 * evaluate with their new values. */
+	void (*held)(potm_thread_t *t, uint32_t k);
 } potm_lsd_ops_t;
 
 #define POTM_LSD_NO_COOKIE UINT32_MAX
@@ -497,6 +502,40 @@ static inline bool potm_lsd_unsettled(const potm_thread_t *t)
  * The futures reached are bound to what rd returned (with all, every
  * future is read), and the rest of the attempt runs eagerly. */
 bool potm_lsd_settle(potm_thread_t *t, potm_lsd_read_fn rd, potm_lsd_put_fn put, bool all);
+
+/* ---- condition locking (2pl): a condition outside its transaction ----
+ * A condition compiled into a self-contained program that another thread
+ * can evaluate (a writer checking that its new value keeps a condition
+ * held by someone else).  Instructions in postorder, operands by index
+ * (always below their user's), the root last; the arena's sharing is
+ * kept, so a program is never longer than its condition's nodes. */
+#define POTM_LSD_PROGRAM_MAX 64
+#define POTM_LSD_INSN_FUTURE 1   /* kind of a future's instruction */
+
+typedef struct potm_lsd_insn {
+	int64_t val;          /* a constant's value */
+	const void *addr;     /* a future's word */
+	uint16_t a, b;        /* operands */
+	uint8_t kind, op;     /* lib/lsd.c's node kinds; a comparison's op */
+	uint8_t size;         /* a future's size: 4 or 8 */
+	uint8_t held;         /* a future lsd_is_true read (through peek):
+	                         the others were skipped by "and" */
+	uint8_t pad_[2];
+} potm_lsd_insn_t;
+
+typedef uint64_t (*potm_lsd_peer_read_fn)(void *ctx, const void *a, unsigned size);
+
+/* Condition k of t's condition set as a program of at most cap
+ * instructions into out, and the answer lsd_is_true gave; 0 if longer.
+ * Right after lsd_is_true recorded it (held marks its futures read). */
+size_t potm_lsd_cond_compile(potm_thread_t *t, uint32_t k, potm_lsd_insn_t *out, size_t cap,
+                             bool *answer);
+
+/* Evaluate a program of n instructions, futures read by rd(ctx, ...):
+ * 1 or 0, or -1 if it needs a future its owner did not read (not held)
+ * or the program is malformed. */
+int potm_lsd_program_eval(const potm_lsd_insn_t *p, size_t n, potm_lsd_peer_read_fn rd,
+                          void *ctx);
 
 /* The transaction's attempt is over (lib/tx.c, when t->lsd_used). */
 void potm_lsd_end(potm_thread_t *t);

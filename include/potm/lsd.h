@@ -44,6 +44,13 @@
  *             (fast mode, pogl, serial) resolves eagerly; live promotion
  *             settles at the promotion point.  Deterministic as every Pot
  *             run: the answers a transaction acts on are those of its slot.
+ *   2pl       LSD-aware 2PL with condition locking: lsd_is_true reads its
+ *             words under read locks, then holds condition locks, which
+ *             let other conditions and lazy writers in; a lazy write holds
+ *             a write-function lock (compatible with conditions and other
+ *             lazy writes); at commit it becomes a write-value lock, which
+ *             waits (or, the younger, aborts) only if the value would
+ *             break a condition another transaction holds.
  *   others    futures resolve at once (a standard read): the same results,
  *             without the extra concurrency (pot-rtm and pot-rot included:
  *             their speculative transactions run in hardware).

@@ -18,9 +18,11 @@ extern "C" {
 /* Why an attempt aborted.  The names (tm_abort_cause_name) are stable JSON
  * keys: append new causes, never renumber. */
 enum tm_abort_cause {
-	TM_ABORT_READ_LOCKED = 0, /* read found the stripe locked by a committer */
+	TM_ABORT_READ_LOCKED = 0, /* read found the stripe locked by a committer
+	                             (2pl: a read lock died, wait-die) */
 	TM_ABORT_READ_VERSION,    /* read found a version newer than the snapshot */
-	TM_ABORT_WRITE_LOCKED,    /* commit could not lock a written stripe */
+	TM_ABORT_WRITE_LOCKED,    /* commit could not lock a written stripe
+	                             (2pl: a write lock died, wait-die) */
 	TM_ABORT_VALIDATE,        /* commit-time read-set validation failed */
 	TM_ABORT_EXPLICIT,        /* tm_restart() */
 	TM_ABORT_ORDER,           /* deterministic backends: lost the turn */
@@ -35,7 +37,9 @@ enum tm_abort_cause {
 	TM_ABORT_CONDITION,       /* tl2: LSD condition validation failed (an
 	                             answer of lsd_is_true changed, or a
 	                             condition's word could not be read at
-	                             the commit's version) */
+	                             the commit's version); 2pl: a lazy
+	                             write's value would break a condition
+	                             an older transaction holds */
 	TM_ABORT__COUNT
 };
 
