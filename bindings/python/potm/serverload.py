@@ -9,7 +9,7 @@ account.  The result: throughput (responses per second) and the mean and
 p99 latency.
 
 >>> import random
->>> p = tpcc_params(random.Random(1), 2, warehouses=1, items=1000, customers=30)
+>>> p = tpcc_params(random.Random(1), 1, warehouses=1, items=1000, customers=30)
 >>> p[0] in TPCC_TYPES and p[1][0] == 1
 True
 """
