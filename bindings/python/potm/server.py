@@ -238,7 +238,15 @@ class ServerProcess:
         return self.build_dir / "server" / f"potm-server-{MODE_BACKENDS[self.mode]}"
 
     def start(self, ready_timeout_s: float = 120.0) -> "ServerProcess":
-        """Start it and wait for its "listening" line."""
+        """Start it and wait for its "listening" line.
+
+        A mode whose backend is not built (2pl, in a tree without it) is a
+        FileNotFoundError that names the binary.
+        """
+        if not self.binary.exists():
+            raise FileNotFoundError(f"mode {self.mode} runs on {self.binary}, which this "
+                                    f"build does not have (is the "
+                                    f"{MODE_BACKENDS[self.mode]} backend built?)")
         args = [str(self.binary), "--mode", self.mode, "--port", "0",
                 "-w", str(self.warehouses), "-I", str(self.items), "-C", str(self.customers),
                 "--accounts", str(self.accounts)]

@@ -81,5 +81,7 @@ def test_hot_key_load_keeps_the_total(pot_server: ServerProcess) -> None:
     assert total == 16 * 1000
 
 
-def test_server_binary_path() -> None:
+def test_server_binary_path(tmp_path: Path) -> None:
     assert ServerProcess(Path("b"), mode="occ").binary == Path("b/server/potm-server-tl2")
+    with pytest.raises(FileNotFoundError, match="2pl backend"):
+        ServerProcess(tmp_path, mode="2pl").start()
