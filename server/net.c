@@ -406,7 +406,7 @@ int net_serve(net_t *n)
 			if (s.positions >= n->proposed && outbox_empty(n) && !pending)
 				return 0;
 			/* A client that does not read its responses does not hold
-			 * the shutdown up for long (a few seconds of 10 ms polls). */
+			 * the shutdown up for long: a bounded number of polls. */
 			if (s.positions >= n->proposed && ++stopping_rounds > 500)
 				return 0;
 		}

@@ -253,7 +253,7 @@ class ServerProcess:
         if self.mode != "sequential":
             args += ["--workers", str(self.workers)]
         self._proc = subprocess.Popen(args + self.extra_args, stdout=subprocess.PIPE,
-                                      text=True)
+                                      text=True, preexec_fn=_die_with_parent)
         line = _readline(self._proc.stdout, ready_timeout_s)
         if not line:
             self.stop()
@@ -286,6 +286,16 @@ class ServerProcess:
     def __exit__(self, t: Optional[type[BaseException]], e: Optional[BaseException],
                  tb: Optional[TracebackType]) -> None:
         self.stop()
+
+
+def _die_with_parent() -> None:
+    """In the child: SIGKILL when the parent dies, so no server outlives its test."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _readline(stream: Optional[IO[str]], timeout_s: float) -> str:
