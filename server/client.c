@@ -180,7 +180,8 @@ static int send_request(potm_client_t *c, uint16_t type, const int64_t *params, 
 	}
 	potm_request_t req = { .type = type, .client_id = c->id, .request_id = request_id,
 	                       .nparams = (uint16_t)n };
-	memcpy(req.params, params, n * sizeof *params);
+	if (n > 0)
+		memcpy(req.params, params, n * sizeof *params);
 	uint8_t frame[4 + POTM_FRAME_MAX];
 	size_t len = potm_encode_request(&req, frame, sizeof frame);
 	if (len == 0) {
