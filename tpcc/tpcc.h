@@ -49,6 +49,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 /* ---- scale (clause 1.2, 4.3.3.1) ----------------------------------------------- */
 
@@ -332,7 +334,135 @@ typedef struct tpcc_db {
 		*order_line, *item, *stock;
 	store_index_t *customer_by_name, *order_by_customer;
 	tpcc_worker_t *worker;    /* [threads] */
+	/* Under the explicit order (POTM_SEQUENCER=explicit, a server's
+	 * agreed order) every transaction needs its slot: when set, each
+	 * transaction of the population and of the checks takes slot
+	 * (*explicit_slot)++ (they run on one thread at a time then). */
+	uint64_t *explicit_slot;
 } tpcc_db_t;
+
+/* Supply the next slot of db's explicit order, if it has one. */
+static inline void tpcc_next_slot(const tpcc_db_t *db)
+{
+	if (db->explicit_slot != NULL && tm_set_next_order((*db->explicit_slot)++) != 0) {
+		fprintf(stderr, "tpcc: %s\n", tm_last_error());
+		abort();   /* one thread at a time takes these slots: a bug */
+	}
+}
+
+/* ---- requests: one transaction, run by any thread ----------------------------------- */
+
+/* Each transaction's input (clauses 2.4.1 to 2.8.1), drawn before it
+ * begins, and its output (what a terminal would display), filled by its
+ * body.  A request pairs a type with its input, so that a server can run
+ * a client's transaction on whichever thread executes it. */
+typedef struct tpcc_new_order_in {
+	uint32_t w, d, c, ol_cnt;
+	int32_t all_local;
+	int64_t entry_d;
+	struct {
+		uint32_t i_id, supply_w, quantity;
+	} line[TPCC_MAX_OL];
+} tpcc_new_order_in_t;
+
+typedef struct tpcc_new_order_out {
+	const char *missing;      /* an impossible outcome, or NULL */
+	bool rolled_back;         /* seq only: see new_order_body */
+	uint64_t o_id;
+	int64_t total;            /* cents, tax and discount applied */
+	char c_last[17], c_credit[3];
+	struct {
+		int32_t s_quantity;
+		int64_t amount;
+		char brand;           /* 'B'rand or 'G'eneric */
+		char i_name[25];
+	} line[TPCC_MAX_OL];
+} tpcc_new_order_out_t;
+
+typedef struct tpcc_payment_in {
+	uint32_t w, d, c_w, c_d;
+	uint32_t c_id;            /* 0: by name */
+	uint32_t name;
+	int64_t amount;           /* cents */
+	int64_t date;
+	uint64_t history_key;
+} tpcc_payment_in_t;
+
+typedef struct tpcc_payment_out {
+	const char *missing;
+	uint32_t c_id;
+	int64_t c_balance;
+	char c_credit[3];
+	char w_name[11], d_name[11];
+	char w_street_1[21], w_city[21], d_street_1[21], d_city[21];
+	char c_first[17];
+} tpcc_payment_out_t;
+
+typedef struct tpcc_order_status_in {
+	uint32_t w, d;
+	uint32_t c_id;            /* 0: by name */
+	uint32_t name;
+} tpcc_order_status_in_t;
+
+typedef struct tpcc_order_status_out {
+	const char *missing;
+	uint32_t c_id;
+	int64_t c_balance;
+	char c_first[17], c_middle[3], c_last[17];
+	uint64_t o_id;
+	int64_t o_entry_d;
+	int32_t o_carrier_id;
+	uint32_t lines;
+	struct {
+		int32_t i_id, supply_w, quantity;
+		int64_t amount, delivery_d;
+	} line[TPCC_MAX_OL];
+} tpcc_order_status_out_t;
+
+typedef struct tpcc_delivery_in {
+	uint32_t w;
+	int32_t carrier;
+	int64_t date;
+} tpcc_delivery_in_t;
+
+typedef struct tpcc_delivery_out {
+	const char *missing;
+	uint32_t delivered, skipped;
+	uint64_t o_id[TPCC_DISTRICTS];   /* 0: skipped */
+} tpcc_delivery_out_t;
+
+typedef struct tpcc_stock_level_in {
+	uint32_t w, d;
+	int32_t threshold;
+} tpcc_stock_level_in_t;
+
+typedef struct tpcc_stock_level_out {
+	const char *missing;
+	uint32_t low;             /* distinct items below the threshold */
+} tpcc_stock_level_out_t;
+
+typedef struct tpcc_request {
+	enum tpcc_tx_type type;
+	union {
+		tpcc_new_order_in_t new_order;
+		tpcc_payment_in_t payment;
+		tpcc_order_status_in_t order_status;
+		tpcc_delivery_in_t delivery;
+		tpcc_stock_level_in_t stock_level;
+	} in;
+} tpcc_request_t;
+
+typedef struct tpcc_result {
+	const char *missing;      /* an impossible outcome (a missing row), or NULL */
+	bool rolled_back;         /* a New-Order rolled back (unused item) */
+	union {
+		tpcc_new_order_out_t new_order;
+		tpcc_payment_out_t payment;
+		tpcc_order_status_out_t order_status;
+		tpcc_delivery_out_t delivery;
+		tpcc_stock_level_out_t stock_level;
+	} out;
+} tpcc_result_t;
 
 /* The logical clock (clause 4.3.3.1's "current date and time", O_ENTRY_D,
  * H_DATE, OL_DELIVERY_D): the population happens at TPCC_LOAD_TIME; a
@@ -369,6 +499,26 @@ void tpcc_destroy(tpcc_db_t *db);
 
 /* tpcc_tx.c: one transaction of the worker's mix (a bench_op_fn). */
 void tpcc_op(void *shared, bench_thread_t *self);
+
+/* tpcc_tx.c: draw the input of a transaction of type as the benchmark's
+ * worker id does (home warehouse w, the logical time now; a Payment's
+ * HISTORY key from me's sequence), from r. */
+void tpcc_draw(const tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r, unsigned id,
+               uint32_t w, enum tpcc_tx_type type, int64_t now, tpcc_request_t *req);
+
+/* Run req as one transaction on the calling registered thread (the
+ * execution phase of a server's request).  scratch holds the thread's
+ * buffers (by-name lookups, Stock-Level's items); only its names and
+ * items are used.  res tells what happened: committed, rolled back, or
+ * an impossible outcome in res->missing. */
+void tpcc_execute(tpcc_db_t *db, tpcc_worker_t *scratch, const tpcc_request_t *req,
+                  tpcc_result_t *res);
+
+/* NULL if req's input is within the database's scale (ids in range, as
+ * clause 2 draws them; a New-Order's last item may be the unused id
+ * items + 1), else why not.  A server checks a client's request with it
+ * before running it. */
+const char *tpcc_request_invalid(const tpcc_db_t *db, const tpcc_request_t *req);
 
 /* tpcc_check.c: the consistency conditions of clause 3.3.2.1–4 after the
  * run (registered thread, quiescent).  ok[i] tells condition i + 1;

@@ -19,6 +19,7 @@ typedef struct ytd_sums {
 
 static void read_ytd(const tpcc_db_t *db, uint32_t w, ytd_sums_t *s)
 {
+	tpcc_next_slot(db);
 	TM_BEGIN();
 	s->missing = false;
 	s->w_ytd = s->d_ytd = 0;
@@ -84,6 +85,7 @@ static int count_row(uint64_t key, void *rec, void *arg)
 static void read_district(const tpcc_db_t *db, uint32_t w, uint32_t d, district_facts_t *f)
 {
 	uint64_t lo = tpcc_order_key(w, d, 0), hi = tpcc_order_key(w, d, TPCC_O_ID_MAX);
+	tpcc_next_slot(db);
 	TM_BEGIN();
 	f->missing = false;
 	f->max_o_id = f->min_no_id = f->max_no_id = 0;

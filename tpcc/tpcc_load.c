@@ -162,6 +162,7 @@ void tpcc_destroy(tpcc_db_t *db)
 #define LOAD_BATCH 32
 
 typedef struct load_batch {
+	const tpcc_db_t *db;
 	store_table_t *table;
 	size_t size, n;
 	uint64_t key[LOAD_BATCH];
@@ -169,9 +170,9 @@ typedef struct load_batch {
 	unsigned failed;          /* keys found present: a loader bug */
 } load_batch_t;
 
-static int batch_init(load_batch_t *b, store_table_t *t, size_t size)
+static int batch_init(load_batch_t *b, const tpcc_db_t *db, store_table_t *t, size_t size)
 {
-	*b = (load_batch_t){ .table = t, .size = size };
+	*b = (load_batch_t){ .db = db, .table = t, .size = size };
 	b->rec = calloc(LOAD_BATCH, size);
 	if (b->rec == NULL) {
 		fprintf(stderr, "tpcc: out of memory loading %s\n", store_table_name(t));
@@ -185,6 +186,7 @@ static void batch_flush(load_batch_t *b)
 	if (b->n == 0)
 		return;
 	volatile unsigned failed = 0;
+	tpcc_next_slot(b->db);
 	TM_BEGIN();
 	failed = 0;
 	for (size_t i = 0; i < b->n; i++)
@@ -223,7 +225,7 @@ static int batch_done(load_batch_t *b)
 static int load_items(tpcc_db_t *db, bench_rng_t *r)
 {
 	load_batch_t b;
-	if (batch_init(&b, db->item, sizeof(tpcc_item_t)) != 0)
+	if (batch_init(&b, db, db->item, sizeof(tpcc_item_t)) != 0)
 		return -1;
 	for (uint32_t i = 1; i <= db->items; i++) {
 		tpcc_item_t *it = batch_next(&b, tpcc_item_key(i));
@@ -250,7 +252,7 @@ static void load_address(bench_rng_t *r, char *street_1, char *street_2, char *c
 static int load_stock(tpcc_db_t *db, uint32_t w, bench_rng_t *r)
 {
 	load_batch_t b;
-	if (batch_init(&b, db->stock, sizeof(tpcc_stock_t)) != 0)
+	if (batch_init(&b, db, db->stock, sizeof(tpcc_stock_t)) != 0)
 		return -1;
 	for (uint32_t i = 1; i <= db->items; i++) {
 		tpcc_stock_t *s = batch_next(&b, tpcc_stock_key(w, i));
@@ -268,9 +270,9 @@ static int load_stock(tpcc_db_t *db, uint32_t w, bench_rng_t *r)
 static int load_customers(tpcc_db_t *db, uint32_t w, uint32_t d, bench_rng_t *r)
 {
 	load_batch_t bc, bh;
-	if (batch_init(&bc, db->customer, sizeof(tpcc_customer_t)) != 0)
+	if (batch_init(&bc, db, db->customer, sizeof(tpcc_customer_t)) != 0)
 		return -1;
-	if (batch_init(&bh, db->history, sizeof(tpcc_history_t)) != 0) {
+	if (batch_init(&bh, db, db->history, sizeof(tpcc_history_t)) != 0) {
 		free(bc.rec);
 		return -1;
 	}
@@ -335,13 +337,13 @@ static int load_orders(tpcc_db_t *db, uint32_t w, uint32_t d, bench_rng_t *r, ui
 	uint32_t last_delivered = n - undelivered;
 
 	load_batch_t bo, bl, bn;
-	if (batch_init(&bo, db->order, sizeof(tpcc_order_t)) != 0)
+	if (batch_init(&bo, db, db->order, sizeof(tpcc_order_t)) != 0)
 		return -1;
-	if (batch_init(&bl, db->order_line, sizeof(tpcc_order_line_t)) != 0) {
+	if (batch_init(&bl, db, db->order_line, sizeof(tpcc_order_line_t)) != 0) {
 		free(bo.rec);
 		return -1;
 	}
-	if (batch_init(&bn, db->new_order, sizeof(tpcc_new_order_t)) != 0) {
+	if (batch_init(&bn, db, db->new_order, sizeof(tpcc_new_order_t)) != 0) {
 		free(bo.rec);
 		free(bl.rec);
 		return -1;
@@ -391,7 +393,7 @@ static int load_warehouse(tpcc_db_t *db, uint32_t w, uint32_t *perm)
 	bench_rng_seed(r, db->seed, LOAD_STREAM_WAREHOUSE + w);
 
 	load_batch_t b;
-	if (batch_init(&b, db->warehouse, sizeof(tpcc_warehouse_t)) != 0)
+	if (batch_init(&b, db, db->warehouse, sizeof(tpcc_warehouse_t)) != 0)
 		return -1;
 	tpcc_warehouse_t *wh = batch_next(&b, tpcc_warehouse_key(w));
 	wh->w_id = (int32_t)w;
@@ -405,7 +407,7 @@ static int load_warehouse(tpcc_db_t *db, uint32_t w, uint32_t *perm)
 	if (load_stock(db, w, r) != 0)
 		return -1;
 
-	if (batch_init(&b, db->district, sizeof(tpcc_district_t)) != 0)
+	if (batch_init(&b, db, db->district, sizeof(tpcc_district_t)) != 0)
 		return -1;
 	for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++) {
 		tpcc_district_t *di = batch_next(&b, tpcc_district_key(w, d));

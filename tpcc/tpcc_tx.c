@@ -121,29 +121,6 @@ static uint32_t customer_by_name(tpcc_db_t *db, tpcc_worker_t *me, uint32_t w, u
 
 /* ---- New-Order (clause 2.4) ----------------------------------------------------------------- */
 
-typedef struct new_order_in {
-	uint32_t w, d, c, ol_cnt;
-	int32_t all_local;
-	int64_t entry_d;
-	struct {
-		uint32_t i_id, supply_w, quantity;
-	} line[TPCC_MAX_OL];
-} new_order_in_t;
-
-typedef struct new_order_out {
-	const char *missing;      /* an impossible outcome, or NULL */
-	bool rolled_back;         /* seq only: see new_order_body */
-	uint64_t o_id;
-	int64_t total;            /* cents, tax and discount applied */
-	char c_last[17], c_credit[3];
-	struct {
-		int32_t s_quantity;
-		int64_t amount;
-		char brand;           /* 'B'rand or 'G'eneric */
-		char i_name[25];
-	} line[TPCC_MAX_OL];
-} new_order_out_t;
-
 /* *a += d: a standard read and write, or with -a lsd a lazy write of the
  * row's value at the commit plus d. */
 static void tpcc_add_i64(const tpcc_db_t *db, int64_t *a, int64_t d)
@@ -163,7 +140,7 @@ static void tpcc_add_i32(const tpcc_db_t *db, int32_t *a, int32_t d)
 }
 
 /* The ORDER and NEW-ORDER rows of order o_id; false if its key is taken. */
-static bool new_order_insert_order(tpcc_db_t *db, const new_order_in_t *in, int64_t o_id)
+static bool new_order_insert_order(tpcc_db_t *db, const tpcc_new_order_in_t *in, int64_t o_id)
 {
 	tpcc_order_t o;
 	memset(&o, 0, sizeof o);
@@ -191,8 +168,8 @@ static bool new_order_insert_order(tpcc_db_t *db, const new_order_in_t *in, int6
  * i_data, its price into *price; the stock row, or NULL (out->missing).
  * Clause 2.4.2.3: an unused item id rolls the whole New-Order back; it is
  * the 1 % of clause 2.4.1.4, whose last line carries one. */
-static tpcc_stock_t *new_order_stock(tpcc_db_t *db, const new_order_in_t *in, uint32_t i,
-                                     new_order_out_t *out, char i_data[static ITEM_DATA_SIZE],
+static tpcc_stock_t *new_order_stock(tpcc_db_t *db, const tpcc_new_order_in_t *in, uint32_t i,
+                                     tpcc_new_order_out_t *out, char i_data[static ITEM_DATA_SIZE],
                                      int64_t *price)
 {
 	tpcc_item_t *it = store_get(db->item, tpcc_item_key(in->line[i].i_id));
@@ -216,7 +193,7 @@ typedef struct new_order_rows {
 
 /* The rows into r and the customer's name and credit into out; false
  * (out->missing) if one is missing. */
-static bool new_order_rows(tpcc_db_t *db, const new_order_in_t *in, new_order_out_t *out,
+static bool new_order_rows(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_new_order_out_t *out,
                            new_order_rows_t *r)
 {
 	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
@@ -237,9 +214,9 @@ static bool new_order_rows(tpcc_db_t *db, const new_order_in_t *in, new_order_ou
 
 /* Line i's ORDER-LINE row but its order id, from its stock row (the
  * district's S_DIST), and its amount and brand into out. */
-static void new_order_line(const new_order_in_t *in, uint32_t i, const tpcc_stock_t *st,
+static void new_order_line(const tpcc_new_order_in_t *in, uint32_t i, const tpcc_stock_t *st,
                            int64_t price, const char *i_data, tpcc_order_line_t *ol,
-                           new_order_out_t *out)
+                           tpcc_new_order_out_t *out)
 {
 	char s_data[sizeof st->s_data];
 	memset(ol, 0, sizeof *ol);
@@ -264,7 +241,7 @@ static int64_t new_order_total(int64_t sum, int32_t c_discount, int32_t w_tax, i
 	return sum * (10000 - c_discount) / 10000 * (10000 + w_tax + d_tax) / 10000;
 }
 
-static void new_order_body(tpcc_db_t *db, const new_order_in_t *in, new_order_out_t *out)
+static void new_order_body(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_new_order_out_t *out)
 {
 	out->missing = NULL;
 	out->rolled_back = false;
@@ -329,7 +306,7 @@ static void new_order_body(tpcc_db_t *db, const new_order_in_t *in, new_order_ou
 
 /* New-Order with LSD (see the head of this file).  The same profile as
  * new_order_body; seq (no cancel) runs the standard body. */
-static void new_order_body_lsd(tpcc_db_t *db, const new_order_in_t *in, new_order_out_t *out)
+static void new_order_body_lsd(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_new_order_out_t *out)
 {
 	out->missing = NULL;
 	out->rolled_back = false;
@@ -393,7 +370,7 @@ static void new_order_body_lsd(tpcc_db_t *db, const new_order_in_t *in, new_orde
 	out->o_id = (uint64_t)o_id;
 }
 
-static void run_new_order(tpcc_db_t *db, const new_order_in_t *in, new_order_out_t *out)
+static void run_new_order(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_new_order_out_t *out)
 {
 	TM_BEGIN();
 	if (db->lsd && db->can_cancel)
@@ -403,76 +380,48 @@ static void run_new_order(tpcc_db_t *db, const new_order_in_t *in, new_order_out
 	TM_END();
 }
 
-static void tx_new_order(tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r, uint32_t w,
-                         int64_t now)
+static void draw_new_order(const tpcc_db_t *db, bench_rng_t *r, uint32_t w, int64_t now,
+                           tpcc_new_order_in_t *in)
 {
-	new_order_in_t in;
-	memset(&in, 0, sizeof in);
-	in.w = w;
-	in.d = tpcc_rand(r, 1, TPCC_DISTRICTS);
-	in.c = tpcc_nurand(r, 1023, db->nurand.c_id, 1, db->customers);
-	in.ol_cnt = tpcc_rand(r, TPCC_MIN_OL, TPCC_MAX_OL);
+	memset(in, 0, sizeof *in);
+	in->w = w;
+	in->d = tpcc_rand(r, 1, TPCC_DISTRICTS);
+	in->c = tpcc_nurand(r, 1023, db->nurand.c_id, 1, db->customers);
+	in->ol_cnt = tpcc_rand(r, TPCC_MIN_OL, TPCC_MAX_OL);
 	bool rollback = tpcc_rand(r, 1, 100) == 1;
-	in.all_local = 1;
-	in.entry_d = now;
-	uint32_t remote = 0;
-	for (uint32_t i = 0; i < in.ol_cnt; i++) {
-		in.line[i].i_id = tpcc_nurand(r, 8191, db->nurand.ol_i_id, 1, db->items);
+	in->all_local = 1;
+	in->entry_d = now;
+	for (uint32_t i = 0; i < in->ol_cnt; i++) {
+		in->line[i].i_id = tpcc_nurand(r, 8191, db->nurand.ol_i_id, 1, db->items);
 		/* Clause 2.4.1.5: 1 % of the lines come from a remote
 		 * warehouse, when there is one. */
-		in.line[i].supply_w = w;
+		in->line[i].supply_w = w;
 		if (db->warehouses > 1 && tpcc_rand(r, 1, 100) == 1) {
-			in.line[i].supply_w = other_warehouse(db, r, w);
-			in.all_local = 0;
-			remote++;
+			in->line[i].supply_w = other_warehouse(db, r, w);
+			in->all_local = 0;
 		}
-		in.line[i].quantity = tpcc_rand(r, 1, 10);
+		in->line[i].quantity = tpcc_rand(r, 1, 10);
 	}
 	/* Clause 2.4.1.4: 1 % of New-Orders carry an unused item id on their
 	 * last line and roll back. */
 	if (rollback)
-		in.line[in.ol_cnt - 1].i_id = db->items + 1;
+		in->line[in->ol_cnt - 1].i_id = db->items + 1;
+}
 
-	new_order_out_t out = { .missing = NULL };
-	run_new_order(db, &in, &out);
-	if (tm_was_cancelled() || out.rolled_back) {
-		me->rollbacks++;
-		return;
-	}
-	if (out.missing != NULL) {
-		worker_error(me, "%s (warehouse %" PRIu32 ", district %" PRIu32 ")", out.missing,
-		             in.w, in.d);
-		return;
-	}
-	me->committed[TPCC_NEW_ORDER]++;
-	me->remote_lines += remote;
+static uint32_t remote_lines(const tpcc_new_order_in_t *in)
+{
+	uint32_t remote = 0;
+	for (uint32_t i = 0; i < in->ol_cnt; i++)
+		remote += in->line[i].supply_w != in->w;
+	return remote;
 }
 
 /* ---- Payment (clause 2.5) ------------------------------------------------------------------ */
 
-typedef struct payment_in {
-	uint32_t w, d, c_w, c_d;
-	uint32_t c_id;            /* 0: by name */
-	uint32_t name;
-	int64_t amount;           /* cents */
-	int64_t date;
-	uint64_t history_key;
-} payment_in_t;
-
-typedef struct payment_out {
-	const char *missing;
-	uint32_t c_id;
-	int64_t c_balance;
-	char c_credit[3];
-	char w_name[11], d_name[11];
-	char w_street_1[21], w_city[21], d_street_1[21], d_city[21];
-	char c_first[17];
-} payment_out_t;
-
 /* Clause 2.5.2.2: a bad-credit customer's C_DATA gets the payment's
  * C_ID, C_D_ID, C_W_ID, D_ID, W_ID and H_AMOUNT at its left, the old
  * content shifted right and cut at 500 characters. */
-static void payment_bad_credit(tpcc_customer_t *cu, const payment_in_t *in, uint32_t c_id)
+static void payment_bad_credit(tpcc_customer_t *cu, const tpcc_payment_in_t *in, uint32_t c_id)
 {
 	char old[sizeof cu->c_data], data[sizeof cu->c_data];
 	store_read_bytes(old, cu->c_data, sizeof old);
@@ -489,7 +438,7 @@ static void payment_bad_credit(tpcc_customer_t *cu, const payment_in_t *in, uint
 
 /* Clause 2.5.2.2: the HISTORY row; H_DATA is W_NAME and D_NAME separated
  * by 4 spaces. */
-static void payment_history(tpcc_db_t *db, const payment_in_t *in, payment_out_t *out,
+static void payment_history(tpcc_db_t *db, const tpcc_payment_in_t *in, tpcc_payment_out_t *out,
                             uint32_t c_id)
 {
 	tpcc_history_t h;
@@ -506,8 +455,8 @@ static void payment_history(tpcc_db_t *db, const payment_in_t *in, payment_out_t
 		out->missing = "Payment: the history row's key is taken";
 }
 
-static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const payment_in_t *in,
-                         payment_out_t *out)
+static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_payment_in_t *in,
+                         tpcc_payment_out_t *out)
 {
 	out->missing = NULL;
 	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
@@ -548,74 +497,42 @@ static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const payment_in_t *i
 	payment_history(db, in, out, c_id);
 }
 
-static void run_payment(tpcc_db_t *db, tpcc_worker_t *me, const payment_in_t *in,
-                        payment_out_t *out)
+static void run_payment(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_payment_in_t *in,
+                        tpcc_payment_out_t *out)
 {
 	TM_BEGIN();
 	payment_body(db, me, in, out);
 	TM_END();
 }
 
-static void tx_payment(tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r, unsigned id,
-                       uint32_t w, int64_t now)
+static void draw_payment(const tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r,
+                         unsigned id, uint32_t w, int64_t now, tpcc_payment_in_t *in)
 {
-	payment_in_t in = { .w = w, .date = now };
-	in.d = tpcc_rand(r, 1, TPCC_DISTRICTS);
+	*in = (tpcc_payment_in_t){ .w = w, .date = now };
+	in->d = tpcc_rand(r, 1, TPCC_DISTRICTS);
 	/* Clause 2.5.1.2: 85 % of customers pay at their home warehouse,
 	 * 15 % at another one (when there is one), in a random district. */
 	if (db->warehouses > 1 && tpcc_rand(r, 1, 100) > 85) {
-		in.c_w = other_warehouse(db, r, w);
-		in.c_d = tpcc_rand(r, 1, TPCC_DISTRICTS);
+		in->c_w = other_warehouse(db, r, w);
+		in->c_d = tpcc_rand(r, 1, TPCC_DISTRICTS);
 	} else {
-		in.c_w = w;
-		in.c_d = in.d;
+		in->c_w = w;
+		in->c_d = in->d;
 	}
 	/* 60 % by last name, 40 % by id. */
 	if (tpcc_rand(r, 1, 100) <= 60)
-		in.name = tpcc_nurand(r, 255, db->nurand.c_last_run, 0, tpcc_max_name(db));
+		in->name = tpcc_nurand(r, 255, db->nurand.c_last_run, 0, tpcc_max_name(db));
 	else
-		in.c_id = tpcc_nurand(r, 1023, db->nurand.c_id, 1, db->customers);
-	in.amount = tpcc_rand(r, 100, 500000);   /* 1.00 .. 5,000.00 */
-	in.history_key = tpcc_history_key(id + 1, me->history_seq++);
-
-	payment_out_t out = { .missing = NULL };
-	run_payment(db, me, &in, &out);
-	if (out.missing != NULL) {
-		worker_error(me, "%s (warehouse %" PRIu32 ", district %" PRIu32 ")", out.missing,
-		             in.c_w, in.c_d);
-		return;
-	}
-	me->committed[TPCC_PAYMENT]++;
-	me->remote_payments += in.c_w != w;
-	me->by_name += in.c_id == 0;
+		in->c_id = tpcc_nurand(r, 1023, db->nurand.c_id, 1, db->customers);
+	in->amount = tpcc_rand(r, 100, 500000);   /* 1.00 .. 5,000.00 */
+	in->history_key = me != NULL ? tpcc_history_key(id + 1, me->history_seq++) : 0;
 }
 
 /* ---- Order-Status (clause 2.6) ------------------------------------------------------------- */
 
-typedef struct order_status_in {
-	uint32_t w, d;
-	uint32_t c_id;            /* 0: by name */
-	uint32_t name;
-} order_status_in_t;
-
-typedef struct order_status_out {
-	const char *missing;
-	uint32_t c_id;
-	int64_t c_balance;
-	char c_first[17], c_middle[3], c_last[17];
-	uint64_t o_id;
-	int64_t o_entry_d;
-	int32_t o_carrier_id;
-	uint32_t lines;
-	struct {
-		int32_t i_id, supply_w, quantity;
-		int64_t amount, delivery_d;
-	} line[TPCC_MAX_OL];
-} order_status_out_t;
-
 static int read_order_line(uint64_t key, void *rec, void *arg)
 {
-	order_status_out_t *out = arg;
+	tpcc_order_status_out_t *out = arg;
 	const tpcc_order_line_t *ol = rec;
 	(void)key;
 	if (out->lines == TPCC_MAX_OL)
@@ -629,8 +546,8 @@ static int read_order_line(uint64_t key, void *rec, void *arg)
 	return 0;
 }
 
-static void order_status_body(tpcc_db_t *db, tpcc_worker_t *me, const order_status_in_t *in,
-                              order_status_out_t *out)
+static void order_status_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_order_status_in_t *in,
+                              tpcc_order_status_out_t *out)
 {
 	out->missing = NULL;
 	out->lines = 0;
@@ -668,48 +585,27 @@ static void order_status_body(tpcc_db_t *db, tpcc_worker_t *me, const order_stat
 	           read_order_line, out);
 }
 
-static void run_order_status(tpcc_db_t *db, tpcc_worker_t *me, const order_status_in_t *in,
-                             order_status_out_t *out)
+static void run_order_status(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_order_status_in_t *in,
+                             tpcc_order_status_out_t *out)
 {
 	TM_BEGIN();
 	order_status_body(db, me, in, out);
 	TM_END();
 }
 
-static void tx_order_status(tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r, uint32_t w)
+static void draw_order_status(const tpcc_db_t *db, bench_rng_t *r, uint32_t w,
+                              tpcc_order_status_in_t *in)
 {
-	order_status_in_t in = { .w = w };
-	in.d = tpcc_rand(r, 1, TPCC_DISTRICTS);
+	*in = (tpcc_order_status_in_t){ .w = w };
+	in->d = tpcc_rand(r, 1, TPCC_DISTRICTS);
 	/* Clause 2.6.1.2: 60 % by last name, 40 % by id. */
 	if (tpcc_rand(r, 1, 100) <= 60)
-		in.name = tpcc_nurand(r, 255, db->nurand.c_last_run, 0, tpcc_max_name(db));
+		in->name = tpcc_nurand(r, 255, db->nurand.c_last_run, 0, tpcc_max_name(db));
 	else
-		in.c_id = tpcc_nurand(r, 1023, db->nurand.c_id, 1, db->customers);
-
-	order_status_out_t out = { .missing = NULL };
-	run_order_status(db, me, &in, &out);
-	if (out.missing != NULL) {
-		worker_error(me, "%s (warehouse %" PRIu32 ", district %" PRIu32 ")", out.missing,
-		             in.w, in.d);
-		return;
-	}
-	me->committed[TPCC_ORDER_STATUS]++;
-	me->by_name += in.c_id == 0;
+		in->c_id = tpcc_nurand(r, 1023, db->nurand.c_id, 1, db->customers);
 }
 
 /* ---- Delivery (clause 2.7) ------------------------------------------------------------------ */
-
-typedef struct delivery_in {
-	uint32_t w;
-	int32_t carrier;
-	int64_t date;
-} delivery_in_t;
-
-typedef struct delivery_out {
-	const char *missing;
-	uint32_t delivered, skipped;
-	uint64_t o_id[TPCC_DISTRICTS];   /* 0: skipped */
-} delivery_out_t;
 
 typedef struct deliver_lines {
 	int64_t date;
@@ -728,7 +624,7 @@ static int deliver_line(uint64_t key, void *rec, void *arg)
 
 /* The ten districts in one transaction (clause 2.7.4.1 allows up to ten;
  * one makes the whole batch atomic). */
-static void delivery_body(tpcc_db_t *db, const delivery_in_t *in, delivery_out_t *out)
+static void delivery_body(tpcc_db_t *db, const tpcc_delivery_in_t *in, tpcc_delivery_out_t *out)
 {
 	out->missing = NULL;
 	out->delivered = out->skipped = 0;
@@ -768,40 +664,20 @@ static void delivery_body(tpcc_db_t *db, const delivery_in_t *in, delivery_out_t
 	}
 }
 
-static void run_delivery(tpcc_db_t *db, const delivery_in_t *in, delivery_out_t *out)
+static void run_delivery(tpcc_db_t *db, const tpcc_delivery_in_t *in, tpcc_delivery_out_t *out)
 {
 	TM_BEGIN();
 	delivery_body(db, in, out);
 	TM_END();
 }
 
-static void tx_delivery(tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r, uint32_t w,
-                        int64_t now)
+static void draw_delivery(bench_rng_t *r, uint32_t w, int64_t now, tpcc_delivery_in_t *in)
 {
-	delivery_in_t in = { .w = w, .date = now };
-	in.carrier = (int32_t)tpcc_rand(r, 1, 10);
-	delivery_out_t out = { .missing = NULL };
-	run_delivery(db, &in, &out);
-	if (out.missing != NULL) {
-		worker_error(me, "%s (warehouse %" PRIu32 ")", out.missing, in.w);
-		return;
-	}
-	me->committed[TPCC_DELIVERY]++;
-	me->delivered += out.delivered;
-	me->delivery_skipped += out.skipped;
+	*in = (tpcc_delivery_in_t){ .w = w, .date = now };
+	in->carrier = (int32_t)tpcc_rand(r, 1, 10);
 }
 
 /* ---- Stock-Level (clause 2.8) ----------------------------------------------------------------- */
-
-typedef struct stock_level_in {
-	uint32_t w, d;
-	int32_t threshold;
-} stock_level_in_t;
-
-typedef struct stock_level_out {
-	const char *missing;
-	uint32_t low;             /* distinct items below the threshold */
-} stock_level_out_t;
 
 typedef struct item_scan {
 	uint32_t *item;
@@ -825,8 +701,8 @@ static int by_value(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-static void stock_level_body(tpcc_db_t *db, tpcc_worker_t *me, const stock_level_in_t *in,
-                             stock_level_out_t *out)
+static void stock_level_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_stock_level_in_t *in,
+                             tpcc_stock_level_out_t *out)
 {
 	out->missing = NULL;
 	out->low = 0;
@@ -856,31 +732,22 @@ static void stock_level_body(tpcc_db_t *db, tpcc_worker_t *me, const stock_level
 	}
 }
 
-static void run_stock_level(tpcc_db_t *db, tpcc_worker_t *me, const stock_level_in_t *in,
-                            stock_level_out_t *out)
+static void run_stock_level(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_stock_level_in_t *in,
+                            tpcc_stock_level_out_t *out)
 {
 	TM_BEGIN();
 	stock_level_body(db, me, in, out);
 	TM_END();
 }
 
-static void tx_stock_level(tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r, unsigned id,
-                           uint32_t w)
+static void draw_stock_level(const tpcc_db_t *db, bench_rng_t *r, unsigned id, uint32_t w,
+                             tpcc_stock_level_in_t *in)
 {
 	/* Clause 2.8.1.1: a terminal's district is fixed; the workers that
 	 * share a warehouse take different districts. */
-	stock_level_in_t in = { .w = w };
-	in.d = id / db->warehouses % TPCC_DISTRICTS + 1;
-	in.threshold = (int32_t)tpcc_rand(r, 10, 20);
-	stock_level_out_t out = { .missing = NULL };
-	run_stock_level(db, me, &in, &out);
-	if (out.missing != NULL) {
-		worker_error(me, "%s (warehouse %" PRIu32 ", district %" PRIu32 ")", out.missing,
-		             in.w, in.d);
-		return;
-	}
-	me->committed[TPCC_STOCK_LEVEL]++;
-	me->low_stock += out.low;
+	*in = (tpcc_stock_level_in_t){ .w = w };
+	in->d = id / db->warehouses % TPCC_DISTRICTS + 1;
+	in->threshold = (int32_t)tpcc_rand(r, 10, 20);
 }
 
 /* ---- the mix (clause 5.2.3) ------------------------------------------------------------------ */
@@ -903,6 +770,191 @@ static enum tpcc_tx_type pick_type(const tpcc_db_t *db, bench_rng_t *r)
 	return TPCC_STOCK_LEVEL;
 }
 
+/* ---- requests ------------------------------------------------------------------------------- */
+
+void tpcc_draw(const tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r, unsigned id,
+               uint32_t w, enum tpcc_tx_type type, int64_t now, tpcc_request_t *req)
+{
+	req->type = type;
+	switch (type) {
+	case TPCC_NEW_ORDER:
+		draw_new_order(db, r, w, now, &req->in.new_order);
+		break;
+	case TPCC_PAYMENT:
+		draw_payment(db, me, r, id, w, now, &req->in.payment);
+		break;
+	case TPCC_ORDER_STATUS:
+		draw_order_status(db, r, w, &req->in.order_status);
+		break;
+	case TPCC_DELIVERY:
+		draw_delivery(r, w, now, &req->in.delivery);
+		break;
+	case TPCC_STOCK_LEVEL:
+	default:
+		req->type = TPCC_STOCK_LEVEL;
+		draw_stock_level(db, r, id, w, &req->in.stock_level);
+		break;
+	}
+}
+
+void tpcc_execute(tpcc_db_t *db, tpcc_worker_t *scratch, const tpcc_request_t *req,
+                  tpcc_result_t *res)
+{
+	res->missing = NULL;
+	res->rolled_back = false;
+	switch (req->type) {
+	case TPCC_NEW_ORDER:
+		res->out.new_order.missing = NULL;
+		run_new_order(db, &req->in.new_order, &res->out.new_order);
+		res->rolled_back = tm_was_cancelled() || res->out.new_order.rolled_back;
+		res->missing = res->rolled_back ? NULL : res->out.new_order.missing;
+		break;
+	case TPCC_PAYMENT:
+		res->out.payment.missing = NULL;
+		run_payment(db, scratch, &req->in.payment, &res->out.payment);
+		res->missing = res->out.payment.missing;
+		break;
+	case TPCC_ORDER_STATUS:
+		res->out.order_status.missing = NULL;
+		run_order_status(db, scratch, &req->in.order_status, &res->out.order_status);
+		res->missing = res->out.order_status.missing;
+		break;
+	case TPCC_DELIVERY:
+		res->out.delivery.missing = NULL;
+		run_delivery(db, &req->in.delivery, &res->out.delivery);
+		res->missing = res->out.delivery.missing;
+		break;
+	case TPCC_STOCK_LEVEL:
+	default:
+		res->out.stock_level.missing = NULL;
+		run_stock_level(db, scratch, &req->in.stock_level, &res->out.stock_level);
+		res->missing = res->out.stock_level.missing;
+		break;
+	}
+}
+
+static bool in_range(uint32_t v, uint32_t lo, uint32_t hi)
+{
+	return v >= lo && v <= hi;
+}
+
+const char *tpcc_request_invalid(const tpcc_db_t *db, const tpcc_request_t *req)
+{
+	uint32_t W = db->warehouses, C = db->customers;
+	switch (req->type) {
+	case TPCC_NEW_ORDER: {
+		const tpcc_new_order_in_t *in = &req->in.new_order;
+		if (!in_range(in->w, 1, W) || !in_range(in->d, 1, TPCC_DISTRICTS) ||
+		    !in_range(in->c, 1, C))
+			return "New-Order: warehouse, district or customer out of range";
+		if (!in_range(in->ol_cnt, 1, TPCC_MAX_OL))
+			return "New-Order: 1 to 15 order lines";
+		for (uint32_t i = 0; i < in->ol_cnt; i++) {
+			/* items + 1, the unused id, only on the last line */
+			uint32_t top = i + 1 == in->ol_cnt ? db->items + 1 : db->items;
+			if (!in_range(in->line[i].i_id, 1, top) ||
+			    !in_range(in->line[i].supply_w, 1, W) ||
+			    !in_range(in->line[i].quantity, 1, 10))
+				return "New-Order: an order line's item, supplying warehouse or "
+				       "quantity is out of range";
+		}
+		return NULL;
+	}
+	case TPCC_PAYMENT: {
+		const tpcc_payment_in_t *in = &req->in.payment;
+		if (!in_range(in->w, 1, W) || !in_range(in->d, 1, TPCC_DISTRICTS) ||
+		    !in_range(in->c_w, 1, W) || !in_range(in->c_d, 1, TPCC_DISTRICTS))
+			return "Payment: warehouse or district out of range";
+		if (in->c_id != 0 ? !in_range(in->c_id, 1, C) : in->name > tpcc_max_name(db))
+			return "Payment: customer id or last name out of range";
+		if (in->amount < 100 || in->amount > 500000)
+			return "Payment: the amount must be 100..500000 cents";
+		return NULL;
+	}
+	case TPCC_ORDER_STATUS: {
+		const tpcc_order_status_in_t *in = &req->in.order_status;
+		if (!in_range(in->w, 1, W) || !in_range(in->d, 1, TPCC_DISTRICTS))
+			return "Order-Status: warehouse or district out of range";
+		if (in->c_id != 0 ? !in_range(in->c_id, 1, C) : in->name > tpcc_max_name(db))
+			return "Order-Status: customer id or last name out of range";
+		return NULL;
+	}
+	case TPCC_DELIVERY: {
+		const tpcc_delivery_in_t *in = &req->in.delivery;
+		if (!in_range(in->w, 1, W) || in->carrier < 1 || in->carrier > 10)
+			return "Delivery: warehouse or carrier out of range";
+		return NULL;
+	}
+	case TPCC_STOCK_LEVEL: {
+		const tpcc_stock_level_in_t *in = &req->in.stock_level;
+		if (!in_range(in->w, 1, W) || !in_range(in->d, 1, TPCC_DISTRICTS) ||
+		    in->threshold < 10 || in->threshold > 20)
+			return "Stock-Level: warehouse, district or threshold out of range";
+		return NULL;
+	}
+	default:
+		return "unknown TPC-C transaction type";
+	}
+}
+
+/* ---- the benchmark's worker ------------------------------------------------------------------ */
+
+/* The tally after the transaction, as each type counts it. */
+static void tally(tpcc_worker_t *me, const tpcc_request_t *req, const tpcc_result_t *res,
+                  uint32_t home)
+{
+	if (req->type == TPCC_NEW_ORDER && res->rolled_back) {
+		me->rollbacks++;
+		return;
+	}
+	if (res->missing != NULL) {
+		const tpcc_order_status_in_t *os = &req->in.order_status;
+		switch (req->type) {
+		case TPCC_NEW_ORDER:
+			worker_error(me, "%s (warehouse %" PRIu32 ", district %" PRIu32 ")",
+			             res->missing, req->in.new_order.w, req->in.new_order.d);
+			break;
+		case TPCC_PAYMENT:
+			worker_error(me, "%s (warehouse %" PRIu32 ", district %" PRIu32 ")",
+			             res->missing, req->in.payment.c_w, req->in.payment.c_d);
+			break;
+		case TPCC_ORDER_STATUS:
+			worker_error(me, "%s (warehouse %" PRIu32 ", district %" PRIu32 ")",
+			             res->missing, os->w, os->d);
+			break;
+		case TPCC_DELIVERY:
+			worker_error(me, "%s (warehouse %" PRIu32 ")", res->missing,
+			             req->in.delivery.w);
+			break;
+		default:
+			worker_error(me, "%s (warehouse %" PRIu32 ", district %" PRIu32 ")",
+			             res->missing, req->in.stock_level.w, req->in.stock_level.d);
+			break;
+		}
+		return;
+	}
+	me->committed[req->type]++;
+	switch (req->type) {
+	case TPCC_NEW_ORDER:
+		me->remote_lines += remote_lines(&req->in.new_order);
+		break;
+	case TPCC_PAYMENT:
+		me->remote_payments += req->in.payment.c_w != home;
+		me->by_name += req->in.payment.c_id == 0;
+		break;
+	case TPCC_ORDER_STATUS:
+		me->by_name += req->in.order_status.c_id == 0;
+		break;
+	case TPCC_DELIVERY:
+		me->delivered += res->out.delivery.delivered;
+		me->delivery_skipped += res->out.delivery.skipped;
+		break;
+	default:
+		me->low_stock += res->out.stock_level.low;
+		break;
+	}
+}
+
 void tpcc_op(void *shared, bench_thread_t *self)
 {
 	tpcc_db_t *db = shared;
@@ -913,25 +965,11 @@ void tpcc_op(void *shared, bench_thread_t *self)
 	int64_t now = tpcc_now(db, self->id, me->clock++);
 
 	uint64_t t0 = bench_now_ns();
-	switch (type) {
-	case TPCC_NEW_ORDER:
-		tx_new_order(db, me, r, w, now);
-		break;
-	case TPCC_PAYMENT:
-		tx_payment(db, me, r, self->id, w, now);
-		break;
-	case TPCC_ORDER_STATUS:
-		tx_order_status(db, me, r, w);
-		break;
-	case TPCC_DELIVERY:
-		tx_delivery(db, me, r, w, now);
-		break;
-	case TPCC_STOCK_LEVEL:
-	default:
-		type = TPCC_STOCK_LEVEL;
-		tx_stock_level(db, me, r, self->id, w);
-		break;
-	}
-	bench_lat_add(&me->lat[type], bench_now_ns() - t0);
-	me->done[type]++;
+	tpcc_request_t req;
+	tpcc_result_t res;
+	tpcc_draw(db, me, r, self->id, w, type, now, &req);
+	tpcc_execute(db, me, &req, &res);
+	tally(me, &req, &res, w);
+	bench_lat_add(&me->lat[req.type], bench_now_ns() - t0);
+	me->done[req.type]++;
 }

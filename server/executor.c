@@ -1,0 +1,556 @@
+/*
+ * server/executor.c — the execution phase: committed log entries become
+ * transactions, in the agreed order.
+ *
+ * The applier thread takes the entries in log order.  For each entry (a
+ * batch) it first walks the requests in order, on its own: each gets its
+ * position in the agreed order; a request id already executed for its
+ * client is not executed again (its cached response is sent again, or
+ * STALE for an older id), and the requests left take consecutive Pot
+ * slots.  Then the batch executes:
+ *  - sequential: the applier runs them one by one;
+ *  - pot, pot+lsd: the workers run them concurrently as preordered
+ *    transactions, each taking the next request of the batch and
+ *    supplying its slot (tm_set_next_order) before it begins, so they
+ *    commit in the agreed order whatever thread runs them;
+ *  - occ, 2pl: the same without slots, committing in any order.
+ * When every request of the batch has committed the state is quiescent:
+ * the applier takes its digest (every digest_every batches), publishes it,
+ * and only then sends the batch's responses, so that a client that has
+ * its response can read a digest that includes its request.
+ *
+ * The sessions (client id -> last request id and its response) change
+ * only in the applier's walk, in log order, so every replica of the same
+ * log decides the same duplicates.
+ */
+#include "server.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- sessions: at-most-once execution per request id --------------------- */
+
+typedef struct session {
+	uint64_t client_id;       /* 0: free slot */
+	uint64_t last_id;         /* the last request id seen in the log */
+	int pending;              /* index of its op in the current batch, or -1 */
+	uint8_t *frame;           /* the response to last_id, once executed */
+	size_t len;
+} session_t;
+
+typedef struct sessions {
+	session_t *slot;
+	size_t cap, used;         /* open addressing, cap a power of two */
+} sessions_t;
+
+static size_t session_hash(uint64_t id, size_t cap)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdull;
+	id ^= id >> 33;
+	return (size_t)id & (cap - 1);
+}
+
+static session_t *session_find(sessions_t *s, uint64_t client_id, bool create)
+{
+	if (create && (s->used + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		session_t *old = s->slot, *neu = calloc(cap, sizeof *neu);
+		if (neu == NULL)
+			return NULL;
+		for (size_t i = 0; i < s->cap; i++)
+			if (old[i].client_id != 0) {
+				size_t j = session_hash(old[i].client_id, cap);
+				while (neu[j].client_id != 0)
+					j = (j + 1) & (cap - 1);
+				neu[j] = old[i];
+			}
+		free(old);
+		s->slot = neu;
+		s->cap = cap;
+	}
+	if (s->cap == 0)
+		return NULL;
+	size_t j = session_hash(client_id, s->cap);
+	while (s->slot[j].client_id != 0 && s->slot[j].client_id != client_id)
+		j = (j + 1) & (s->cap - 1);
+	if (s->slot[j].client_id == 0) {
+		if (!create)
+			return NULL;
+		s->slot[j] = (session_t){ .client_id = client_id, .pending = -1 };
+		s->used++;
+	}
+	return &s->slot[j];
+}
+
+static void sessions_free(sessions_t *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->slot[i].frame);
+	free(s->slot);
+}
+
+/* ---- the queue of committed entries ------------------------------------------ */
+
+typedef struct entry {
+	struct entry *next;
+	uint64_t index;
+	size_t len;
+	uint8_t bytes[];
+} entry_t;
+
+/* One request of the batch being applied. */
+typedef struct batch_op {
+	server_op_t op;
+	potm_response_t resp;
+	int run;                  /* 1: execute it; 0: answered without executing */
+	int dup_of;               /* answered with this op's response, or -1 */
+	const uint8_t *cached;    /* ... or with this frame (a session's) */
+	size_t cached_len;
+} batch_op_t;
+
+typedef struct worker {
+	executor_t *ex;
+	unsigned id;              /* logical id: 1.. */
+	pthread_t thread;
+	tpcc_worker_t *scratch;
+} worker_t;
+
+struct executor {
+	server_state_t *st;
+	server_options_t opt;
+	bool ordered;
+	executor_send_fn send;
+	void *send_ctx;
+
+	pthread_mutex_t lock;
+	pthread_cond_t cv_entry, cv_work, cv_done;
+	entry_t *head, *tail;
+	bool stopping;            /* no more entries: drain and stop */
+	executor_status_t status; /* published under lock */
+
+	pthread_t applier;
+	bool applier_started;
+	bool leave;               /* the workers' signal to exit (under lock) */
+	tpcc_worker_t *applier_scratch;
+	int start_rc;             /* the threads' registration: 0 or -1 */
+
+	/* the batch being executed by the workers */
+	batch_op_t *ops;
+	size_t ops_cap;
+	unsigned *run_list;       /* indexes of the ops to execute */
+	unsigned nrun;
+	unsigned next;            /* next run_list index to take (atomic) */
+	unsigned done;            /* ops finished (under lock) */
+	uint64_t generation;      /* a new batch for the workers (under lock) */
+
+	worker_t *workers;
+	unsigned nworkers;
+
+	sessions_t sessions;
+	uint64_t position;        /* next position in the agreed order */
+};
+
+void executor_apply(void *executor, uint64_t index, const void *bytes, size_t len)
+{
+	executor_t *ex = executor;
+	entry_t *e = malloc(sizeof *e + len);
+	if (e == NULL) {
+		fprintf(stderr, "potm-server: out of memory for a log entry\n");
+		abort();   /* the state machine cannot skip an agreed entry */
+	}
+	e->next = NULL;
+	e->index = index;
+	e->len = len;
+	memcpy(e->bytes, bytes, len);
+	pthread_mutex_lock(&ex->lock);
+	if (ex->tail != NULL)
+		ex->tail->next = e;
+	else
+		ex->head = e;
+	ex->tail = e;
+	pthread_cond_signal(&ex->cv_entry);
+	pthread_mutex_unlock(&ex->lock);
+}
+
+void executor_status(executor_t *ex, executor_status_t *out)
+{
+	pthread_mutex_lock(&ex->lock);
+	*out = ex->status;
+	pthread_mutex_unlock(&ex->lock);
+}
+
+/* ---- running one request ------------------------------------------------------------ */
+
+static void run_op(executor_t *ex, tpcc_worker_t *scratch, batch_op_t *b)
+{
+	if (ex->ordered && tm_set_next_order(b->op.slot) != 0) {
+		fprintf(stderr, "potm-server: slot %" PRIu64 ": %s\n", b->op.slot,
+		        tm_last_error());
+		abort();   /* the slots are the executor's own: a bug */
+	}
+	state_execute(ex->st, scratch, &b->op, &b->resp);
+}
+
+static void *worker_main(void *arg)
+{
+	worker_t *w = arg;
+	executor_t *ex = w->ex;
+	uint64_t seen = 0;
+	for (;;) {
+		pthread_mutex_lock(&ex->lock);
+		while (ex->generation == seen && !ex->leave)
+			pthread_cond_wait(&ex->cv_work, &ex->lock);
+		if (ex->generation == seen) {   /* stopping */
+			pthread_mutex_unlock(&ex->lock);
+			break;
+		}
+		seen = ex->generation;
+		pthread_mutex_unlock(&ex->lock);
+		unsigned finished = 0;
+		for (;;) {
+			unsigned i = __atomic_fetch_add(&ex->next, 1, __ATOMIC_RELAXED);
+			if (i >= ex->nrun)
+				break;
+			run_op(ex, w->scratch, &ex->ops[ex->run_list[i]]);
+			finished++;
+		}
+		if (finished) {
+			pthread_mutex_lock(&ex->lock);
+			ex->done += finished;
+			if (ex->done == ex->nrun)
+				pthread_cond_signal(&ex->cv_done);
+			pthread_mutex_unlock(&ex->lock);
+		}
+	}
+	tm_thread_exit();
+	return NULL;
+}
+
+/* ---- applying one entry -------------------------------------------------------------- */
+
+static int grow_ops(executor_t *ex, size_t n)
+{
+	if (n <= ex->ops_cap)
+		return 0;
+	size_t cap = ex->ops_cap ? ex->ops_cap : 64;
+	while (cap < n)
+		cap *= 2;
+	batch_op_t *ops = realloc(ex->ops, cap * sizeof *ops);
+	unsigned *run = realloc(ex->run_list, cap * sizeof *run);
+	if (ops != NULL)
+		ex->ops = ops;
+	if (run != NULL)
+		ex->run_list = run;
+	if (ops == NULL || run == NULL)
+		return -1;
+	ex->ops_cap = cap;
+	return 0;
+}
+
+static void respond(executor_t *ex, uint64_t client_id, const potm_response_t *resp)
+{
+	uint8_t frame[4 + POTM_FRAME_MAX];
+	size_t len = potm_encode_response(resp, frame, sizeof frame);
+	if (len)
+		ex->send(ex->send_ctx, client_id, frame, len);
+}
+
+static void error_response(potm_response_t *resp, const potm_request_t *req, uint64_t pos,
+                           int status, const char *why)
+{
+	memset(resp, 0, offsetof(potm_response_t, values));
+	resp->status = (uint16_t)status;
+	resp->client_id = req->client_id;
+	resp->request_id = req->request_id;
+	resp->position = pos;
+	snprintf(resp->message, sizeof resp->message, "%s", why);
+}
+
+/* The walk in log order (see the head of this file).  Returns the ops. */
+static size_t walk_entry(executor_t *ex, const entry_t *e)
+{
+	size_t n = 0;
+	for (size_t off = 0; off + 4 <= e->len;) {
+		uint32_t len = potm_frame_length(e->bytes + off);
+		if (len > e->len - off - 4)
+			break;   /* entries are built by net.c from whole frames */
+		if (grow_ops(ex, n + 1) != 0) {
+			fprintf(stderr, "potm-server: out of memory for a batch\n");
+			abort();
+		}
+		batch_op_t *b = &ex->ops[n];
+		potm_request_t req;
+		const char *why = NULL;
+		uint64_t pos = ex->position++;
+		b->run = 0;
+		b->dup_of = -1;
+		b->cached = NULL;
+		int rc = potm_decode_request(e->bytes + off + 4, len, &req, &why);
+		off += 4 + len;
+		if (rc == 0)
+			rc = state_decode(ex->st, &req, &b->op, &why);
+		if (rc != 0) {   /* net.c checked it; a follower checks again */
+			error_response(&b->resp, &req, pos, rc, why);
+			n++;
+			continue;
+		}
+		session_t *s = session_find(&ex->sessions, req.client_id, true);
+		if (s == NULL) {
+			fprintf(stderr, "potm-server: out of memory for the sessions\n");
+			abort();
+		}
+		if (s->last_id != 0 && req.request_id == s->last_id) {
+			/* A retry: the same response again, not a second execution. */
+			error_response(&b->resp, &req, pos, POTM_ERR_STALE,
+			               "the response to this request id is no longer kept");
+			if (s->pending >= 0)
+				b->dup_of = s->pending;
+			else if (s->frame != NULL) {
+				b->cached = s->frame;
+				b->cached_len = s->len;
+			}
+			n++;
+			continue;
+		}
+		if (req.request_id < s->last_id || req.request_id == 0) {
+			error_response(&b->resp, &req, pos, POTM_ERR_STALE,
+			               "request id below the client's last one, or 0");
+			n++;
+			continue;
+		}
+		s->last_id = req.request_id;
+		s->pending = (int)n;
+		b->run = 1;
+		b->op.position = pos;
+		if (ex->ordered)
+			b->op.slot = (*ex->st->explicit_slot)++;
+		memset(&b->resp, 0, offsetof(potm_response_t, values));
+		b->resp.client_id = req.client_id;
+		b->resp.request_id = req.request_id;
+		b->resp.position = pos;
+		ex->run_list[ex->nrun++] = (unsigned)n;
+		n++;
+	}
+	return n;
+}
+
+static void execute_batch(executor_t *ex)
+{
+	if (ex->nrun == 0)
+		return;
+	if (ex->nworkers == 0) {
+		for (unsigned i = 0; i < ex->nrun; i++)
+			run_op(ex, ex->applier_scratch, &ex->ops[ex->run_list[i]]);
+		return;
+	}
+	pthread_mutex_lock(&ex->lock);
+	ex->next = 0;
+	ex->done = 0;
+	ex->generation++;
+	pthread_cond_broadcast(&ex->cv_work);
+	while (ex->done < ex->nrun)
+		pthread_cond_wait(&ex->cv_done, &ex->lock);
+	pthread_mutex_unlock(&ex->lock);
+}
+
+static void apply_entry(executor_t *ex, const entry_t *e)
+{
+	ex->nrun = 0;
+	size_t n = walk_entry(ex, e);
+	execute_batch(ex);
+
+	uint64_t executed = ex->nrun;
+	/* Remember each client's last response, for its retries. */
+	uint8_t frame[4 + POTM_FRAME_MAX];
+	for (size_t i = 0; i < n; i++) {
+		batch_op_t *b = &ex->ops[i];
+		if (!b->run)
+			continue;
+		session_t *s = session_find(&ex->sessions, b->resp.client_id, false);
+		size_t len = potm_encode_response(&b->resp, frame, sizeof frame);
+		if (s != NULL && (int)i == s->pending && len) {
+			uint8_t *copy = realloc(s->frame, len);
+			if (copy != NULL) {
+				memcpy(copy, frame, len);
+				s->frame = copy;
+				s->len = len;
+			}
+			s->pending = -1;
+		}
+	}
+
+	pthread_mutex_lock(&ex->lock);
+	ex->status.batches++;
+	ex->status.positions = ex->position;
+	ex->status.executed += executed;
+	pthread_mutex_unlock(&ex->lock);
+	if (ex->opt.digest_every && ex->status.batches % ex->opt.digest_every == 0) {
+		uint64_t d = state_digest(ex->st);
+		pthread_mutex_lock(&ex->lock);
+		ex->status.digest = d;
+		ex->status.digest_batches = ex->status.batches;
+		pthread_mutex_unlock(&ex->lock);
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		batch_op_t *b = &ex->ops[i];
+		if (b->cached != NULL)
+			ex->send(ex->send_ctx, b->resp.client_id, b->cached, b->cached_len);
+		else if (b->dup_of >= 0)
+			respond(ex, b->resp.client_id, &ex->ops[b->dup_of].resp);
+		else
+			respond(ex, b->resp.client_id, &b->resp);
+	}
+}
+
+static void *applier_main(void *arg)
+{
+	executor_t *ex = arg;
+	for (;;) {
+		pthread_mutex_lock(&ex->lock);
+		while (ex->head == NULL && !ex->stopping)
+			pthread_cond_wait(&ex->cv_entry, &ex->lock);
+		entry_t *e = ex->head;
+		if (e == NULL) {
+			pthread_mutex_unlock(&ex->lock);
+			break;
+		}
+		ex->head = e->next;
+		if (ex->head == NULL)
+			ex->tail = NULL;
+		pthread_mutex_unlock(&ex->lock);
+		apply_entry(ex, e);
+		free(e);
+	}
+	tm_thread_exit();
+	return NULL;
+}
+
+/* ---- start and stop ------------------------------------------------------------------------ */
+
+typedef struct start_arg {
+	executor_t *ex;
+	unsigned id;
+	void *(*main)(void *);
+	void *arg;
+	pthread_mutex_t *lock;
+	pthread_cond_t *cv;
+	int *registered;          /* threads done registering */
+} start_arg_t;
+
+/* Every thread registers before any request runs, so that a failure to
+ * register is a failure to start. */
+static void *thread_start(void *p)
+{
+	start_arg_t a = *(start_arg_t *)p;
+	int rc = tm_thread_enter(a.id);
+	if (rc != 0)
+		fprintf(stderr, "potm-server: thread %u: tm_thread_enter: %s\n", a.id,
+		        tm_last_error());
+	pthread_mutex_lock(a.lock);
+	if (rc != 0)
+		a.ex->start_rc = -1;
+	(*a.registered)++;
+	pthread_cond_broadcast(a.cv);
+	pthread_mutex_unlock(a.lock);
+	if (rc != 0)
+		return NULL;
+	return a.main(a.arg);
+}
+
+executor_t *executor_start(server_state_t *st, const server_options_t *o, bool ordered,
+                           executor_send_fn send, void *send_ctx)
+{
+	executor_t *ex = calloc(1, sizeof *ex);
+	if (ex == NULL)
+		return NULL;
+	ex->st = st;
+	ex->opt = *o;
+	ex->ordered = ordered;
+	ex->send = send;
+	ex->send_ctx = send_ctx;
+	ex->nworkers = o->workers;
+	pthread_mutex_init(&ex->lock, NULL);
+	pthread_cond_init(&ex->cv_entry, NULL);
+	pthread_cond_init(&ex->cv_work, NULL);
+	pthread_cond_init(&ex->cv_done, NULL);
+	ex->applier_scratch = state_scratch_new(st);
+	ex->workers = calloc(o->workers ? o->workers : 1, sizeof *ex->workers);
+	if (ex->applier_scratch == NULL || ex->workers == NULL || grow_ops(ex, 64) != 0) {
+		fprintf(stderr, "potm-server: out of memory\n");
+		executor_stop(ex);
+		return NULL;
+	}
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+	int registered = 0, started = 0;
+	start_arg_t args[1 + o->workers];
+	for (unsigned i = 0; i <= o->workers; i++) {
+		worker_t *w = i ? &ex->workers[i - 1] : NULL;
+		if (w != NULL) {
+			*w = (worker_t){ .ex = ex, .id = i, .scratch = state_scratch_new(st) };
+			if (w->scratch == NULL)
+				break;
+		}
+		args[i] = (start_arg_t){ .ex = ex, .id = i, .main = w ? worker_main : applier_main,
+		                         .arg = w ? (void *)w : (void *)ex, .lock = &lock,
+		                         .cv = &cv, .registered = &registered };
+		pthread_t *t = w ? &w->thread : &ex->applier;
+		if (pthread_create(t, NULL, thread_start, &args[i]) != 0)
+			break;
+		if (w == NULL)
+			ex->applier_started = true;
+		started++;
+	}
+	pthread_mutex_lock(&lock);
+	while (registered < started)
+		pthread_cond_wait(&cv, &lock);
+	pthread_mutex_unlock(&lock);
+	/* Workers are counted once started (executor_stop joins them). */
+	ex->nworkers = started > 0 ? (unsigned)started - 1 : 0;
+	if (started != (int)o->workers + 1 || ex->start_rc != 0) {
+		fprintf(stderr, "potm-server: could not start %u executing threads\n",
+		        o->workers + 1);
+		executor_stop(ex);
+		return NULL;
+	}
+	return ex;
+}
+
+void executor_stop(executor_t *ex)
+{
+	if (ex == NULL)
+		return;
+	pthread_mutex_lock(&ex->lock);
+	ex->stopping = true;
+	pthread_cond_broadcast(&ex->cv_entry);
+	pthread_mutex_unlock(&ex->lock);
+	if (ex->applier_started)
+		pthread_join(ex->applier, NULL);
+	pthread_mutex_lock(&ex->lock);
+	ex->leave = true;
+	pthread_cond_broadcast(&ex->cv_work);
+	pthread_mutex_unlock(&ex->lock);
+	for (unsigned i = 0; i < ex->nworkers; i++)
+		pthread_join(ex->workers[i].thread, NULL);
+	for (unsigned i = 0; ex->workers != NULL && i < ex->opt.workers; i++)
+		state_scratch_free(ex->workers[i].scratch);
+	free(ex->workers);
+	state_scratch_free(ex->applier_scratch);
+	for (entry_t *e = ex->head, *next; e != NULL; e = next) {
+		next = e->next;
+		free(e);
+	}
+	sessions_free(&ex->sessions);
+	free(ex->ops);
+	free(ex->run_list);
+	pthread_mutex_destroy(&ex->lock);
+	pthread_cond_destroy(&ex->cv_entry);
+	pthread_cond_destroy(&ex->cv_work);
+	pthread_cond_destroy(&ex->cv_done);
+	free(ex);
+}

@@ -1,0 +1,301 @@
+/*
+ * server/main.c — potm-server-<backend>: a transactional server that
+ * executes clients' requests in an agreed order (server/README.md).
+ *
+ *   potm-server-pot --mode pot --workers 2 --port 0 -w 1
+ *
+ * Backends are chosen at compile time, so each backend has its binary and
+ * the mode must fit it: sequential runs on any (potm-server-seq is the
+ * classic state machine), pot and pot+lsd need a deterministic backend
+ * (pot), occ needs tl2 and 2pl the 2pl backend.  On start the server
+ * populates the database, prints one JSON line with the port it listens
+ * on, and serves until SIGTERM or SIGINT; then it applies what it has
+ * taken, checks the database (TPC-C's consistency conditions, the bank's
+ * total) and prints a JSON line with the final digest and the verdict.
+ * Exit status: 0, 1 if a check failed, 2 for a bad option.
+ */
+#include "server.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	const char *backend;      /* the backend it needs, NULL: any */
+	bool lsd;
+} modes[] = {
+	[SERVER_SEQUENTIAL] = { "sequential", NULL, false },
+	[SERVER_POT] = { "pot", "pot", false },
+	[SERVER_POT_LSD] = { "pot+lsd", "pot", true },
+	[SERVER_OCC] = { "occ", "tl2", false },
+	[SERVER_2PL] = { "2pl", "2pl", false },
+};
+#define NMODES (sizeof modes / sizeof modes[0])
+
+static net_t *the_net;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (the_net != NULL)
+		net_request_stop(the_net);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: potm-server-%s [options]\n"
+	        "  --mode M          sequential | pot | pot+lsd (pot backend) | occ (tl2) |\n"
+	        "                    2pl (2pl backend); default: the backend's own\n"
+	        "  --workers N       executing threads for pot, pot+lsd, occ, 2pl (1..64, default 2)\n"
+	        "  --port P          TCP port on 127.0.0.1 (default 0: any free one)\n"
+	        "  -w N              TPC-C warehouses (1..%u, default 1)\n"
+	        "  -I N, -C N        items (default 100000), customers per district (default 3000)\n"
+	        "  --accounts N      bank accounts (1..1000000, default 16)\n"
+	        "  --seed S          population seed (default 1)\n"
+	        "  --batch-max N     requests per log entry (1..4096, default 256)\n"
+	        "  --digest-every N  publish a digest every N batches (0: never; default 1)\n",
+	        tm_backend_name(), TPCC_MAX_WAREHOUSES);
+}
+
+static int bad_option(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "potm-server: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (--help for the options)\n");
+	return 2;
+}
+
+static int parse_uint(const char *name, const char *arg, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v < lo || v > hi) {
+		fprintf(stderr, "potm-server: %s %s: must be %" PRIu64 "..%" PRIu64 "\n", name,
+		        arg, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The default mode of a backend: the one it exists for. */
+static server_mode_t default_mode(void)
+{
+	const char *b = tm_backend_name();
+	for (unsigned m = 0; m < NMODES; m++)
+		if (modes[m].backend != NULL && strcmp(modes[m].backend, b) == 0)
+			return (server_mode_t)m;
+	return SERVER_SEQUENTIAL;
+}
+
+static int parse_options(int argc, char **argv, server_options_t *o)
+{
+	*o = (server_options_t){ .mode = default_mode(), .workers = 2, .warehouses = 1,
+	                         .items = TPCC_ITEMS, .customers = TPCC_CUSTOMERS,
+	                         .accounts = 16, .seed = 1, .batch_max = 256,
+	                         .digest_every = 1 };
+	static const struct option longopts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "workers", required_argument, NULL, 't' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "accounts", required_argument, NULL, 'a' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "batch-max", required_argument, NULL, 'b' },
+		{ "digest-every", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool workers_given = false;
+	int c;
+	uint64_t v;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "w:I:C:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm': {
+			unsigned m = 0;
+			while (m < NMODES && strcmp(modes[m].name, optarg) != 0)
+				m++;
+			if (m == NMODES)
+				return bad_option("--mode %s: must be one of sequential, pot, "
+				                  "pot+lsd, occ, 2pl", optarg);
+			o->mode = (server_mode_t)m;
+			break;
+		}
+		case 't':
+			if (parse_uint("--workers", optarg, 1, 64, &v))
+				return 2;
+			o->workers = (unsigned)v;
+			workers_given = true;
+			break;
+		case 'p':
+			if (parse_uint("--port", optarg, 0, 65535, &v))
+				return 2;
+			o->port = (unsigned)v;
+			break;
+		case 'w':
+			if (parse_uint("-w", optarg, 1, TPCC_MAX_WAREHOUSES, &v))
+				return 2;
+			o->warehouses = (uint32_t)v;
+			break;
+		case 'I':
+			if (parse_uint("-I", optarg, 1, TPCC_ITEMS, &v))
+				return 2;
+			o->items = (uint32_t)v;
+			break;
+		case 'C':
+			if (parse_uint("-C", optarg, 10, TPCC_CUSTOMERS, &v))
+				return 2;
+			o->customers = (uint32_t)v;
+			break;
+		case 'a':
+			if (parse_uint("--accounts", optarg, 1, 1000000, &v))
+				return 2;
+			o->accounts = (uint32_t)v;
+			break;
+		case 'S':
+			if (parse_uint("--seed", optarg, 0, UINT64_MAX, &v))
+				return 2;
+			o->seed = v;
+			break;
+		case 'b':
+			if (parse_uint("--batch-max", optarg, 1, 4096, &v))
+				return 2;
+			o->batch_max = (unsigned)v;
+			break;
+		case 'D':
+			if (parse_uint("--digest-every", optarg, 0, UINT32_MAX, &v))
+				return 2;
+			o->digest_every = (unsigned)v;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			return bad_option("unknown option or missing value: %s",
+			                  argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return bad_option("unexpected argument %s", argv[optind]);
+	const char *need = modes[o->mode].backend;
+	if (need != NULL && strcmp(need, tm_backend_name()) != 0) {
+		fprintf(stderr, "potm-server: --mode %s needs the %s backend: run "
+		        "potm-server-%s (this is potm-server-%s)\n", modes[o->mode].name, need,
+		        need, tm_backend_name());
+		return 2;
+	}
+	if (o->mode == SERVER_SEQUENTIAL)
+		o->workers = 0;
+	else if (!workers_given)
+		o->workers = 2;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	server_options_t o;
+	int rc = parse_options(argc, argv, &o);
+	if (rc != 0)
+		return rc == 1 ? 0 : rc;
+
+	/* A deterministic backend executes in the agreed order: every slot
+	 * is supplied by the server (the population's, the requests', the
+	 * checks'). */
+	bool ordered = tm_is_deterministic();
+	tm_config_t cfg;
+	tm_config_default(&cfg);
+	if (ordered)
+		snprintf(cfg.sequencer, sizeof cfg.sequencer, "explicit");
+	rc = tm_init(&cfg);
+	if (rc != 0) {
+		fprintf(stderr, "potm-server: tm_init: %s\n", tm_last_error());
+		return rc == TM_ERR_UNSUPPORTED ? 77 : 1;
+	}
+	if (ordered && strcmp(tm_current_config()->sequencer, "explicit") != 0) {
+		fprintf(stderr, "potm-server: POTM_SEQUENCER=%s: the server supplies the "
+		        "order itself (explicit)\n", tm_current_config()->sequencer);
+		tm_shutdown();
+		return 2;
+	}
+
+	uint64_t slot = 0;
+	server_state_t st = {
+		.db = { .warehouses = o.warehouses, .items = o.items, .customers = o.customers,
+		        .threads = 1, .seed = o.seed, .lsd = modes[o.mode].lsd,
+		        .can_cancel = strcmp(tm_backend_name(), "seq") != 0 },
+		.naccounts = o.accounts,
+		.explicit_slot = ordered ? &slot : NULL,
+	};
+	/* One loader when the order is explicit (its slots are consecutive)
+	 * or the backend takes one thread. */
+	unsigned loaders = ordered || strcmp(tm_backend_name(), "seq") == 0 ? 1 : 2;
+	if (state_load(&st, loaders) != 0) {
+		tm_shutdown();
+		return 1;
+	}
+
+	unsigned port = 0;
+	net_t *net = net_create(o.port, &port, &o, &st);
+	executor_t *ex = net ? executor_start(&st, &o, ordered, net_send, net) : NULL;
+	agreement_t *ag = ex ? agreement_local_create(executor_apply, ex) : NULL;
+	if (ag == NULL) {
+		executor_stop(ex);
+		net_destroy(net);
+		if (tm_thread_enter(0) == 0) {
+			state_destroy(&st);
+			tm_thread_exit();
+		}
+		tm_shutdown();
+		return 1;
+	}
+	net_attach(net, ag, ex);
+	the_net = net;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	printf("{\"event\": \"listening\", \"host\": \"127.0.0.1\", \"port\": %u, "
+	       "\"mode\": \"%s\", \"backend\": \"%s\", \"workers\": %u, \"agreement\": "
+	       "\"%s\", \"warehouses\": %u, \"items\": %u, \"customers_per_district\": %u, "
+	       "\"accounts\": %u}\n", port, modes[o.mode].name, tm_backend_name(), o.workers,
+	       ag->ops->name, o.warehouses, o.items, o.customers, o.accounts);
+	fflush(stdout);
+
+	net_serve(net);
+	the_net = NULL;
+	executor_status_t s;
+	executor_status(ex, &s);
+	executor_stop(ex);
+	agreement_destroy(ag);
+	net_destroy(net);
+
+	bench_verdict_t v = { .failed = false };
+	uint64_t digest = 0;
+	if (tm_thread_enter(0) != 0) {
+		bench_fail(&v, "tm_thread_enter: %s", tm_last_error());
+	} else {
+		state_check(&st, &v);
+		digest = state_digest(&st);
+		state_destroy(&st);
+		tm_thread_exit();
+	}
+	tm_shutdown();
+	printf("{\"event\": \"stopped\", \"mode\": \"%s\", \"backend\": \"%s\", "
+	       "\"batches\": %" PRIu64 ", \"requests\": %" PRIu64 ", \"executed\": %" PRIu64
+	       ", \"digest\": \"%016" PRIx64 "\", \"verified\": %s, \"verify_msg\": \"%s\"}\n",
+	       modes[o.mode].name, tm_backend_name(), s.batches, s.positions, s.executed,
+	       digest, v.failed ? "false" : "true", v.failed ? v.msg : "");
+	fflush(stdout);
+	if (v.failed)
+		fprintf(stderr, "potm-server: %s\n", v.msg);
+	return v.failed ? 1 : 0;
+}

@@ -1,0 +1,399 @@
+/*
+ * server/state.c — the state machine's database and its requests' bodies.
+ *
+ * The state is TPC-C's nine tables (tpcc/) and a bank table of accounts
+ * (the hot-key requests: transfers between accounts, every one of them on
+ * one account when a client makes it hot).  Everything a request's effect
+ * depends on is in the request or in its position in the agreed order:
+ * TPC-C's dates are the position on the logical clock and its HISTORY
+ * keys are (SERVER_HISTORY_SLOT, position), so the state after a log
+ * prefix is a function of that prefix, whichever mode executed it.
+ */
+#include "server.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct account {
+	int64_t balance;
+	int64_t transfers;
+} account_t;
+
+/* ---- population -------------------------------------------------------------- */
+
+static int load_accounts(server_state_t *st)
+{
+	store_table_def_t def = { .name = "account", .record_size = sizeof(account_t),
+	                          .kind = STORE_HASH, .capacity = st->naccounts };
+	st->accounts = store_table_create(&def);
+	if (st->accounts == NULL) {
+		fprintf(stderr, "potm-server: cannot create the accounts: %s\n", tm_last_error());
+		return -1;
+	}
+	for (uint32_t first = 0; first < st->naccounts; first += 64) {
+		uint32_t last = first + 64 < st->naccounts ? first + 64 : st->naccounts;
+		volatile unsigned failed = 0;
+		tpcc_next_slot(&st->db);
+		TM_BEGIN();
+		failed = 0;
+		for (uint32_t a = first; a < last; a++) {
+			account_t rec = { .balance = SERVER_ACCOUNT_START, .transfers = 0 };
+			failed += store_insert(st->accounts, a, &rec) == NULL;
+		}
+		TM_END();
+		if (failed) {
+			fprintf(stderr, "potm-server: account keys taken at population\n");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int state_load(server_state_t *st, unsigned loaders)
+{
+	st->db.explicit_slot = st->explicit_slot;
+	if (tm_thread_enter(0) != 0) {
+		fprintf(stderr, "potm-server: tm_thread_enter: %s\n", tm_last_error());
+		return -1;
+	}
+	bool ok = tpcc_create(&st->db) == 0 && tpcc_load_shared(&st->db) == 0 &&
+	          load_accounts(st) == 0;
+	tm_thread_exit();
+	return ok && tpcc_load_warehouses(&st->db, loaders) == 0 ? 0 : -1;
+}
+
+void state_destroy(server_state_t *st)
+{
+	tpcc_destroy(&st->db);
+	if (st->accounts != NULL)
+		store_table_destroy(st->accounts);
+	st->accounts = NULL;
+}
+
+tpcc_worker_t *state_scratch_new(const server_state_t *st)
+{
+	tpcc_worker_t *w = aligned_alloc(64, sizeof *w);
+	if (w == NULL)
+		return NULL;
+	memset(w, 0, sizeof *w);
+	w->names = malloc(st->db.customers * sizeof(tpcc_name_hit_t));
+	if (w->names == NULL) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void state_scratch_free(tpcc_worker_t *w)
+{
+	if (w != NULL)
+		free(w->names);
+	free(w);
+}
+
+/* ---- decoding ---------------------------------------------------------------- */
+
+/* The parameter lists of server/PROTOCOL.md. */
+static int decode_tpcc(const server_state_t *st, const potm_request_t *req, server_op_t *op,
+                       const char **why)
+{
+	const int64_t *p = req->params;
+	unsigned n = req->nparams;
+	tpcc_request_t *t = &op->tpcc;
+	memset(t, 0, sizeof *t);
+	/* Every TPC-C parameter is a small non-negative number. */
+	for (unsigned i = 0; i < n; i++)
+		if (p[i] < 0 || p[i] > INT32_MAX) {
+			*why = "a parameter is negative or too large";
+			return POTM_ERR_BAD_PARAMS;
+		}
+#define U(i) ((uint32_t)p[i])
+	switch (req->type) {
+	case POTM_TX_NEW_ORDER:
+		t->type = TPCC_NEW_ORDER;
+		if (n < 4 || p[3] < 1 || p[3] > TPCC_MAX_OL || n != 4 + 3 * (unsigned)p[3]) {
+			*why = "New-Order takes w, d, c, ol_cnt (1..15), then i_id, supply_w, "
+			       "quantity per line";
+			return POTM_ERR_BAD_PARAMS;
+		}
+		t->in.new_order.w = U(0);
+		t->in.new_order.d = U(1);
+		t->in.new_order.c = U(2);
+		t->in.new_order.ol_cnt = U(3);
+		t->in.new_order.all_local = 1;
+		for (uint32_t i = 0; i < U(3); i++) {
+			t->in.new_order.line[i].i_id = U(4 + 3 * i);
+			t->in.new_order.line[i].supply_w = U(5 + 3 * i);
+			t->in.new_order.line[i].quantity = U(6 + 3 * i);
+			if (U(5 + 3 * i) != U(0))
+				t->in.new_order.all_local = 0;
+		}
+		break;
+	case POTM_TX_PAYMENT:
+		t->type = TPCC_PAYMENT;
+		if (n != 7) {
+			*why = "Payment takes w, d, c_w, c_d, c_id (0: by name), name, amount";
+			return POTM_ERR_BAD_PARAMS;
+		}
+		t->in.payment = (tpcc_payment_in_t){ .w = U(0), .d = U(1), .c_w = U(2),
+			.c_d = U(3), .c_id = U(4), .name = U(5), .amount = p[6] };
+		break;
+	case POTM_TX_ORDER_STATUS:
+		t->type = TPCC_ORDER_STATUS;
+		if (n != 4) {
+			*why = "Order-Status takes w, d, c_id (0: by name), name";
+			return POTM_ERR_BAD_PARAMS;
+		}
+		t->in.order_status = (tpcc_order_status_in_t){ .w = U(0), .d = U(1),
+			.c_id = U(2), .name = U(3) };
+		break;
+	case POTM_TX_DELIVERY:
+		t->type = TPCC_DELIVERY;
+		if (n != 2) {
+			*why = "Delivery takes w, carrier";
+			return POTM_ERR_BAD_PARAMS;
+		}
+		t->in.delivery = (tpcc_delivery_in_t){ .w = U(0), .carrier = (int32_t)p[1] };
+		break;
+	default:   /* POTM_TX_STOCK_LEVEL */
+		t->type = TPCC_STOCK_LEVEL;
+		if (n != 3) {
+			*why = "Stock-Level takes w, d, threshold";
+			return POTM_ERR_BAD_PARAMS;
+		}
+		t->in.stock_level = (tpcc_stock_level_in_t){ .w = U(0), .d = U(1),
+			.threshold = (int32_t)p[2] };
+		break;
+	}
+#undef U
+	const char *bad = tpcc_request_invalid(&st->db, t);
+	if (bad != NULL) {
+		*why = bad;
+		return POTM_ERR_BAD_PARAMS;
+	}
+	return POTM_OK;
+}
+
+int state_decode(const server_state_t *st, const potm_request_t *req, server_op_t *op,
+                 const char **why)
+{
+	op->type = req->type;
+	switch (req->type) {
+	case POTM_TX_NEW_ORDER:
+	case POTM_TX_PAYMENT:
+	case POTM_TX_ORDER_STATUS:
+	case POTM_TX_DELIVERY:
+	case POTM_TX_STOCK_LEVEL:
+		return decode_tpcc(st, req, op, why);
+	case POTM_TX_TRANSFER:
+		if (req->nparams != 3 || req->params[0] < 0 || req->params[0] >= st->naccounts ||
+		    req->params[1] < 0 || req->params[1] >= st->naccounts ||
+		    req->params[2] < 0 || req->params[2] > INT32_MAX) {
+			*why = "Transfer takes from, to (accounts 0..accounts-1), amount "
+			       "(0..2^31-1)";
+			return POTM_ERR_BAD_PARAMS;
+		}
+		memcpy(op->bank, req->params, sizeof op->bank);
+		return POTM_OK;
+	case POTM_TX_BALANCE:
+		if (req->nparams != 1 || req->params[0] < 0 || req->params[0] >= st->naccounts) {
+			*why = "Balance takes an account (0..accounts-1)";
+			return POTM_ERR_BAD_PARAMS;
+		}
+		op->bank[0] = req->params[0];
+		return POTM_OK;
+	default:
+		*why = "unknown transaction type";
+		return POTM_ERR_UNKNOWN_TYPE;
+	}
+}
+
+/* ---- execution ------------------------------------------------------------------ */
+
+typedef struct transfer_out {
+	int64_t done, from, to;
+	bool missing;
+} transfer_out_t;
+
+/* Move amount from one account to another if the first holds it: the
+ * result depends on the order, which is what the tests want of it. */
+static void transfer_body(server_state_t *st, const server_op_t *op, transfer_out_t *out)
+{
+	account_t *a = store_get(st->accounts, (uint64_t)op->bank[0]);
+	account_t *b = store_get(st->accounts, (uint64_t)op->bank[1]);
+	out->missing = a == NULL || b == NULL;
+	if (out->missing)
+		return;
+	int64_t from = TM_LOAD(&a->balance);
+	out->done = from >= op->bank[2];
+	if (out->done && a != b) {
+		TM_STORE(&a->balance, from - op->bank[2]);
+		TM_STORE(&b->balance, TM_LOAD(&b->balance) + op->bank[2]);
+	}
+	TM_STORE(&a->transfers, TM_LOAD(&a->transfers) + 1);
+	out->from = TM_LOAD(&a->balance);
+	out->to = TM_LOAD(&b->balance);
+}
+
+static void run_transfer(server_state_t *st, const server_op_t *op, transfer_out_t *out)
+{
+	TM_BEGIN();
+	transfer_body(st, op, out);
+	TM_END();
+}
+
+static void run_balance(server_state_t *st, const server_op_t *op, transfer_out_t *out)
+{
+	TM_BEGIN();
+	account_t *a = store_get(st->accounts, (uint64_t)op->bank[0]);
+	out->missing = a == NULL;
+	out->from = a != NULL ? TM_LOAD(&a->balance) : 0;
+	TM_END();
+}
+
+static void set_values(potm_response_t *resp, unsigned n, const int64_t *v)
+{
+	resp->nvalues = (uint16_t)n;
+	memcpy(resp->values, v, n * sizeof *v);
+}
+
+static void execute_tpcc(server_state_t *st, tpcc_worker_t *scratch, const server_op_t *op,
+                         potm_response_t *resp)
+{
+	tpcc_request_t req = op->tpcc;
+	/* The agreed order is the clock (tpcc.h's logical clock). */
+	int64_t now = TPCC_LOAD_TIME + 1 + (int64_t)op->position;
+	if (req.type == TPCC_NEW_ORDER)
+		req.in.new_order.entry_d = now;
+	else if (req.type == TPCC_PAYMENT) {
+		req.in.payment.date = now;
+		req.in.payment.history_key = tpcc_history_key(SERVER_HISTORY_SLOT, op->position);
+	} else if (req.type == TPCC_DELIVERY)
+		req.in.delivery.date = now;
+	tpcc_result_t res;
+	tpcc_execute(&st->db, scratch, &req, &res);
+	if (res.rolled_back) {
+		resp->status = POTM_ROLLED_BACK;
+		return;
+	}
+	if (res.missing != NULL) {
+		resp->status = POTM_ERR_FAILED;
+		snprintf(resp->message, sizeof resp->message, "%s", res.missing);
+		return;
+	}
+	resp->status = POTM_OK;
+	switch (req.type) {
+	case TPCC_NEW_ORDER: {
+		const tpcc_new_order_out_t *o = &res.out.new_order;
+		int64_t v[] = { (int64_t)o->o_id, o->total, req.in.new_order.ol_cnt };
+		set_values(resp, 3, v);
+		break;
+	}
+	case TPCC_PAYMENT: {
+		const tpcc_payment_out_t *o = &res.out.payment;
+		int64_t v[] = { o->c_id, o->c_balance };
+		set_values(resp, 2, v);
+		break;
+	}
+	case TPCC_ORDER_STATUS: {
+		const tpcc_order_status_out_t *o = &res.out.order_status;
+		int64_t v[] = { o->c_id, o->c_balance, (int64_t)o->o_id, o->o_carrier_id,
+		                o->lines };
+		set_values(resp, 5, v);
+		break;
+	}
+	case TPCC_DELIVERY: {
+		const tpcc_delivery_out_t *o = &res.out.delivery;
+		int64_t v[2 + TPCC_DISTRICTS] = { o->delivered, o->skipped };
+		for (int d = 0; d < TPCC_DISTRICTS; d++)
+			v[2 + d] = (int64_t)o->o_id[d];
+		set_values(resp, 2 + TPCC_DISTRICTS, v);
+		break;
+	}
+	default: {
+		int64_t v[] = { res.out.stock_level.low };
+		set_values(resp, 1, v);
+		break;
+	}
+	}
+}
+
+void state_execute(server_state_t *st, tpcc_worker_t *scratch, const server_op_t *op,
+                   potm_response_t *resp)
+{
+	resp->nvalues = 0;
+	resp->message[0] = '\0';
+	if (op->type == POTM_TX_TRANSFER || op->type == POTM_TX_BALANCE) {
+		transfer_out_t out = { .missing = false };
+		if (op->type == POTM_TX_TRANSFER)
+			run_transfer(st, op, &out);
+		else
+			run_balance(st, op, &out);
+		if (out.missing) {
+			resp->status = POTM_ERR_FAILED;
+			snprintf(resp->message, sizeof resp->message, "an account is missing");
+			return;
+		}
+		resp->status = POTM_OK;
+		int64_t v[] = { out.done, out.from, out.to };
+		if (op->type == POTM_TX_TRANSFER)
+			set_values(resp, 3, v);
+		else
+			set_values(resp, 1, &out.from);
+		return;
+	}
+	execute_tpcc(st, scratch, op, resp);
+}
+
+/* ---- digest and checks --------------------------------------------------------- */
+
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t state_digest(const server_state_t *st)
+{
+	return mix64(tpcc_digest(&st->db) ^ mix64(store_digest(st->accounts)));
+}
+
+typedef struct bank_sum {
+	int64_t total;
+	uint64_t missing;
+} bank_sum_t;
+
+static void read_bank(server_state_t *st, bank_sum_t *s)
+{
+	tpcc_next_slot(&st->db);
+	TM_BEGIN();
+	s->total = 0;
+	s->missing = 0;
+	for (uint32_t a = 0; a < st->naccounts; a++) {
+		account_t *r = store_get(st->accounts, a);
+		if (r == NULL)
+			s->missing++;
+		else
+			s->total += TM_LOAD(&r->balance);
+	}
+	TM_END();
+}
+
+bool state_check(server_state_t *st, bench_verdict_t *v)
+{
+	bool ok[TPCC_CONDITIONS];
+	tpcc_check(&st->db, ok, v);
+	bank_sum_t s = { 0, 0 };
+	read_bank(st, &s);
+	if (s.missing)
+		bench_fail(v, "%" PRIu64 " accounts are missing", s.missing);
+	if (s.total != (int64_t)st->naccounts * SERVER_ACCOUNT_START)
+		bench_fail(v, "the accounts hold %" PRId64 " in all, not %" PRId64, s.total,
+		           (int64_t)st->naccounts * SERVER_ACCOUNT_START);
+	if (store_check(st->accounts) != 0)
+		bench_fail(v, "table account is malformed: %s", tm_last_error());
+	return !v->failed;
+}

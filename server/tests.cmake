@@ -1,0 +1,15 @@
+# The server's Check test (server/test_server.c): it starts the
+# potm-server-<b> binaries of this build itself, so it depends on them.
+if(NOT POTM_SERVER_BACKENDS)
+  return()
+endif()
+add_executable(test_server test_server.c)
+target_link_libraries(test_server PRIVATE potm-client PkgConfig::CHECK)
+target_compile_definitions(test_server PRIVATE
+  POTM_SERVER_DIR="${CMAKE_CURRENT_BINARY_DIR}")
+foreach(b ${POTM_SERVER_BACKENDS})
+  add_dependencies(test_server potm-server-${b})
+endforeach()
+add_test(NAME t-server COMMAND test_server)
+set_tests_properties(t-server PROPERTIES TIMEOUT 600 LABELS server
+  ENVIRONMENT "CK_DEFAULT_TIMEOUT=300")
