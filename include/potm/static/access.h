@@ -197,6 +197,18 @@ POTM_ACCESS_(float, _float)
 POTM_ACCESS_(double, _double)
 #undef POTM_ACCESS_
 
+/* tm_read_bytes (tm.h): a plain copy where accesses are plain loads; the
+ * library's otherwise. */
+#ifdef POTM_PLAIN_ACCESS
+static inline void tm_read_bytes(void *dst, const void *src, size_t n)
+{
+	POTM_CHECK_IN_TX_();
+	__builtin_memcpy(dst, src, n);
+}
+#else
+void tm_read_bytes(void *dst, const void *src, size_t n);
+#endif
+
 /* Signed and char-typed views of the unsigned accesses, so that TM_LOAD
  * returns the pointee's own type. */
 #define POTM_SIGNED_(T, U, sfx, usfx)                                    \
