@@ -210,6 +210,7 @@ static struct {
 	volatile uintptr_t *locks POTM_ALIGNED;
 	uintptr_t mask;
 	unsigned shift;
+	unsigned skew_shift;           /* tm_lock_index_ */
 	/* The commit token: the logical id + 1 of the starving transaction's
 	 * thread, 0 if none.  While it is taken, other update transactions
 	 * wait before locking their write set. */
@@ -237,7 +238,7 @@ static struct {
 
 static inline volatile uintptr_t *tl2_lock_of(const void *a)
 {
-	return &tl2.locks[((uintptr_t)a >> tl2.shift) & tl2.mask];
+	return &tl2.locks[tm_lock_index_((uintptr_t)a, tl2.shift, tl2.skew_shift, tl2.mask)];
 }
 
 static inline bool tl2_owns(const tl2_tx_t *tx, uintptr_t l)
@@ -260,6 +261,35 @@ static inline bool tl2_stripe_written(const tl2_tx_t *tx, const void *a)
 	unsigned w;
 	uint64_t bit = tl2_stripe_bit(a, &w);
 	return (tx->written_stripes[w] & bit) != 0;
+}
+
+/* I2: store the write set in place, as the only writer: every stripe is
+ * marked first (one release fence each), so no reader can accept a stored
+ * value before the commit unmarks it; then the entries are stored, their
+ * old bytes logged for I3.  (tl2_sets.h's tl2_ws_apply_in_place does the
+ * same with pot's stripe index.) */
+static void tl2_apply_in_place(tl2_tx_t *tx)
+{
+	for (size_t i = 0; i < tx->ws.n; i++)
+		tm_stripe_mark_(tl2_lock_of((const void *)tx->ws.e[i].addr), TL2_IRREVOCABLE);
+	for (size_t i = 0; i < tx->ws.n; i++)
+		tl2_ws_store_entry(&tx->ws.e[i], &tx->th.txd.undo);
+}
+
+/* I2, I3: give every stripe written in place (the undo log's entries) the
+ * word version << 1, after all the stores (release fence).  (As
+ * tl2_sets.h's tl2_unmark_logged, with tl2's stripe index.) */
+static void tl2_unmark_in_place(const potm_undo_t *undo, uint64_t version)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	uintptr_t word = (uintptr_t)version << 1;
+	volatile uintptr_t *last = NULL;   /* fields of one object: one store */
+	for (const potm_undo_entry_t *e = undo->e; e < undo->next; e++) {
+		volatile uintptr_t *s = tl2_lock_of(potm_undo_addr(e));
+		if (s != last)
+			__atomic_store_n(s, word, __ATOMIC_RELAXED);
+		last = s;
+	}
 }
 
 /* ---- validation ------------------------------------------------------- */
@@ -450,8 +480,7 @@ static void tl2_rollback_in_place(tl2_tx_t *tx)
 	potm_undo_rollback(u);
 	u->next = next;
 	if (!tx->serial)   /* S1: nothing was marked */
-		tl2_unmark_logged(u, tl2.locks, tl2.mask, tl2.shift,
-		                  __atomic_load_n(&tl2.clock, __ATOMIC_RELAXED));
+		tl2_unmark_in_place(u, __atomic_load_n(&tl2.clock, __ATOMIC_RELAXED));
 	tl2_leave_irrevocable(tx);
 }
 
@@ -464,7 +493,7 @@ static void tl2_commit_in_place(tl2_tx_t *tx)
 		 * predate its stores, which need no new version. */
 		if (!tx->serial) {
 			uint64_t wv = __atomic_add_fetch(&tl2.clock, 1, __ATOMIC_ACQ_REL);
-			tl2_unmark_logged(u, tl2.locks, tl2.mask, tl2.shift, wv);
+			tl2_unmark_in_place(u, wv);
 		}
 		POTM_STAT_ADD(&tx->th, writes, potm_undo_count(u));
 	}
@@ -581,8 +610,7 @@ static void tl2_escalate(tl2_tx_t *tx)
 		tl2_abort(tx, TM_ABORT_VALIDATE);   /* the retry keeps the token */
 	tl2_lsd_settle_in_place(tx);
 	tl2_enter_irrevocable(tx);
-	tl2_ws_apply_in_place(&tx->ws, &tx->th.txd.undo, tl2.locks, tl2.mask, tl2.shift,
-	                      TL2_IRREVOCABLE);
+	tl2_apply_in_place(tx);
 	tl2_reset(tx);
 	POTM_STAT_INC(&tx->th, promotions);   /* tl2: escalations (stats.h) */
 }
@@ -1200,6 +1228,7 @@ static int tl2_init(const tm_config_t *cfg)
 		                  n, cfg->lock_bits);
 	tl2.mask = n - 1;
 	tl2.shift = cfg->stripe_shift;
+	tl2.skew_shift = cfg->stripe_shift + cfg->lock_bits - cfg->lock_bits / 2;
 	tl2.clock = 0;
 	tl2.token = 0;
 	tl2.max_threads = cfg->max_threads;
@@ -1232,6 +1261,7 @@ static int tl2_thread_init(potm_thread_t *t)
 	tl2_ws_init(&((tl2_tx_t *)t)->ws, &s->written);
 	s->locks = tl2.locks;
 	s->lock_mask = tl2.mask;
+	s->skew_shift = tl2.skew_shift;
 	s->shift = tl2.shift;
 	return 0;
 }

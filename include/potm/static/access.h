@@ -164,7 +164,8 @@ tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 	                     (uintptr_t)s->rs.next >= (uintptr_t)s->rs.end ||
 	                     tm_wfilter_test_(&s->written, w), 0))
 		return 0;
-	const volatile uintptr_t *lock = &s->locks[(w >> s->shift) & s->lock_mask];
+	const volatile uintptr_t *lock =
+		&s->locks[tm_lock_index_(w, s->shift, s->skew_shift, s->lock_mask)];
 	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
 	uint64_t v = tm_load_bytes_(a, size);
 	__builtin_memcpy(out, &v, size);
