@@ -11,7 +11,11 @@
  *    (opacity), even one that is doomed to abort.  The common case (stripe
  *    free and old enough, word not written by us) runs inline in the
  *    program (tm.h, tm_snap_t: the snapshot and read set live in the
- *    descriptor); everything else comes here.
+ *    descriptor); everything else comes here.  A byte range
+ *    (tm_read_bytes: the store's strings) is read a stripe at a time, one
+ *    lock check and one read-set entry per stripe.  A stripe's lock is
+ *    tm_lock_index_'s (txd.h): a plain mask with a skew per region of the
+ *    table's coverage.
  *  - Writes are deferred to a write set (a Bloom filter, which the inline
  *    reads test too, plus, for large sets, a hash index whose filter takes
  *    over, for read-after-write).  Sub-word writes carry a byte
