@@ -244,6 +244,11 @@ typedef struct tm_txd {
 	                       decide its runs of turns (lib/sequencer.h) */
 	tm_undo_t undo;     /* pot: the attempt's in-place writes */
 	tm_snap_t snap;     /* tl2: the attempt's snapshot reads */
+	uint64_t attempt_id; /* the running (or last) attempt's number, one
+	                        never used before in the process (set at each
+	                        outermost start, before the backend's begin):
+	                        the record store keeps what an attempt
+	                        learned under it */
 } tm_txd_t;
 
 #define TM_TXD_CANCELLED 1u /* the attempt was cancelled: skip the body */
