@@ -15,8 +15,10 @@
  * the keys by rank; an insert writes a free slot and the word, a delete
  * the word alone, wherever the entry lies in the node.
  *
- * Insert descends from the root recording the path, puts the entry in its
- * leaf and, if the leaf is full, splits it (in halves, or most entries
+ * Insert descends from the root recording the path (or, for a key in the
+ * range of the leaf the thread's last insert into the tree reached in the
+ * same attempt, goes straight there: the finger, below), puts the entry
+ * in its leaf and, if the leaf is full, splits it (in halves, or most entries
  * kept left for an append) and inserts the new right node into the
  * parent, splitting upwards as far as needed; a root split grows the tree
  * by one level.  The new node and a new root are filled with plain stores
