@@ -19,6 +19,11 @@
  * undone (nothing, or an undo-log entry); every access is then generated:
  * a read checks that the thread is in a transaction and loads, a write
  * checks, calls BACKEND_LOG_WRITE and stores.
+ *
+ * tm_read_bytes (a byte range) is generated too: a plain copy in place,
+ * else byte reads up to the first word boundary, word reads, byte reads
+ * after the last one.  A backend that reads a range better (tl2: one
+ * snapshot check per stripe) defines POTM_GEN_OWN_READ_BYTES and its own.
  */
 #ifndef POTM_ACCESS_GEN_H
 #define POTM_ACCESS_GEN_H
@@ -85,6 +90,27 @@ POTM_GEN_ACCESS_(tm_ptr_t, _ptr)
 POTM_GEN_ACCESS_(float, _float)
 POTM_GEN_ACCESS_(double, _double)
 #undef POTM_GEN_ACCESS_
+
+#ifndef POTM_GEN_OWN_READ_BYTES
+void tm_read_bytes(void *dst, const void *src, size_t n)
+{
+#ifdef POTM_GEN_IN_PLACE
+	potm_self_in_tx("tm_read_bytes");
+	memcpy(dst, src, n);
+#else
+	const uint8_t *s = src;
+	uint8_t *d = dst;
+	for (; n > 0 && ((uintptr_t)s & 7) != 0; n--)
+		*d++ = tm_read_u8(s++);
+	for (; n >= 8; n -= 8, s += 8, d += 8) {
+		tm_word_t w = tm_read((const tm_word_t *)(const void *)s);
+		memcpy(d, &w, 8);
+	}
+	for (; n > 0; n--)
+		*d++ = tm_read_u8(s++);
+#endif
+}
+#endif
 
 /* A backend whose tm.h accesses are inline with an out-of-line slow path
  * (pot: plain loads and, alone, logged plain stores in fast mode) defines

@@ -204,6 +204,10 @@ int tm_thread_enter(unsigned id)
 	}
 	t->id = id;
 	t->rng = 0x9e3779b97f4a7c15ull * (id + 1) ^ (uintptr_t)t;
+	/* Attempt numbers never repeat in the process, across registrations
+	 * and tm_init cycles (tm_txd_t.attempt_id). */
+	static uint64_t registrations;
+	t->txd.attempt_id = ++registrations << 32;   /* under rt.lock */
 	if (rt_pin(t) != 0 ||
 	    (potm_backend.thread_init && potm_backend.thread_init(t) != 0)) {
 		rt_free_thread(t);

@@ -11,7 +11,11 @@
  *    (opacity), even one that is doomed to abort.  The common case (stripe
  *    free and old enough, word not written by us) runs inline in the
  *    program (tm.h, tm_snap_t: the snapshot and read set live in the
- *    descriptor); everything else comes here.
+ *    descriptor); everything else comes here.  A byte range
+ *    (tm_read_bytes: the store's strings) is read a stripe at a time, one
+ *    lock check and one read-set entry per stripe.  A stripe's lock is
+ *    tm_lock_index_'s (txd.h): a plain mask with a skew per region of the
+ *    table's coverage.
  *  - Writes are deferred to a write set (a Bloom filter, which the inline
  *    reads test too, plus, for large sets, a hash index whose filter takes
  *    over, for read-after-write).  Sub-word writes carry a byte
@@ -159,6 +163,8 @@
  */
 #include "tl2_sets.h"
 
+#define TL2_STRIPE_FILTER_BITS 1024
+
 /* The snapshot (rv) and the read set live in th.txd.snap, where tm.h's
  * inline reads find them. */
 typedef struct tl2_tx {
@@ -181,6 +187,12 @@ typedef struct tl2_tx {
 	bool want_serial;              /* the next attempt runs serially (S3) */
 	uint64_t lsd_wv;               /* O4: the version conditions are
 	                                  validated at */
+	/* The stripes holding words of the write set, as a Bloom filter (a
+	 * bit per stripe): tm_read_bytes lays the write set over its copy of
+	 * a stripe only when the stripe's bit is set, one test per stripe
+	 * instead of one per word.  (LSD's reserved entries are not in it:
+	 * they hold no bytes before the commit.) */
+	uint64_t written_stripes[TL2_STRIPE_FILTER_BITS / 64];
 } tl2_tx_t;
 
 static inline tm_snap_t *tl2_snap(tl2_tx_t *tx)
@@ -202,6 +214,7 @@ static struct {
 	volatile uintptr_t *locks POTM_ALIGNED;
 	uintptr_t mask;
 	unsigned shift;
+	unsigned skew_shift;           /* tm_lock_index_ */
 	/* The commit token: the logical id + 1 of the starving transaction's
 	 * thread, 0 if none.  While it is taken, other update transactions
 	 * wait before locking their write set. */
@@ -229,13 +242,58 @@ static struct {
 
 static inline volatile uintptr_t *tl2_lock_of(const void *a)
 {
-	return &tl2.locks[((uintptr_t)a >> tl2.shift) & tl2.mask];
+	return &tl2.locks[tm_lock_index_((uintptr_t)a, tl2.shift, tl2.skew_shift, tl2.mask)];
 }
 
 static inline bool tl2_owns(const tl2_tx_t *tx, uintptr_t l)
 {
 	const tl2_wentry_t *e = (const tl2_wentry_t *)(l & ~(uintptr_t)1);
 	return e >= tx->ws.e && e < tx->ws.e + tx->ws.n;
+}
+
+/* The bit of a's stripe in written_stripes. */
+static inline uint64_t tl2_stripe_bit(const void *a, unsigned *word)
+{
+	uint64_t h = (((uintptr_t)a >> tl2.shift) * TM_WFILTER_MUL) >> (64 - 10);
+	_Static_assert(TL2_STRIPE_FILTER_BITS == 1 << 10, "the hash gives 10 bits");
+	*word = (unsigned)(h >> 6);
+	return (uint64_t)1 << (h & 63);
+}
+
+static inline bool tl2_stripe_written(const tl2_tx_t *tx, const void *a)
+{
+	unsigned w;
+	uint64_t bit = tl2_stripe_bit(a, &w);
+	return (tx->written_stripes[w] & bit) != 0;
+}
+
+/* I2: store the write set in place, as the only writer: every stripe is
+ * marked first (one release fence each), so no reader can accept a stored
+ * value before the commit unmarks it; then the entries are stored, their
+ * old bytes logged for I3.  (tl2_sets.h's tl2_ws_apply_in_place does the
+ * same with pot's stripe index.) */
+static void tl2_apply_in_place(tl2_tx_t *tx)
+{
+	for (size_t i = 0; i < tx->ws.n; i++)
+		tm_stripe_mark_(tl2_lock_of((const void *)tx->ws.e[i].addr), TL2_IRREVOCABLE);
+	for (size_t i = 0; i < tx->ws.n; i++)
+		tl2_ws_store_entry(&tx->ws.e[i], &tx->th.txd.undo);
+}
+
+/* I2, I3: give every stripe written in place (the undo log's entries) the
+ * word version << 1, after all the stores (release fence).  (As
+ * tl2_sets.h's tl2_unmark_logged, with tl2's stripe index.) */
+static void tl2_unmark_in_place(const potm_undo_t *undo, uint64_t version)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	uintptr_t word = (uintptr_t)version << 1;
+	volatile uintptr_t *last = NULL;   /* fields of one object: one store */
+	for (const potm_undo_entry_t *e = undo->e; e < undo->next; e++) {
+		volatile uintptr_t *s = tl2_lock_of(potm_undo_addr(e));
+		if (s != last)
+			__atomic_store_n(s, word, __ATOMIC_RELAXED);
+		last = s;
+	}
 }
 
 /* ---- validation ------------------------------------------------------- */
@@ -426,8 +484,7 @@ static void tl2_rollback_in_place(tl2_tx_t *tx)
 	potm_undo_rollback(u);
 	u->next = next;
 	if (!tx->serial)   /* S1: nothing was marked */
-		tl2_unmark_logged(u, tl2.locks, tl2.mask, tl2.shift,
-		                  __atomic_load_n(&tl2.clock, __ATOMIC_RELAXED));
+		tl2_unmark_in_place(u, __atomic_load_n(&tl2.clock, __ATOMIC_RELAXED));
 	tl2_leave_irrevocable(tx);
 }
 
@@ -440,7 +497,7 @@ static void tl2_commit_in_place(tl2_tx_t *tx)
 		 * predate its stores, which need no new version. */
 		if (!tx->serial) {
 			uint64_t wv = __atomic_add_fetch(&tl2.clock, 1, __ATOMIC_ACQ_REL);
-			tl2_unmark_logged(u, tl2.locks, tl2.mask, tl2.shift, wv);
+			tl2_unmark_in_place(u, wv);
 		}
 		POTM_STAT_ADD(&tx->th, writes, potm_undo_count(u));
 	}
@@ -464,6 +521,8 @@ static void tl2_reset(tl2_tx_t *tx)
 {
 	if (unlikely(tx->shared))
 		tl2_release_share(tx);
+	if (tx->ws.n)
+		memset(tx->written_stripes, 0, sizeof tx->written_stripes);
 	tl2_sets_reset(&tx->th, &tl2_snap(tx)->rs, &tx->ws);
 }
 
@@ -555,8 +614,7 @@ static void tl2_escalate(tl2_tx_t *tx)
 		tl2_abort(tx, TM_ABORT_VALIDATE);   /* the retry keeps the token */
 	tl2_lsd_settle_in_place(tx);
 	tl2_enter_irrevocable(tx);
-	tl2_ws_apply_in_place(&tx->ws, &tx->th.txd.undo, tl2.locks, tl2.mask, tl2.shift,
-	                      TL2_IRREVOCABLE);
+	tl2_apply_in_place(tx);
 	tl2_reset(tx);
 	POTM_STAT_INC(&tx->th, promotions);   /* tl2: escalations (stats.h) */
 }
@@ -627,6 +685,22 @@ static bool tl2_extend(tl2_tx_t *tx)
 	return true;
 }
 
+/* A reader met a locked stripe: a committer is writing back.  Wait for it
+ * rather than abort: it never waits for us (a committer that cannot lock
+ * a stripe gives up), so it will be done, and a long transaction aborted
+ * here would lose all its work.  Yield while waiting (with more threads
+ * than cores the committer may need our CPU); abort only if it takes
+ * absurdly long.  *spins counts this read's waits. */
+static inline void tl2_wait_committer(tl2_tx_t *tx, unsigned *spins)
+{
+	if (++*spins % TL2_LOCKED_SPINS == 0) {
+		if (*spins > TL2_LOCKED_SPINS * TL2_LOCKED_YIELDS)
+			tl2_abort(tx, TM_ABORT_READ_LOCKED);
+		sched_yield();
+	}
+	potm_cpu_relax();
+}
+
 /* Load size bytes at a (naturally aligned, inside one word) consistently
  * with the snapshot, and log the stripe in the read set.  Returns the bytes
  * in memcpy order. */
@@ -648,21 +722,8 @@ static inline __attribute__((always_inline)) uint64_t tl2_load(tl2_tx_t *tx, con
 				continue;
 			tl2_abort(tx, TM_ABORT_READ_VERSION);
 		}
-		if ((l1 & 1) || (l2 & 1)) {
-			/* A committer is writing back.  Wait for it rather than
-			 * abort: it never waits for us (a committer that cannot
-			 * lock a stripe gives up), so it will be done, and a long
-			 * transaction aborted here would lose all its work.
-			 * Yield while waiting (with more threads than cores the
-			 * committer may need our CPU); abort only if it takes
-			 * absurdly long. */
-			if (++spins % TL2_LOCKED_SPINS == 0) {
-				if (spins > TL2_LOCKED_SPINS * TL2_LOCKED_YIELDS)
-					tl2_abort(tx, TM_ABORT_READ_LOCKED);
-				sched_yield();
-			}
-			potm_cpu_relax();
-		}
+		if ((l1 | l2) & 1)
+			tl2_wait_committer(tx, &spins);
 	}
 }
 
@@ -718,6 +779,9 @@ static inline __attribute__((always_inline)) void tl2_write(tl2_tx_t *tx, void *
 	tl2_ws_put(&tx->ws, a, size, b);
 	if (tx->ws.n != n) {   /* a new word: its lock may be cold */
 		__builtin_prefetch((const void *)tl2_lock_of(a), 1, 3);
+		unsigned w;
+		uint64_t bit = tl2_stripe_bit(a, &w);
+		tx->written_stripes[w] |= bit;
 		if (unlikely(tx->ws.n >= tx->escalate_at))
 			tl2_escalate(tx);
 	}
@@ -753,8 +817,121 @@ static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, u
 	tl2_write(tx, a, size, b);
 }
 
+/* ---- byte ranges (tm_read_bytes) ------------------------------------------
+ *
+ * A range is read stripe by stripe: each stripe's part is one snapshot
+ * read (its lock word before and after the bytes, one read-set entry), so
+ * a string costs a check per stripe instead of one per byte or word.  The
+ * bytes this transaction wrote are then laid over the copy, word by word,
+ * where the stripe holds any (written_stripes). */
+
+/* Copy [src, src + n) with relaxed atomic loads of the naturally aligned
+ * 1-, 2-, 4- and 8-byte pieces that tile it: no byte outside the range is
+ * loaded (a record's last bytes may end its block). */
+static inline void tl2_copy_in(unsigned char *dst, const unsigned char *src, size_t n)
+{
+#define TL2_COPY_PIECE(T)                                                        \
+	do {                                                                     \
+		T v_ = __atomic_load_n((const T *)(const void *)src, __ATOMIC_RELAXED); \
+		memcpy(dst, &v_, sizeof v_);                                     \
+		dst += sizeof v_;                                                \
+		src += sizeof v_;                                                \
+		n -= sizeof v_;                                                  \
+	} while (0)
+	/* Up to the first word boundary; a piece that does not fit ends it
+	 * early, and then what is left is shorter than that piece, which the
+	 * tail below takes in smaller, still aligned pieces. */
+	if (((uintptr_t)src & 1) && n >= 1)
+		TL2_COPY_PIECE(uint8_t);
+	if (((uintptr_t)src & 2) && n >= 2)
+		TL2_COPY_PIECE(uint16_t);
+	if (((uintptr_t)src & 4) && n >= 4)
+		TL2_COPY_PIECE(uint32_t);
+	while (n >= 8)
+		TL2_COPY_PIECE(uint64_t);
+	if (n & 4)
+		TL2_COPY_PIECE(uint32_t);
+	if (n & 2)
+		TL2_COPY_PIECE(uint16_t);
+	if (n & 1)
+		TL2_COPY_PIECE(uint8_t);
+#undef TL2_COPY_PIECE
+}
+
+/* [src, src + n), inside one stripe, read consistently with the snapshot
+ * (as tl2_load) and the stripe logged once. */
+static void tl2_read_chunk(tl2_tx_t *tx, unsigned char *dst, const unsigned char *src, size_t n)
+{
+	volatile uintptr_t *lock = tl2_lock_of(src);
+	unsigned spins = 0;
+	for (;;) {
+		uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+		tl2_copy_in(dst, src, n);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
+		if (likely(l1 == l2 && !(l1 & 1))) {
+			if (likely((l1 >> 1) <= tl2_snap(tx)->rv)) {
+				tl2_rs_add(&tl2_snap(tx)->rs, lock);
+				return;
+			}
+			if (tl2_extend(tx))
+				continue;
+			tl2_abort(tx, TM_ABORT_READ_VERSION);
+		}
+		if ((l1 | l2) & 1)
+			tl2_wait_committer(tx, &spins);
+	}
+}
+
+/* Lay the bytes of [src, src + n) that this transaction wrote over their
+ * copy at dst.  An entry's value and mask are in memcpy order: byte i of
+ * them is byte i of the word. */
+static void tl2_overlay_written(tl2_tx_t *tx, unsigned char *dst, const unsigned char *src,
+                                size_t n)
+{
+	uintptr_t lo = (uintptr_t)src, hi = lo + n;
+	for (uintptr_t word = lo & ~(uintptr_t)7; word < hi; word += 8) {
+		const tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, word);
+		if (e == NULL)
+			continue;
+		const unsigned char *val = (const unsigned char *)&e->val;
+		const unsigned char *mask = (const unsigned char *)&e->mask;
+		uintptr_t from = word > lo ? word : lo, to = word + 8 < hi ? word + 8 : hi;
+		for (uintptr_t b = from; b < to; b++)
+			if (mask[b - word])
+				dst[b - lo] = val[b - word];
+	}
+}
+
+void tm_read_bytes(void *dst, const void *src, size_t n)
+{
+	tl2_tx_t *tx = (tl2_tx_t *)potm_self_in_tx("tm_read_bytes");
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	uintptr_t stripe = (uintptr_t)1 << tl2.shift;   /* 8 bytes at least: a
+	                                                    word never straddles two */
+	while (n > 0) {
+		size_t len = stripe - ((uintptr_t)s & (stripe - 1));
+		if (len > n)
+			len = n;
+		if (unlikely(tl2_snap(tx)->rs.next >= tl2_snap(tx)->rs.end))
+			tl2_read_mark(tx);
+		if (unlikely(tx->th.txd.flags & TM_TXD_PLAIN_READS)) {
+			tl2_copy_in(d, s, len);   /* in place: nothing buffered */
+		} else {
+			tl2_read_chunk(tx, d, s, len);
+			if (tx->ws.n && tl2_stripe_written(tx, s))
+				tl2_overlay_written(tx, d, s, len);
+		}
+		d += len;
+		s += len;
+		n -= len;
+	}
+}
+
 /* tm.h's inline reads call the library's under the _spec_ names. */
 #define POTM_GEN_READ_SPEC 1
+#define POTM_GEN_OWN_READ_BYTES 1
 #include "access_gen.h"
 
 /* ---- LSD-aware OCC (O1-O4) ------------------------------------------------ */
@@ -1055,6 +1232,7 @@ static int tl2_init(const tm_config_t *cfg)
 		                  n, cfg->lock_bits);
 	tl2.mask = n - 1;
 	tl2.shift = cfg->stripe_shift;
+	tl2.skew_shift = cfg->stripe_shift + cfg->lock_bits - cfg->lock_bits / 2;
 	tl2.clock = 0;
 	tl2.token = 0;
 	tl2.max_threads = cfg->max_threads;
@@ -1087,6 +1265,7 @@ static int tl2_thread_init(potm_thread_t *t)
 	tl2_ws_init(&((tl2_tx_t *)t)->ws, &s->written);
 	s->locks = tl2.locks;
 	s->lock_mask = tl2.mask;
+	s->skew_shift = tl2.skew_shift;
 	s->shift = tl2.shift;
 	return 0;
 }

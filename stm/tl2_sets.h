@@ -7,7 +7,7 @@
  * be revalidated against the snapshot.  Write set: deferred writes, one
  * entry per 8-byte word, with a byte mask so that sub-word writes never
  * touch the neighbouring bytes at write-back.  Lookup for read-after-write
- * goes through a Bloom filter (tm.h's tm_wfilter_t: 256 bits, then the
+ * goes through a Bloom filter (tm.h's tm_wfilter_t: 1,024 bits, then the
  * index's 8 bits per slot), then a linear scan of small sets or an
  * open-addressing index once the set reaches TL2_SETS_INDEX_FROM.
  *
@@ -127,7 +127,7 @@ static inline void tl2_rs_add(tl2_rset_t *rs, const volatile uintptr_t *word)
 
 /* ---- write set ----------------------------------------------------------- */
 
-/* The filter back to its 256 bits, empty. */
+/* The filter back to its small bits, empty. */
 static inline void tl2_ws_filter_small(tm_wfilter_t *f)
 {
 	memset(f->small, 0, sizeof f->small);

@@ -191,6 +191,13 @@ void tm_reclaim_barrier(void);
  * compiled inline with NDEBUG: seq, rtm, pot-rtm).  With
  * -DPOTM_BACKEND_<NAME> a backend's common case is inline; without it
  * every access is a call, with the same meaning.
+ *
+ *     void tm_read_bytes(void *dst, const void *src, size_t n);
+ *
+ * copies n bytes of shared memory at src (any alignment) into private
+ * memory at dst (which must not overlap it): the same as n tm_read_u8
+ * calls, but a backend reads as much at once as it can (tl2: one
+ * snapshot check per stripe, not per byte).
  */
 #include <potm/static/access.h>
 

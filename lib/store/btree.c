@@ -15,8 +15,10 @@
  * the keys by rank; an insert writes a free slot and the word, a delete
  * the word alone, wherever the entry lies in the node.
  *
- * Insert descends from the root recording the path, puts the entry in its
- * leaf and, if the leaf is full, splits it (in halves, or most entries
+ * Insert descends from the root recording the path (or, for a key in the
+ * range of the leaf the thread's last insert into the tree reached in the
+ * same attempt, goes straight there: the finger, below), puts the entry
+ * in its leaf and, if the leaf is full, splits it (in halves, or most entries
  * kept left for an append) and inserts the new right node into the
  * parent, splitting upwards as far as needed; a root split grows the tree
  * by one level.  The new node and a new root are filled with plain stores
@@ -58,7 +60,32 @@ typedef struct btree_path {
 	uint64_t perm[BTREE_MAX_DEPTH];
 	unsigned idx[BTREE_MAX_DEPTH];
 	unsigned depth;
+	uint64_t lo, hi;   /* the leaf's keys lie in [lo, hi] (B1) */
 } btree_path_t;
+
+/* The finger: the leaf the calling thread's last insert into a tree went
+ * to, and the range of keys that leaf holds, valid for the rest of the
+ * attempt (tm_txd_t.attempt_id) as long as that tree's structure does not
+ * change: the next insert into the same tree whose key lies in the range
+ * goes straight to the leaf (TPC-C's New-Order appends its order lines
+ * one after the other).  Skipping the descent is safe: the path was read
+ * in this attempt, so its nodes stay allocated until the attempt ends
+ * (reclamation) and a concurrent change to them fails the attempt's
+ * validation as if it had read them again (opacity); only this attempt's
+ * own splits and deletes could change it, and they drop the finger. */
+typedef struct btree_finger {
+	uint64_t attempt;        /* 0: none */
+	const btree_t *tree;
+	btree_node_t *leaf;
+	uint64_t lo, hi;
+} btree_finger_t;
+
+static __thread btree_finger_t btree_finger;
+
+static inline uint64_t btree_attempt(void)
+{
+	return tm_self_->attempt_id;   /* inside a transaction (store_require_tx) */
+}
 
 /* ---- permutation words -------------------------------------------------------
  *
@@ -140,17 +167,24 @@ static btree_node_t *btree_node_new(uint64_t level, const char *call)
 }
 
 /* Inner node n (word perm, count c >= 1): the rank of the child whose
- * range holds key, the largest r >= 1 whose key is <= key, else 0. */
-static unsigned btree_child_for(btree_node_t *n, uint64_t perm, uint64_t key)
+ * range holds key, the largest r >= 1 whose key is <= key, else 0.
+ * [*lo_key, *hi_key], n's range, becomes the child's: its own key (rank
+ * r >= 1) and the next rank's key - 1 (if any), keys the search read. */
+static unsigned btree_child_for(btree_node_t *n, uint64_t perm, uint64_t key,
+                                uint64_t *lo_key, uint64_t *hi_key)
 {
 	unsigned lo = 1, hi = btree_perm_count(perm);   /* the first rank in [1, c)
 	                                                   whose key is > key */
 	while (lo < hi) {
 		unsigned mid = lo + (hi - lo) / 2;
-		if (btree_key_at(n, perm, mid) <= key)
+		uint64_t k = btree_key_at(n, perm, mid);
+		if (k <= key) {
 			lo = mid + 1;
-		else
+			*lo_key = k;       /* the last one set is rank lo - 1's */
+		} else {
 			hi = mid;
+			*hi_key = k - 1;   /* k > key >= 0 */
+		}
 	}
 	return lo - 1;
 }
@@ -243,6 +277,8 @@ static btree_node_t *btree_descend(btree_t *bt, uint64_t key, btree_path_t *p)
 {
 	btree_node_t *n = TM_LOAD(&bt->root);
 	unsigned d = 0;
+	p->lo = 0;
+	p->hi = UINT64_MAX;
 	for (;;) {
 		uint64_t perm = btree_read_perm(n);
 		p->node[d] = n;
@@ -251,7 +287,7 @@ static btree_node_t *btree_descend(btree_t *bt, uint64_t key, btree_path_t *p)
 			p->depth = d + 1;
 			return n;
 		}
-		unsigned i = btree_child_for(n, perm, key);
+		unsigned i = btree_child_for(n, perm, key, &p->lo, &p->hi);
 		p->idx[d++] = i;
 		n = btree_ptr_at(n, perm, i);
 	}
@@ -269,7 +305,8 @@ void *btree_get(btree_t *bt, uint64_t key)
 			unsigned i = btree_leaf_lower(n, perm, key, &found);
 			return found ? btree_ptr_at(n, perm, i) : NULL;
 		}
-		n = btree_ptr_at(n, perm, btree_child_for(n, perm, key));
+		uint64_t lo_key, hi_key;   /* not needed */
+		n = btree_ptr_at(n, perm, btree_child_for(n, perm, key, &lo_key, &hi_key));
 	}
 }
 
@@ -305,17 +342,32 @@ static void btree_insert_child(btree_t *bt, btree_path_t *p, unsigned d, uint64_
 
 bool btree_insert(btree_t *bt, uint64_t key, void *val)
 {
+	btree_finger_t *f = &btree_finger;
+	uint64_t attempt = btree_attempt();
+	bool found;
+	if (f->attempt == attempt && f->tree == bt && key >= f->lo && key <= f->hi) {
+		uint64_t perm = btree_read_perm(f->leaf);
+		if (btree_perm_count(perm) < BTREE_FANOUT) {
+			unsigned i = btree_leaf_lower(f->leaf, perm, key, &found);
+			if (found)
+				return false;
+			btree_node_put(f->leaf, perm, i, key, val);
+			return true;
+		}
+		/* Full: the descent below splits it. */
+	}
 	btree_path_t p;
 	btree_node_t *leaf = btree_descend(bt, key, &p);
 	uint64_t perm = p.perm[p.depth - 1];
-	bool found;
 	unsigned i = btree_leaf_lower(leaf, perm, key, &found);
 	if (found)
 		return false;
 	if (btree_perm_count(perm) < BTREE_FANOUT) {
 		btree_node_put(leaf, perm, i, key, val);
+		*f = (btree_finger_t){ attempt, bt, leaf, p.lo, p.hi };
 		return true;
 	}
+	f->attempt = 0;   /* the structure changes */
 	uint64_t sep;
 	btree_node_t *right = btree_split_node(leaf, perm, i, key, val, &sep, "store_insert");
 	btree_insert_child(bt, &p, p.depth - 1, sep, right);
@@ -367,6 +419,8 @@ static void btree_remove_empty(btree_t *bt, btree_path_t *p, unsigned d)
 
 void *btree_delete(btree_t *bt, uint64_t key)
 {
+	if (btree_finger.tree == bt)
+		btree_finger.attempt = 0;   /* its leaf may go */
 	btree_path_t p;
 	btree_node_t *leaf = btree_descend(bt, key, &p);
 	uint64_t perm = p.perm[p.depth - 1];

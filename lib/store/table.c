@@ -302,24 +302,16 @@ void *store_index_last(store_index_t *ix, uint64_t lo, uint64_t hi, uint64_t *sk
 
 /* ---- byte copies ----------------------------------------------------------------
  *
- * Bytes up to the first 8-byte boundary and after the last one go one by
- * one (sub-word writes never touch their neighbours, tm.h), the words
- * between whole; the private side may have any alignment (memcpy).
+ * Reads are the backend's tm_read_bytes (tl2 checks a stripe at a time).
+ * Writes: bytes up to the first 8-byte boundary and after the last one go
+ * one by one (sub-word writes never touch their neighbours, tm.h), the
+ * words between whole; the private side may have any alignment (memcpy).
  */
 
 void store_read_bytes(void *dst, const void *rec_src, size_t n)
 {
 	store_require_tx("store_read_bytes");
-	const uint8_t *s = rec_src;
-	uint8_t *d = dst;
-	for (; n > 0 && ((uintptr_t)s & 7) != 0; n--)
-		*d++ = tm_read_u8(s++);
-	for (; n >= 8; n -= 8, s += 8, d += 8) {
-		uint64_t w = tm_read_u64((const uint64_t *)(const void *)s);
-		memcpy(d, &w, 8);
-	}
-	for (; n > 0; n--)
-		*d++ = tm_read_u8(s++);
+	tm_read_bytes(dst, rec_src, n);
 }
 
 void store_write_bytes(void *rec_dst, const void *src, size_t n)

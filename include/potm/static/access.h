@@ -164,7 +164,8 @@ tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 	                     (uintptr_t)s->rs.next >= (uintptr_t)s->rs.end ||
 	                     tm_wfilter_test_(&s->written, w), 0))
 		return 0;
-	const volatile uintptr_t *lock = &s->locks[(w >> s->shift) & s->lock_mask];
+	const volatile uintptr_t *lock =
+		&s->locks[tm_lock_index_(w, s->shift, s->skew_shift, s->lock_mask)];
 	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
 	uint64_t v = tm_load_bytes_(a, size);
 	__builtin_memcpy(out, &v, size);
@@ -196,6 +197,18 @@ POTM_ACCESS_(tm_ptr_t, _ptr)
 POTM_ACCESS_(float, _float)
 POTM_ACCESS_(double, _double)
 #undef POTM_ACCESS_
+
+/* tm_read_bytes (tm.h): a plain copy where accesses are plain loads; the
+ * library's otherwise. */
+#ifdef POTM_PLAIN_ACCESS
+static inline void tm_read_bytes(void *dst, const void *src, size_t n)
+{
+	POTM_CHECK_IN_TX_();
+	__builtin_memcpy(dst, src, n);
+}
+#else
+void tm_read_bytes(void *dst, const void *src, size_t n);
+#endif
 
 /* Signed and char-typed views of the unsigned accesses, so that TM_LOAD
  * returns the pointee's own type. */

@@ -155,16 +155,18 @@ typedef struct tm_rset_ {
 
 /* Which words a transaction wrote: a Bloom filter, one bit per word,
  * tested by the inline reads (a hit takes the library's read-after-write
- * path).  Small write sets use the 256 bits of `small', few enough words
- * that false hits stay rare; a large set's filter is its hash index's, 8
- * bits per index slot, so that its density stays bounded however many
+ * path).  Small write sets use the 1,024 bits of `small', few enough
+ * words that false hits stay rare (with the 32 words a small set holds at
+ * most, about one read in 32 hits falsely: a call into the library and a
+ * scan of the set); a large set's filter is its hash index's, 8 bits per
+ * index slot, so that its density stays bounded however many
  * words are written (a fixed-size filter would fill up and send every
  * read to the library).  A word's bit is ((address >> 3) *
  * TM_WFILTER_MUL) >> shift, i.e. the top bits of a multiplicative hash,
  * as many as the filter has. */
 #define TM_WFILTER_MUL 0xc2b2ae3d27d4eb4full
-#define TM_WFILTER_SMALL_WORDS 4
-#define TM_WFILTER_SMALL_SHIFT (64 - 8)   /* 256 bits */
+#define TM_WFILTER_SMALL_WORDS 16
+#define TM_WFILTER_SMALL_SHIFT (64 - 10)  /* 1,024 bits */
 
 typedef struct tm_wfilter_ {
 	uint64_t *bits;                  /* small, or the index's filter */
@@ -198,6 +200,26 @@ static inline __attribute__((always_inline)) uint64_t tm_load_bytes_(const void 
 	return v;
 }
 
+/* tl2's lock of an address: the index of its stripe (address >> shift)
+ * in a table of mask + 1 locks, plus a skew that grows by one every
+ * 2^(bits/2) stripes (address >> skew_shift, skew_shift = shift + bits -
+ * bits/2, for a table of 2^bits locks).  Neighbouring stripes keep
+ * neighbouring locks but at the skew's steps, so an object's stripes
+ * share the lock table's cache lines; and memory a multiple of the
+ * table's coverage (2^(shift + bits) bytes) apart no longer maps to the
+ * same locks one for one, but k * 2^(bits/2) locks apart: malloc's arenas
+ * are aligned to a power of two, and two threads that allocate alike
+ * (TPC-C's loaders, one warehouse each) place their records at the same
+ * offsets in theirs, which under a plain mask made every record share
+ * its locks with its twin, a false conflict on every pair of updates.
+ * The skew is constant within a stripe (skew_shift >= shift), and one add
+ * where a multiplicative hash would cost a multiply on every read. */
+static inline uintptr_t tm_lock_index_(uintptr_t a, unsigned shift, unsigned skew_shift,
+                                       uintptr_t mask)
+{
+	return ((a >> shift) + (a >> skew_shift)) & mask;
+}
+
 /* What the inline snapshot reads need (tl2): the lock table, the
  * snapshot, the read set, and which words the transaction wrote. */
 typedef struct tm_snap_ {
@@ -206,6 +228,7 @@ typedef struct tm_snap_ {
 	                                    while a committer holds it */
 	uintptr_t lock_mask;
 	unsigned shift;                  /* stripe: address >> shift */
+	unsigned skew_shift;             /* tm_lock_index_ */
 	uint64_t rv;                     /* the snapshot's clock value */
 	tm_wfilter_t written;            /* words written */
 } tm_snap_t;
@@ -221,6 +244,11 @@ typedef struct tm_txd {
 	                       decide its runs of turns (lib/sequencer.h) */
 	tm_undo_t undo;     /* pot: the attempt's in-place writes */
 	tm_snap_t snap;     /* tl2: the attempt's snapshot reads */
+	uint64_t attempt_id; /* the running (or last) attempt's number, one
+	                        never used before in the process (set at each
+	                        outermost start, before the backend's begin):
+	                        the record store keeps what an attempt
+	                        learned under it */
 } tm_txd_t;
 
 #define TM_TXD_CANCELLED 1u /* the attempt was cancelled: skip the body */

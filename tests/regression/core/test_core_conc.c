@@ -2,7 +2,9 @@
  * Concurrency invariants, each under 2 threads and under oversubscription
  * (8 threads): bank totals over 10^6 transfers,
  * exact shared counters, opacity (a doomed transaction never sees an
- * inconsistent snapshot), sub-word writes racing on one word,
+ * inconsistent snapshot), byte ranges read across stripes, partly
+ * written by the reader itself (tm_read_bytes: opacity and exact values),
+ * sub-word writes racing on one word,
  * allocation churn with deferred reclamation, bulk frees with polled
  * grace periods, and the progress of long transactions among short
  * conflicting ones, also when they restart and cancel themselves after
@@ -201,6 +203,119 @@ static void opacity(unsigned n)
 START_TEST(opacity_2) { opacity(2); }
 END_TEST
 START_TEST(opacity_8) { opacity(8); }
+END_TEST
+
+/* ---- byte ranges (tm_read_bytes) ----------------------------------------
+ * Every committed state of rb_buf is one pattern: byte i is g + 13 i (mod
+ * 256) for some g.  Writers rewrite it whole with a new g (bytes at the
+ * ends, words between, the words from the top down).  Readers copy a
+ * random range, crossing stripes at any alignment, and check that it is
+ * one pattern; every third reader transaction first writes a new pattern
+ * over part of the buffer and reads a range across it (its own bytes
+ * there, the snapshot's elsewhere), then writes the rest.  Every check is
+ * made inside the transaction: an opaque TM never lets even a doomed
+ * attempt see two patterns. */
+
+#define RB_LEN 300
+static unsigned char rb_buf[RB_LEN + 5] __attribute__((aligned(64)));
+#define RB (rb_buf + 3)   /* no word boundary where a stripe begins */
+static long rb_violations;
+
+static unsigned char rb_byte(unsigned g, size_t i)
+{
+	return (unsigned char)(g + 13 * i);
+}
+
+/* Write pattern g over [lo, hi) of RB. */
+static void rb_write_pattern(unsigned g, size_t lo, size_t hi)
+{
+	size_t i = lo;
+	for (; i < hi && ((uintptr_t)(RB + i) & 7); i++)
+		TM_STORE(&RB[i], rb_byte(g, i));
+	size_t words_end = i + (hi - i) / 8 * 8;
+	for (size_t w = words_end; w > i; w -= 8) {
+		uint64_t v;
+		unsigned char b[8];
+		for (unsigned k = 0; k < 8; k++)
+			b[k] = rb_byte(g, w - 8 + k);
+		memcpy(&v, b, 8);
+		tm_write_u64((uint64_t *)(void *)(RB + w - 8), v);
+	}
+	for (i = words_end; i < hi; i++)
+		TM_STORE(&RB[i], rb_byte(g, i));
+}
+
+/* The pattern of the n bytes at got, which are RB[off, off + n): its g,
+ * or -1 if they are not one pattern. */
+static int rb_pattern_of(const unsigned char *got, size_t off, size_t n)
+{
+	unsigned g = (unsigned char)(got[0] - 13 * off);
+	for (size_t j = 0; j < n; j++)
+		if (got[j] != rb_byte(g, off + j))
+			return -1;
+	return (int)g;
+}
+
+static void read_bytes_work(unsigned id, unsigned n)
+{
+	uint64_t rng = id * 31 + 5;
+	volatile long seen_bad = 0;   /* survives the siglongjmp of an abort */
+	(void)n;
+	for (int i = 0; i < 20000 / SCALE; i++) {
+		size_t off = rng_next(&rng) % RB_LEN;
+		size_t len = 1 + rng_next(&rng) % (RB_LEN - off);
+		unsigned g1 = (unsigned)rng_next(&rng) & 255;
+		if (id % 2 == 0) {
+			TM_BEGIN();
+			rb_write_pattern(g1, 0, RB_LEN);
+			TM_END();
+		} else if (i % 3 != 0) {
+			unsigned char got[RB_LEN];
+			TM_BEGIN();
+			tm_read_bytes(got, RB + off, len);
+			if (rb_pattern_of(got, off, len) < 0)
+				seen_bad++;
+			TM_END();
+		} else {
+			/* Write g1 over [lo, hi), read [off, off + len) across it. */
+			size_t lo = rng_next(&rng) % RB_LEN;
+			size_t hi = lo + rng_next(&rng) % (RB_LEN - lo + 1);
+			unsigned char got[RB_LEN];
+			TM_BEGIN();
+			unsigned char first;
+			tm_read_bytes(&first, RB, 1);
+			unsigned g0 = first;
+			rb_write_pattern(g1, lo, hi);
+			tm_read_bytes(got, RB + off, len);
+			for (size_t j = 0; j < len; j++) {
+				size_t at = off + j;
+				unsigned g = at >= lo && at < hi ? g1 : g0;
+				if (got[j] != rb_byte(g, at)) {
+					seen_bad++;
+					break;
+				}
+			}
+			rb_write_pattern(g1, 0, lo);
+			rb_write_pattern(g1, hi, RB_LEN);
+			TM_END();
+		}
+	}
+	__atomic_fetch_add(&rb_violations, seen_bad, __ATOMIC_RELAXED);
+}
+
+static void read_bytes_opacity(unsigned n)
+{
+	for (size_t i = 0; i < RB_LEN; i++)
+		RB[i] = rb_byte(0, i);
+	run_threads(n, read_bytes_work);
+	ck_assert_int_eq(rb_violations, 0);
+	ck_assert_int_ge(rb_pattern_of(RB, 0, RB_LEN), 0);
+	tm_shutdown();
+}
+
+START_TEST(read_bytes_opacity_2) { read_bytes_opacity(2); }
+END_TEST
+START_TEST(read_bytes_opacity_8) { read_bytes_opacity(8); }
 END_TEST
 
 /* ---- sub-word writes racing on one word ------------------------------- */
@@ -894,6 +1009,8 @@ int main(void)
 	tcase_add_test(tc, counters_8);
 	tcase_add_test(tc, opacity_2);
 	tcase_add_test(tc, opacity_8);
+	tcase_add_test(tc, read_bytes_opacity_2);
+	tcase_add_test(tc, read_bytes_opacity_8);
 	tcase_add_test(tc, bytes_2);
 	tcase_add_test(tc, bytes_8);
 	tcase_add_test(tc, list_2);

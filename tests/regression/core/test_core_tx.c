@@ -538,6 +538,114 @@ START_TEST(read_after_write_large_set)
 }
 END_TEST
 
+/* ---- byte ranges (tm_read_bytes) ----------------------------------------
+ * Every (offset, length) of a block whose size is odd (a read past its
+ * end would be an out-of-bounds load, which ASan reports), read in a
+ * transaction that wrote bytes, halves and words of it before (tl2 lays
+ * its write set over each stripe's copy), under small, default and large
+ * stripes; and in a transaction large enough for tl2 to escalate (reads
+ * in place). */
+
+#define RB_SIZE 203
+#define RB_BIG 4099
+
+static unsigned char rb_model[RB_BIG];
+
+/* The transaction's writes to buf, mirrored in rb_model: bytes, halves
+ * and words, some of them twice, about one byte in three. */
+static void rb_write_some(unsigned char *buf, size_t size, unsigned seed)
+{
+	for (size_t i = 0; i + 8 <= size; i += 8) {
+		unsigned k = (unsigned)(i / 8 + seed) % 6;
+		if (k == 0) {
+			uint64_t v = 0x0102030405060708ull * (i + seed);
+			tm_write_u64((uint64_t *)(void *)(buf + i), v);
+			memcpy(rb_model + i, &v, 8);
+		} else if (k == 2) {
+			uint16_t v = (uint16_t)(0xbeef + i);
+			tm_write_u16((uint16_t *)(void *)(buf + i + 2), v);
+			memcpy(rb_model + i + 2, &v, 2);
+		} else if (k == 4) {
+			tm_write_u8(buf + i + 7, (uint8_t)(i ^ 0x5a));
+			rb_model[i + 7] = (uint8_t)(i ^ 0x5a);
+			tm_write_u8(buf + i + 1, (uint8_t)(i ^ 0xa5));
+			rb_model[i + 1] = (uint8_t)(i ^ 0xa5);
+		}
+	}
+	tm_write_u8(buf + size - 1, 0xee);   /* the block's last byte */
+	rb_model[size - 1] = 0xee;
+}
+
+/* Every range of buf against rb_model (inside a transaction). */
+static void rb_check_ranges(const unsigned char *buf, size_t size, size_t step)
+{
+	unsigned char got[RB_BIG];
+	for (size_t off = 0; off < size; off += off < 24 ? 1 : step)
+		for (size_t len = 0; off + len <= size; len += len < 40 ? 1 : step) {
+			memset(got, 0xcc, len);
+			tm_read_bytes(got, buf + off, len);
+			ck_assert_msg(memcmp(got, rb_model + off, len) == 0,
+			              "tm_read_bytes(%zu, %zu) of %zu", off, len, size);
+		}
+	for (size_t off = 0; off < size; off++) {   /* ranges that end the block */
+		tm_read_bytes(got, buf + off, size - off);
+		ck_assert_msg(memcmp(got, rb_model + off, size - off) == 0,
+		              "tm_read_bytes(%zu, %zu) of %zu", off, size - off, size);
+	}
+}
+
+START_TEST(read_bytes_ranges)
+{
+	static const char *const shifts[] = { "3", "5", "12" };
+	for (unsigned sh = 0; sh < 3; sh++) {
+		setenv("POTM_STRIPE_SHIFT", shifts[sh], 1);
+		start();
+		unsigned char *buf = malloc(RB_SIZE);
+		ck_assert_ptr_nonnull(buf);
+		for (size_t i = 0; i < RB_SIZE; i++)
+			buf[i] = rb_model[i] = (unsigned char)(i * 7 + 1);
+		TM_BEGIN();
+		rb_check_ranges(buf, RB_SIZE, 7);   /* nothing written yet */
+		rb_write_some(buf, RB_SIZE, sh);
+		rb_check_ranges(buf, RB_SIZE, 7);
+		/* More than a small write set (tl2 indexes it, and its filter
+		 * changes): every word written. */
+		for (size_t i = 0; i + 8 <= RB_SIZE; i += 8) {
+			tm_write_u32((uint32_t *)(void *)(buf + i + 4), (uint32_t)(i * 3));
+			uint32_t v = (uint32_t)(i * 3);
+			memcpy(rb_model + i + 4, &v, 4);
+		}
+		rb_check_ranges(buf, RB_SIZE, 5);
+		TM_END();
+		ck_assert(memcmp(buf, rb_model, RB_SIZE) == 0);
+		TM_BEGIN();
+		rb_check_ranges(buf, RB_SIZE, 11);   /* committed, read-only */
+		TM_END();
+		free(buf);
+		stop();
+	}
+	unsetenv("POTM_STRIPE_SHIFT");
+	/* A write set past tl2's escalation mark (POTM_PROMOTE_WRITES): the
+	 * rest of the transaction reads in place. */
+	start();
+	unsigned char *big = malloc(RB_BIG);
+	ck_assert_ptr_nonnull(big);
+	for (size_t i = 0; i < RB_BIG; i++)
+		big[i] = rb_model[i] = (unsigned char)(i * 13 + 5);
+	TM_BEGIN();
+	rb_write_some(big, RB_BIG, 1);
+	for (size_t i = 0; i + 8 <= RB_BIG; i += 8) {
+		tm_write_u8(big + i + 3, (uint8_t)i);
+		rb_model[i + 3] = (uint8_t)i;
+	}
+	rb_check_ranges(big, RB_BIG, 97);
+	TM_END();
+	ck_assert(memcmp(big, rb_model, RB_BIG) == 0);
+	free(big);
+	stop();
+}
+END_TEST
+
 static void atomic_body(void *arg)
 {
 	long *p = arg;
@@ -753,6 +861,7 @@ int main(void)
 	tcase_add_test(tx, cancel_restores_many_writes);
 	tcase_add_test(tx, undo_log_forgets_between_transactions);
 	tcase_add_test(tx, read_after_write_large_set);
+	tcase_add_test(tx, read_bytes_ranges);
 	tcase_add_test(tx, atomic_results);
 	if (IS("seq"))
 		tcase_add_test_raise_signal(tx, seq_cancel_is_fatal, SIGABRT);

@@ -381,6 +381,111 @@ START_TEST(cancelled_insert_leaves_nothing)
 }
 END_TEST
 
+/* ---- runs of inserts in one transaction (btree.c's finger) ------------------
+ * Ascending, descending and gap-filling inserts in one transaction, with
+ * splits and deletes among them and an attempt restarted after it
+ * inserted (its leaves are freed): the next insert into a tree may go
+ * straight to the leaf the last one went to, and must not where the key
+ * lies outside that leaf or the structure has changed. */
+
+#define RUN_KEYS 3000
+static bool run_present[RUN_KEYS];
+static volatile unsigned run_attempts;
+
+static void run_insert(store_table_t *t, uint64_t k)
+{
+	rec_t r;
+	fill(&r, k);
+	ck_assert_ptr_nonnull(store_insert(t, k, &r));
+	ck_assert_ptr_null(store_insert(t, k, &r));   /* now present */
+	run_present[k] = true;
+}
+
+START_TEST(insert_runs_in_one_transaction)
+{
+	store_test_start();
+	/* No secondary index: its inserts would take the finger away from
+	 * the table's tree after each insert. */
+	store_table_t *t = make_table("runs", STORE_ORDERED, sizeof(rec_t), 0);
+	memset(run_present, 0, sizeof run_present);
+	TM_BEGIN();
+	for (uint64_t k = 1000; k < 2000; k += 2)
+		run_insert(t, k);
+	for (uint64_t k = 2999; k >= 2000; k--)
+		run_insert(t, k);
+	for (uint64_t k = 1001; k < 2000; k += 2)
+		run_insert(t, k);
+	for (uint64_t k = 998; k > 900; k -= 7)   /* below the last leaf's range */
+		run_insert(t, k);
+	for (uint64_t k = 1000; k < 3000; k += 7) {
+		ck_assert_int_eq(store_delete(t, k), 1);
+		run_present[k] = false;
+	}
+	for (uint64_t k = 0; k < 1000; k += 3)
+		if (!run_present[k])
+			run_insert(t, k);
+	for (uint64_t k = 1000; k < 3000; k += 14)
+		run_insert(t, k);
+	TM_END();
+	/* A retried attempt: the first one inserts, then restarts. */
+	if (!single_thread_backend()) {
+		run_attempts = 0;
+		TM_BEGIN();
+		for (uint64_t k = 1; k < 900; k += 3) {
+			rec_t r;
+			fill(&r, k);
+			ck_assert_ptr_nonnull(store_insert(t, k, &r));
+		}
+		if (run_attempts++ == 0)
+			tm_restart();
+		for (uint64_t k = 2; k < 900; k += 3) {
+			rec_t r;
+			fill(&r, k);
+			ck_assert_ptr_nonnull(store_insert(t, k, &r));
+		}
+		TM_END();
+		for (uint64_t k = 1; k < 900; k += 3)
+			run_present[k] = run_present[k + 1] = true;
+	}
+	/* A leaf with room, then a key below its range (and one above). */
+	TM_BEGIN();
+	for (uint64_t k = 1500; k < 1530; k++)
+		if (run_present[k])
+			store_delete(t, k);
+	store_delete(t, 60);
+	store_delete(t, 2990);
+	TM_END();
+	for (uint64_t k = 1500; k < 1530; k++)
+		run_present[k] = false;
+	run_present[60] = run_present[2990] = false;
+	TM_BEGIN();
+	run_insert(t, 1505);
+	run_insert(t, 60);
+	run_insert(t, 1507);
+	run_insert(t, 2990);
+	TM_END();
+	ck_assert_int_eq(store_check(t), 0);
+	size_t n = 0;
+	for (uint64_t k = 0; k < RUN_KEYS; k++)
+		n += run_present[k];
+	ck_assert_uint_eq(store_count(t), n);
+	for (uint64_t k = 0; k < RUN_KEYS; k++) {
+		rec_t want;
+		fill(&want, k);
+		TM_BEGIN();
+		out_ptr = store_get(t, k);
+		TM_END();
+		if (run_present[k])
+			ck_assert_msg(out_ptr != NULL && memcmp(out_ptr, &want, sizeof want) == 0,
+			              "key %llu", (unsigned long long)k);
+		else
+			ck_assert_msg(out_ptr == NULL, "key %llu", (unsigned long long)k);
+	}
+	store_table_destroy(t);
+	store_test_stop();
+}
+END_TEST
+
 /* ---- emptying ---------------------------------------------------------------- */
 
 START_TEST(empties_back_to_empty_root)
@@ -452,6 +557,7 @@ int main(void)
 	if (!single_thread_backend())   /* seq cannot roll back a cancel */
 		tcase_add_test(tc, cancelled_insert_leaves_nothing);
 	tcase_add_test(tc, empties_back_to_empty_root);
+	tcase_add_test(tc, insert_runs_in_one_transaction);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
 }
