@@ -69,8 +69,14 @@
  *      the run's versions as newer than any clock they read, and wait for
  *      the run's end (pot_extend).
  *  P4  Rolled-back in-place writes (tm_restart, tm_cancel) restore the
- *      contents as of clock, so their stripes are unmarked with version
- *      clock: correct for any snapshot, at worst a spurious conflict.
+ *      contents as of clock and are unmarked with the holder's version wv,
+ *      as a commit's would be: the slot is consumed either way (the
+ *      restart and the cancel pass the turn; with the explicit sequencer
+ *      the retry keeps it and commits as wv).  Not with clock, the version
+ *      the stripe may have had before the mark: a speculative reader that
+ *      loaded that word before the mark and the value while it was
+ *      overwritten would find the same word after the unmark and accept a
+ *      value that never committed (A-B-A).  At worst a spurious conflict.
  *  P5  (alone, no marks) A fast transaction that begins while its thread is
  *      the only registered one skips P2's marking: no speculative reader
  *      exists.  A thread that registers meanwhile must not read before
@@ -331,14 +337,14 @@ static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
 }
 
 /* Undo this attempt's in-place writes, then unmark their stripes with
- * the version of the restored contents (P4).  potm_undo_rollback empties
- * the log but leaves the entries in place, which pot_unmark reads. */
+ * our version (P4).  potm_undo_rollback empties the log but leaves the
+ * entries in place, which pot_unmark reads. */
 static void pot_rollback_fast(pot_tx_t *tx)
 {
 	potm_undo_entry_t *next = tx->pt.th.txd.undo.next;
 	potm_undo_rollback(&tx->pt.th.txd.undo);
 	tx->pt.th.txd.undo.next = next;
-	pot_unmark(tx, (tx->fast_word >> 1) - 1);
+	pot_unmark(tx, tx->fast_word >> 1);
 	potm_undo_clear(&tx->pt.th.txd.undo);
 }
 

@@ -54,9 +54,12 @@
  *     them to its commit version wv = ++clock.  Others see a stripe locked
  *     by a committer: a read waits, a validation fails, as for any commit.
  *  I3 (rollback) tm_restart and tm_cancel restore the old bytes and
- *     release the stripes with the current clock: nobody committed since
- *     the drain, so that is the version of the restored contents (at worst
- *     a spurious conflict for an older snapshot).
+ *     release the stripes with a new version wv = ++clock, as a commit
+ *     would.  Not the version they had: a reader that loaded the lock word
+ *     before the mark and the value while it was overwritten would then
+ *     find the same word after the release and accept a value that never
+ *     committed (A-B-A); the new version makes its load fail.  At worst a
+ *     spurious conflict for an older snapshot.
  *  I4 (escalation) A transaction whose write set reaches
  *     POTM_PROMOTE_WRITES words (long update traversals that rewrite the
  *     same words many times) tries the token without waiting; if it gets
@@ -475,16 +478,16 @@ static bool tl2_enter_serial(tl2_tx_t *tx)
 	return true;
 }
 
-/* I3: undo the in-place writes, release their stripes at the current
- * clock.  potm_undo_rollback leaves the entries, which the release reads. */
+/* I3: undo the in-place writes, release their stripes with a new
+ * version.  potm_undo_rollback leaves the entries, which the release reads. */
 static void tl2_rollback_in_place(tl2_tx_t *tx)
 {
 	potm_undo_t *u = &tx->th.txd.undo;
 	potm_undo_entry_t *next = u->next;
 	potm_undo_rollback(u);
 	u->next = next;
-	if (!tx->serial)   /* S1: nothing was marked */
-		tl2_unmark_in_place(u, __atomic_load_n(&tl2.clock, __ATOMIC_RELAXED));
+	if (!tx->serial && potm_undo_count(u))   /* S1: nothing was marked */
+		tl2_unmark_in_place(u, __atomic_add_fetch(&tl2.clock, 1, __ATOMIC_ACQ_REL));
 	tl2_leave_irrevocable(tx);
 }
 
