@@ -1,13 +1,13 @@
 /*
  * app_library.c — a STAMP application as a library for the Python package.
  *
- * The build compiles an application's sources a second time, with its
- * main() renamed to potm_app_main (-Dmain=potm_app_main) and this file
- * added, into libpotm-bench-<backend>-<app>.so.  The package's worker
- * process dlopen()s that library and calls potm_bench_main(argc, argv)
+ * The build compiles an application's sources once per backend, with its
+ * main() renamed to potm_app_main (-Dmain=potm_app_main); those objects
+ * and this file make libpotm-bench-<backend>-<app>.so, those objects and
+ * bench/app_main.c the executable <app>-<backend>.  The package's worker
+ * process dlopen()s the library and calls potm_bench_main(argc, argv)
  * with argv[0] = the application's name, exactly as it calls the
- * microbenchmark library; the executables <app>-<backend> are built from
- * the unmodified sources and are not affected.
+ * microbenchmark library.
  *
  * One application per process: the applications keep their state in
  * globals (as STAMP does), and each worker runs one benchmark and exits.
