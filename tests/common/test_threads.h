@@ -4,6 +4,10 @@
 #ifndef POTM_TEST_THREADS_H
 #define POTM_TEST_THREADS_H
 
+#include <string.h>
+
+#include <potm/tm.h>
+
 /* One thread's work: its logical id and the number of threads. */
 typedef void (*test_work_fn)(unsigned id, unsigned nthreads);
 
@@ -21,6 +25,17 @@ void test_run_threads_hooked(unsigned n, test_work_fn work, void (*enter)(void),
 static inline void test_run_threads(unsigned n, test_work_fn work)
 {
 	test_run_threads_hooked(n, work, 0, 0);
+}
+
+/* What a stress test divides its operation count by on this backend: 4
+ * where every commit is handed from thread to thread in a fixed order
+ * (gl's FIFO lock, Pot's order), else 1.  There each handoff waits until
+ * the next thread in line runs, a scheduling quantum whenever threads
+ * outnumber the free cores (oversubscribed tests, or ctest -j beside
+ * another test); the same checks hold on fewer operations. */
+static inline long test_handoff_divisor(void)
+{
+	return tm_is_deterministic() || strcmp(POTM_BACKEND_NAME, "gl") == 0 ? 4 : 1;
 }
 
 #endif /* POTM_TEST_THREADS_H */

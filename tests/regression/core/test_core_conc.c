@@ -73,7 +73,7 @@ static long tx_sum(const long *a, int n)
 
 #define ACCOUNTS 64
 #define INITIAL 1000
-#define TRANSFERS (1000000 / SCALE)
+#define TRANSFERS (1000000 / SCALE / test_handoff_divisor())
 static long accounts[ACCOUNTS];
 static long bad_totals;   /* only written through transactions' outcome */
 
@@ -117,7 +117,7 @@ END_TEST
 
 /* ---- exact counters ---------------------------------------------------- */
 
-#define INCREMENTS (100000 / SCALE)
+#define INCREMENTS (100000 / SCALE / test_handoff_divisor())
 static long counter;
 static long slots[16];
 
@@ -161,7 +161,7 @@ static void opacity_work(unsigned id, unsigned n)
 	/* volatile: an increment made in a doomed attempt must survive its
 	 * siglongjmp, or a violation would go uncounted. */
 	volatile long seen_bad = 0;
-	for (int i = 0; i < 40000 / SCALE; i++) {
+	for (int i = 0; i < 40000 / SCALE / test_handoff_divisor(); i++) {
 		if (id % 2 == 0) {
 			long d = (long)(rng_next(&rng) % 100) - 50;
 			TM_BEGIN();
@@ -261,7 +261,7 @@ static void read_bytes_work(unsigned id, unsigned n)
 	uint64_t rng = id * 31 + 5;
 	volatile long seen_bad = 0;   /* survives the siglongjmp of an abort */
 	(void)n;
-	for (int i = 0; i < 20000 / SCALE; i++) {
+	for (int i = 0; i < 20000 / SCALE / test_handoff_divisor(); i++) {
 		size_t off = rng_next(&rng) % RB_LEN;
 		size_t len = 1 + rng_next(&rng) % (RB_LEN - off);
 		unsigned g1 = (unsigned)rng_next(&rng) & 255;
@@ -360,7 +360,7 @@ static void list_work(unsigned id, unsigned n)
 	(void)n;
 	uint64_t rng = id * 31 + 1;
 	long mine = 0;
-	for (int i = 0; i < 20000 / SCALE; i++) {
+	for (int i = 0; i < 20000 / SCALE / test_handoff_divisor(); i++) {
 		long key = (long)(rng_next(&rng) % 64);
 		bool insert = rng_next(&rng) & 1;
 		volatile int delta = 0;

@@ -424,7 +424,7 @@ static uint64_t split_run(unsigned nthreads, unsigned split_ms, long ops)
 	dp_wait_phases(1);    /* the requests applied, one split phase run */
 	ck_assert_int_eq(dp_split_op(&hot_add[0]), DP_ADD);
 	ck_assert_int_eq(dp_split_op(&hot_topk), DP_TOPK);
-	ops_per_thread = ops / SCALE;
+	ops_per_thread = ops / SCALE / test_handoff_divisor();
 	run_threads(nthreads, mixed_work);
 	dp_stats_t st;
 	dp_stats(&st);
@@ -489,7 +489,7 @@ static void half_work(unsigned id, unsigned n)
 	while (!half_stop) {
 		if (id % 2 == 0) {
 			ck_assert_int_eq(dp_exec(half_write, NULL), DP_COMMITTED);
-			if (++writes == 100000 / SCALE)
+			if (++writes == 100000 / SCALE / test_handoff_divisor())
 				half_stop = 1;
 		} else {
 			int bad = 0;
