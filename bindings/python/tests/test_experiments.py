@@ -20,7 +20,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import pytest
 
@@ -531,11 +531,25 @@ def test_reproduce_quick_on_the_real_backends(tmp_path: Path) -> None:
         (missing_backend(libs, "tl2", ["intset", "nope"]) or "")
 
 
+def _once(exp_id: str, cases: Optional[int] = None) -> Experiment:
+    """exp_id with its quick grid run once, on its first cases only if
+    cases is given: the grids, renderers and files are under test, not the
+    medians (make demo runs the quick grids as defined)."""
+    exp = experiment(exp_id)
+    return replace(exp, quick=replace(exp.quick, repeat=1, cases=exp.quick.cases[:cases]))
+
+
+#: Experiments whose quick grid the tests cut to its first cases: STAMP
+#: applications, a second or more each; fig-3.8 draws fig-3.7's runs.
+_FEWER_CASES = {"fig-3.7": 3, "fig-3.8": 3}
+
+
 def _reproduce_quick(tmp_path_factory: pytest.TempPathFactory, ids: list[str],
                      needs: dict[str, list[str]]) -> tuple[Path, dict[str, Any]]:
-    """Run ids --quick in one reproduce call on the real backends: the
-    output directory and the reports by id.  Skipped unless every backend
-    of needs has a benchmark library with the workloads it lists."""
+    """Run ids --quick (_once, cut as _FEWER_CASES says) in one reproduce
+    call on the real backends: the output directory and the reports by
+    id.  Skipped unless every backend of needs has a benchmark library
+    with the workloads it lists."""
     libs_path = build_dir()
     if not libs_path.is_dir():
         pytest.skip(f"no C build directory {libs_path} (set POTMPY_BUILD_DIR)")
@@ -547,10 +561,7 @@ def _reproduce_quick(tmp_path_factory: pytest.TempPathFactory, ids: list[str],
         if problem is not None:
             pytest.skip(problem)
     out = tmp_path_factory.mktemp("quick")
-    # Each point once: the grids, renderers and files are under test, not
-    # the medians (make demo runs the quick grids as defined).
-    once = [replace(experiment(i), quick=replace(experiment(i).quick, repeat=1))
-            for i in ids]
+    once = [_once(i, _FEWER_CASES.get(i)) for i in ids]
     reports = reproduce(once, scale="quick", out=out, lib_dir=libs_path, progress=False,
                         stream=io.StringIO())
     return out, {r.id: r for r in reports}
@@ -624,8 +635,7 @@ def test_pot_experiments_quick(pot_quick: tuple[Path, dict[str, Any]], exp_id: s
     assert rows and all(r["ok"] == "True" for r in rows)
     assert all(float(r.get("throughput") or 0) > 0 or float(r.get("elapsed") or 0) > 0
                for r in rows)
-    exp = experiment(exp_id)
-    grid = exp.grid("quick")
+    grid = _once(exp_id, _FEWER_CASES.get(exp_id)).grid("quick")
     built = set(LibraryDir(build_dir()).backends())
     series = {v.name for v in grid.resolved_variants(build_dir()) if v.backend in built}
     assert {r["variant"] for r in rows} == series
