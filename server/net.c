@@ -253,11 +253,34 @@ static void status_reply(net_t *n, conn_t *c, const potm_request_t *req)
 	executor_status_t s;
 	executor_status(n->ex, &s);
 	const server_state_t *st = n->st;
+	uint64_t leader;
+	unsigned port;
+	agreement_leader(n->ag, &leader, &port);
 	int64_t v[] = { (int64_t)s.batches, (int64_t)s.positions, (int64_t)s.executed,
 	                (int64_t)s.digest, (int64_t)s.digest_batches,
 	                st->db.warehouses, st->db.items, st->db.customers, st->naccounts,
-	                n->opt->workers, (int64_t)n->opt->mode };
+	                n->opt->workers, (int64_t)n->opt->mode, (int64_t)n->opt->replica,
+	                agreement_is_leader(n->ag), (int64_t)leader };
 	reply(c, req, POTM_OK, NULL, v, sizeof v / sizeof v[0]);
+}
+
+/* A replica that is not the leader orders nothing: it names the leader
+ * it knows, and the client sends the same request id there. */
+static void not_leader(net_t *n, conn_t *c, const potm_request_t *req)
+{
+	uint64_t id;
+	unsigned port;
+	agreement_leader(n->ag, &id, &port);
+	int64_t v[] = { (int64_t)id, port };
+	char why[96];
+	if (id != 0 && port != 0)
+		snprintf(why, sizeof why, "not the leader: replica %llu is, at 127.0.0.1:%u",
+		         (unsigned long long)id, port);
+	else if (id != 0)
+		snprintf(why, sizeof why, "not the leader: replica %llu is", (unsigned long long)id);
+	else
+		snprintf(why, sizeof why, "not the leader: no leader is known (an election)");
+	reply(c, req, POTM_ERR_NOT_LEADER, why, v, 2);
 }
 
 /* One whole frame read from c. */
@@ -275,6 +298,10 @@ static void handle_frame(net_t *n, conn_t *c, const uint8_t *frame, uint32_t len
 	}
 	if (n->stop) {
 		reply(c, &req, POTM_ERR_SHUTTING_DOWN, "the server is stopping", NULL, 0);
+		return;
+	}
+	if (!agreement_is_leader(n->ag)) {
+		not_leader(n, c, &req);
 		return;
 	}
 	server_op_t op;
@@ -392,7 +419,7 @@ static bool outbox_empty(net_t *n)
 int net_serve(net_t *n)
 {
 	struct pollfd pfd[NET_MAX_CONNS + 2];
-	unsigned stopping_rounds = 0;
+	unsigned stopping_rounds = 0, stopping_polls = 0;
 	for (;;) {
 		if (n->stop) {
 			/* Stop taking requests; wait for those taken to be applied
@@ -408,6 +435,10 @@ int net_serve(net_t *n)
 			/* A client that does not read its responses does not hold
 			 * the shutdown up for long: a bounded number of polls. */
 			if (s.positions >= n->proposed && ++stopping_rounds > 500)
+				return 0;
+			/* A replica's proposal may never commit (leadership lost):
+			 * the wait is bounded too. */
+			if (++stopping_polls > 1000)
 				return 0;
 		}
 		unsigned np = 0;
