@@ -448,7 +448,11 @@ static int take_snapshot(executor_t *ex, snap_writer_t *w)
 		if (s->frame != NULL)
 			snap_put(w, s->frame, s->len);
 	}
-	return state_save(ex->st, w);
+	int rc = state_save(ex->st, w);
+	pthread_mutex_lock(&ex->lock);
+	ex->status.snapshots += rc == 0;
+	pthread_mutex_unlock(&ex->lock);
+	return rc;
 }
 
 static int restore_snapshot(executor_t *ex, const void *bytes, size_t len)
@@ -487,6 +491,7 @@ static int restore_snapshot(executor_t *ex, const void *bytes, size_t len)
 	ex->status.batches = batches;
 	ex->status.positions = position;
 	ex->status.executed = executed;
+	ex->status.restores++;
 	pthread_mutex_unlock(&ex->lock);
 	publish_digest(ex);
 	return 0;

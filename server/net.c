@@ -260,7 +260,8 @@ static void status_reply(net_t *n, conn_t *c, const potm_request_t *req)
 	                (int64_t)s.digest, (int64_t)s.digest_batches,
 	                st->db.warehouses, st->db.items, st->db.customers, st->naccounts,
 	                n->opt->workers, (int64_t)n->opt->mode, (int64_t)n->opt->replica,
-	                agreement_is_leader(n->ag), (int64_t)leader };
+	                agreement_is_leader(n->ag), (int64_t)leader, (int64_t)s.snapshots,
+	                (int64_t)s.restores };
 	reply(c, req, POTM_OK, NULL, v, sizeof v / sizeof v[0]);
 }
 

@@ -136,6 +136,8 @@ typedef struct executor_status {
 	uint64_t executed;        /* requests executed (duplicates and errors not) */
 	uint64_t digest;          /* of the state after the last digested batch */
 	uint64_t digest_batches;  /* ... which was this many batches in */
+	uint64_t snapshots;       /* snapshots taken by this process (not replicated state) */
+	uint64_t restores;        /* snapshots restored by this process */
 } executor_status_t;
 
 /* Start the applier (logical id 0) and the workers (1..workers), which
