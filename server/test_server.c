@@ -29,7 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,9 +57,10 @@ static bool have_backend(const char *b)
 	return access(path, X_OK) == 0;
 }
 
-/* Start potm-server-<backend> with args (NULL-terminated), reduced TPC-C. */
-static void server_start(server_t *s, const char *backend, const char *mode,
-                         const char *workers)
+/* Start potm-server-<backend> with reduced TPC-C and, if extra is not
+ * NULL, the options it lists (NULL-terminated; at most 8). */
+static void server_start_with(server_t *s, const char *backend, const char *mode,
+                              const char *workers, const char *const *extra)
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/potm-server-%s", POTM_SERVER_DIR, backend);
@@ -69,9 +73,20 @@ static void server_start(server_t *s, const char *backend, const char *mode,
 		dup2(fds[1], 1);
 		close(fds[0]);
 		close(fds[1]);
-		const char *argv[] = { path, "--mode", mode, "--port", "0", "-w", "2", "-I", "1000",
-		                       "-C", "30", "--accounts", "8",
-		                       workers ? "--workers" : NULL, workers, NULL };
+		const char *argv[32] = { path, "--mode", mode, "-w", "2", "-I", "1000",
+		                         "-C", "30", "--accounts", "8" };
+		unsigned k = 11;
+		for (unsigned i = 0; extra != NULL && extra[i] != NULL && i < 8; i++)
+			argv[k++] = extra[i];
+		if (extra == NULL) {
+			argv[k++] = "--port";
+			argv[k++] = "0";
+		}
+		if (workers != NULL) {
+			argv[k++] = "--workers";
+			argv[k++] = workers;
+		}
+		argv[k] = NULL;
 		execv(path, (char *const *)argv);
 		_exit(127);
 	}
@@ -82,6 +97,12 @@ static void server_start(server_t *s, const char *backend, const char *mode,
 	const char *p = strstr(line, "\"port\": ");
 	ck_assert_msg(p != NULL, "no port in: %s", line);
 	s->port = (unsigned)strtoul(p + 8, NULL, 10);
+}
+
+static void server_start(server_t *s, const char *backend, const char *mode,
+                         const char *workers)
+{
+	server_start_with(s, backend, mode, workers, NULL);
 }
 
 static void server_stop(server_t *s)
@@ -202,6 +223,72 @@ START_TEST(test_retry_executes_once)
 	server_stop(&s);
 }
 END_TEST
+/* ---- replicas ------------------------------------------------------------------- */
+
+/* A loopback port free when asked. */
+static unsigned free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+/* The cluster client: bad addresses, a dead replica skipped, and three
+ * Raft replicas: calls find the leader through NOT_LEADER and run once. */
+START_TEST(test_cluster_client)
+{
+	const char *bad[] = { "127.0.0.1", "localhost:80", "127.0.0.1:0" };
+	for (unsigned i = 0; i < 3; i++) {
+		errno = 0;
+		ck_assert_ptr_null(potm_client_connect_cluster(&bad[i], 1, 0, 100));
+		ck_assert_int_eq(errno, EINVAL);
+	}
+	if (!POTM_SERVER_HAS_RAFT || !have_backend("pot"))
+		return;   /* built without libraft: --replica is refused */
+	unsigned port[6];
+	for (unsigned i = 0; i < 6; i++)
+		port[i] = free_port();
+	char peers[256], dir[3][64], id[3][4], addr[3][32];
+	snprintf(peers, sizeof peers, "1=127.0.0.1:%u:%u,2=127.0.0.1:%u:%u,3=127.0.0.1:%u:%u",
+	         port[0], port[1], port[2], port[3], port[4], port[5]);
+	char root[] = "/tmp/potm-test-cluster-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	server_t s[3];
+	for (unsigned i = 0; i < 3; i++) {
+		snprintf(dir[i], sizeof dir[i], "%s/r%u", root, i + 1);
+		snprintf(id[i], sizeof id[i], "%u", i + 1);
+		snprintf(addr[i], sizeof addr[i], "127.0.0.1:%u", port[2 * i + 1]);
+		const char *extra[] = { "--replica", id[i], "--peers", peers, "--data-dir", dir[i],
+		                        "--election-ms", "500", NULL };
+		server_start_with(&s[i], "pot", "pot", NULL, extra);
+	}
+	const char *addrs[] = { addr[0], addr[1], addr[2], "127.0.0.1:1" };
+	/* The dead address first: the client connects to the next. */
+	const char *order[] = { addrs[3], addrs[2], addrs[1], addrs[0] };
+	potm_client_t *c = potm_client_connect_cluster(order, 4, 0, 2000);
+	ck_assert_msg(c != NULL, "connect: %s", strerror(errno));
+	potm_client_set_retries(c, 20);
+	for (int k = 1; k <= 10; k++) {
+		int64_t p[] = { 0, 1 + k % 7, 1 };
+		potm_response_t r;
+		ck_assert_int_eq(potm_client_call(c, POTM_TX_TRANSFER, p, 3, &r), 0);
+		ck_assert_msg(r.status == POTM_OK, "%s", r.message);
+		ck_assert_int_eq(r.values[1], 1000 - k);
+	}
+	ck_assert_int_eq(balance(c, 0), 990);
+	potm_client_close(c);
+	for (unsigned i = 0; i < 3; i++)
+		server_stop(&s[i]);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* ---- bad input ------------------------------------------------------------------ */
 
 START_TEST(test_bad_input)
@@ -395,6 +482,7 @@ int main(void)
 	tcase_add_test(tc, test_frames_round_trip);
 	tcase_add_test(tc, test_retry_executes_once);
 	tcase_add_test(tc, test_bad_input);
+	tcase_add_test(tc, test_cluster_client);
 	tcase_add_test(tc, test_pot_digest_is_sequential_digest);
 	tcase_add_test(tc, test_occ_stays_consistent);
 	suite_add_tcase(s, tc);
