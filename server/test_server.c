@@ -34,6 +34,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef POTM_SERVER_DIR
@@ -58,7 +59,7 @@ static bool have_backend(const char *b)
 }
 
 /* Start potm-server-<backend> with reduced TPC-C and, if extra is not
- * NULL, the options it lists (NULL-terminated; at most 8). */
+ * NULL, the options it lists (NULL-terminated; at most 16). */
 static void server_start_with(server_t *s, const char *backend, const char *mode,
                               const char *workers, const char *const *extra)
 {
@@ -73,10 +74,10 @@ static void server_start_with(server_t *s, const char *backend, const char *mode
 		dup2(fds[1], 1);
 		close(fds[0]);
 		close(fds[1]);
-		const char *argv[32] = { path, "--mode", mode, "-w", "2", "-I", "1000",
+		const char *argv[40] = { path, "--mode", mode, "-w", "2", "-I", "1000",
 		                         "-C", "30", "--accounts", "8" };
 		unsigned k = 11;
-		for (unsigned i = 0; extra != NULL && extra[i] != NULL && i < 8; i++)
+		for (unsigned i = 0; extra != NULL && extra[i] != NULL && i < 16; i++)
 			argv[k++] = extra[i];
 		if (extra == NULL) {
 			argv[k++] = "--port";
@@ -237,8 +238,46 @@ static unsigned free_port(void)
 	return ntohs(a.sin_port);
 }
 
+/* A replica's STATUS values (server/PROTOCOL.md), or false if it does
+ * not answer. */
+static bool replica_status(const char *address, potm_response_t *r)
+{
+	potm_client_t *c = potm_client_connect_cluster(&address, 1, 0, 2000);
+	if (c == NULL)
+		return false;
+	potm_client_set_retries(c, 0);
+	bool ok = potm_client_call(c, POTM_ADMIN_STATUS, NULL, 0, r) == 0 &&
+	          r->status == POTM_OK && r->nvalues >= 16;
+	potm_client_close(c);
+	return ok;
+}
+
+/* Wait until every replica applied the same batches and published its
+ * digest after them; that digest. */
+static uint64_t replicas_converge(char addr[][32], unsigned n)
+{
+	for (int round = 0; round < 2000; round++) {
+		potm_response_t r[3];
+		bool same = true;
+		for (unsigned i = 0; i < n && same; i++)
+			same = replica_status(addr[i], &r[i]) && r[i].values[0] == r[0].values[0] &&
+			       r[i].values[4] == r[i].values[0];
+		for (unsigned i = 1; i < n && same; i++) {
+			ck_assert_int_eq(r[i].values[3], r[0].values[3]);   /* the digests */
+			ck_assert_int_eq(r[i].values[1], r[0].values[1]);   /* the positions */
+		}
+		if (same)
+			return (uint64_t)r[0].values[3];
+		struct timespec pause = { 0, 20 * 1000000 };
+		nanosleep(&pause, NULL);
+	}
+	ck_abort_msg("the replicas did not converge");
+	return 0;
+}
+
 /* The cluster client: bad addresses, a dead replica skipped, and three
- * Raft replicas: calls find the leader through NOT_LEADER and run once. */
+ * Raft replicas: calls find the leader through NOT_LEADER and run once; a
+ * follower killed and restarted catches up from snapshots and the log. */
 START_TEST(test_cluster_client)
 {
 	const char *bad[] = { "127.0.0.1", "localhost:80", "127.0.0.1:0" };
@@ -263,7 +302,7 @@ START_TEST(test_cluster_client)
 		snprintf(id[i], sizeof id[i], "%u", i + 1);
 		snprintf(addr[i], sizeof addr[i], "127.0.0.1:%u", port[2 * i + 1]);
 		const char *extra[] = { "--replica", id[i], "--peers", peers, "--data-dir", dir[i],
-		                        "--election-ms", "500", NULL };
+		                        "--election-ms", "500", "--snapshot-every", "4", NULL };
 		server_start_with(&s[i], "pot", "pot", NULL, extra);
 	}
 	const char *addrs[] = { addr[0], addr[1], addr[2], "127.0.0.1:1" };
@@ -272,14 +311,36 @@ START_TEST(test_cluster_client)
 	potm_client_t *c = potm_client_connect_cluster(order, 4, 0, 2000);
 	ck_assert_msg(c != NULL, "connect: %s", strerror(errno));
 	potm_client_set_retries(c, 20);
-	for (int k = 1; k <= 10; k++) {
+	unsigned follower = 0;
+	for (int k = 1; k <= 30; k++) {
 		int64_t p[] = { 0, 1 + k % 7, 1 };
 		potm_response_t r;
 		ck_assert_int_eq(potm_client_call(c, POTM_TX_TRANSFER, p, 3, &r), 0);
 		ck_assert_msg(r.status == POTM_OK, "%s", r.message);
 		ck_assert_int_eq(r.values[1], 1000 - k);
+		if (k == 10) {   /* SIGKILL a follower */
+			replicas_converge(addr, 3);
+			potm_response_t st;
+			for (unsigned i = 0; i < 3 && follower == 0; i++)
+				if (replica_status(addr[i], &st) && st.values[12] == 0)
+					follower = i + 1;
+			ck_assert_uint_ne(follower, 0);
+			replica_status(addr[follower - 1], &st);
+			kill(s[follower - 1].pid, SIGKILL);
+			waitpid(s[follower - 1].pid, NULL, 0);
+			fclose(s[follower - 1].out);
+		}
 	}
-	ck_assert_int_eq(balance(c, 0), 990);
+	const char *extra[] = { "--replica", id[follower - 1], "--peers", peers, "--data-dir",
+	                        dir[follower - 1], "--election-ms", "500", "--snapshot-every",
+	                        "4", NULL };
+	server_start_with(&s[follower - 1], "pot", "pot", NULL, extra);
+	ck_assert_int_eq(balance(c, 0), 970);
+	replicas_converge(addr, 3);
+	potm_response_t st;
+	ck_assert(replica_status(addr[follower - 1], &st));
+	ck_assert_int_ge(st.values[15], 1);   /* it restored a snapshot */
+	ck_assert_int_eq(st.values[2], 31);   /* executed: 30 transfers, 1 balance */
 	potm_client_close(c);
 	for (unsigned i = 0; i < 3; i++)
 		server_stop(&s[i]);
