@@ -377,7 +377,7 @@ class Cluster:
     :class:`ServerProcess` with its data directory under ``data_root``.
 
     ``snapshot_every`` and ``election_ms`` pass to every replica (0: the
-    server's defaults).  Replicas are numbered from 1; ``servers[i - 1]``
+    server's defaults), and so do ``extra_args``.  Replicas are numbered from 1; ``servers[i - 1]``
     is replica i.
     """
 
@@ -391,6 +391,7 @@ class Cluster:
     accounts: int = 16
     snapshot_every: int = 0
     election_ms: int = 0
+    extra_args: list[str] = field(default_factory=list)
     stop_timeout_s: float = 60.0
     servers: list[ServerProcess] = field(default_factory=list)
 
@@ -406,6 +407,7 @@ class Cluster:
                 args += ["--snapshot-every", str(self.snapshot_every)]
             if self.election_ms:
                 args += ["--election-ms", str(self.election_ms)]
+            args += self.extra_args
             srv = ServerProcess(self.build_dir, mode=self.mode, workers=self.workers,
                                 items=self.items, customers=self.customers,
                                 accounts=self.accounts, extra_args=args,
