@@ -7,7 +7,10 @@
  * other request frame to the current batch.  After each round of poll
  * events (or when a batch holds batch_max requests) the batch becomes one
  * log entry, proposed to the agreement: on a single server the order of
- * arrival is the agreed order.
+ * arrival is the agreed order.  A replica that is not the leader orders
+ * nothing: it answers every request NOT_LEADER, naming the leader it
+ * knows, and so does a leader whose batch the agreement refused (it lost
+ * the leadership since the request came).
  *
  * Responses come back from the executor through an outbox (a list under
  * a lock, and a byte on the pipe) addressed by client id: each goes to the
@@ -236,14 +239,40 @@ static void reply(conn_t *c, const potm_request_t *req, int status, const char *
 		conn_queue(c, frame, len);
 }
 
+static void not_leader(net_t *n, conn_t *c, const potm_request_t *req);
+
+/* The connection that last sent a request of client_id, or NULL. */
+static conn_t *conn_of(net_t *n, uint64_t client_id)
+{
+	conn_t *best = NULL;
+	for (unsigned i = 0; i < n->nconns; i++) {
+		conn_t *c = n->conns[i];
+		if (c->client_id == client_id && !c->closing &&
+		    (best == NULL || c->bound > best->bound))
+			best = c;
+	}
+	return best;
+}
+
 static void propose_batch(net_t *n)
 {
 	if (n->batch_count == 0)
 		return;
-	if (agreement_propose(n->ag, n->batch, n->batch_len) == 0)
+	if (agreement_propose(n->ag, n->batch, n->batch_len) == 0) {
 		n->proposed += n->batch_count;
-	/* Not the leader: the requests are dropped and the clients retry
-	 * (with replication, elsewhere). */
+	} else {
+		/* No longer the leader: nothing of the batch is ordered; each
+		 * client hears where to send its request again. */
+		for (size_t off = 0; off + 4 <= n->batch_len;) {
+			uint32_t len = potm_frame_length(n->batch + off);
+			potm_request_t req;
+			conn_t *c;
+			if (potm_decode_request(n->batch + off + 4, len, &req, NULL) == 0 &&
+			    (c = conn_of(n, req.client_id)) != NULL)
+				not_leader(n, c, &req);
+			off += 4 + len;
+		}
+	}
 	n->batch_len = 0;
 	n->batch_count = 0;
 }
@@ -395,13 +424,7 @@ static void deliver_outbox(net_t *n)
 	pthread_mutex_unlock(&n->lock);
 	while (it != NULL) {
 		outbox_item_t *next = it->next;
-		conn_t *best = NULL;
-		for (unsigned i = 0; i < n->nconns; i++) {
-			conn_t *c = n->conns[i];
-			if (c->client_id == it->client_id && !c->closing &&
-			    (best == NULL || c->bound > best->bound))
-				best = c;
-		}
+		conn_t *best = conn_of(n, it->client_id);
 		if (best != NULL)
 			conn_queue(best, it->frame, it->len);
 		free(it);
