@@ -3,7 +3,7 @@
  *
  *   net.c        the I/O thread: connections (poll), frames, validation,
  *                batching requests into log entries, sending responses
- *   agreement.h  the agreed order (local now; Raft next)
+ *   agreement.h  the agreed order (one server's, or a Raft replica's)
  *   executor.c   the execution phase: applies committed entries in log
  *                order, runs their requests (sequentially, or concurrently
  *                as preordered transactions), executes each request id
