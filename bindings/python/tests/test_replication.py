@@ -38,12 +38,12 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
     assert all(f.get("verified") is True for f in finals), finals
 
 
-def _transfers(c: Client, n: int, first: int = 0) -> list[int]:
-    """n transfers of 1 from account 0 to the others; account 0's balance
-    after each, as the responses say."""
+def _transfers(c: Client, n: int, first: int = 0, account: int = 0) -> list[int]:
+    """n transfers of 1 from account (0..2) to accounts 3..15; account's
+    balance after each, as the responses say."""
     out = []
     for i in range(first, first + n):
-        r = c.call(TX_TRANSFER, [0, 1 + i % 15, 1])
+        r = c.call(TX_TRANSFER, [account, 3 + i % 13, 1])
         assert r.status == OK and r.values[0] == 1, r
         out.append(r.values[1])
     return out
@@ -82,34 +82,40 @@ def test_follower_killed_catches_up_from_snapshot(cluster: Cluster) -> None:
 
 def test_leader_killed_clients_retry_exactly_once(cluster: Cluster) -> None:
     old = cluster.wait_leader()
-    seen: list[int] = []
+    clients = 3
+    seen: list[list[int]] = [[] for _ in range(clients)]
     errors: list[BaseException] = []
-    started = threading.Event()
+    started = threading.Barrier(clients + 1, timeout=60)
 
-    def run() -> None:
+    def run(j: int) -> None:
         try:
             with cluster.client(timeout_s=3.0) as c:
-                seen.extend(_transfers(c, 10))
-                started.set()
-                seen.extend(_transfers(c, 30, first=10))
+                seen[j].extend(_transfers(c, 10, account=j))
+                started.wait()
+                seen[j].extend(_transfers(c, 30, first=10, account=j))
         except BaseException as e:   # reported by the main thread
             errors.append(e)
-            started.set()
+            started.abort()
 
-    t = threading.Thread(target=run)
-    t.start()
-    started.wait(60)
-    cluster.kill(old)   # while the client keeps sending
-    t.join(120)
-    assert not t.is_alive() and not errors, errors
+    threads = [threading.Thread(target=run, args=(j,)) for j in range(clients)]
+    for t in threads:
+        t.start()
+    started.wait()
+    cluster.kill(old)   # while the clients keep sending
+    for t in threads:
+        t.join(120)
+    assert not any(t.is_alive() for t in threads) and not errors, errors
     new = cluster.wait_leader()
     assert new != old
-    # Every acknowledged transfer is in the state, none twice: account 0
-    # lost exactly one per transfer and each response saw the one before.
-    assert seen == [1000 - k for k in range(1, 41)]
-    assert _equal_digests(cluster)["executed"] == 40
+    # Every acknowledged transfer is in the state, none twice: each
+    # client's account lost exactly one per transfer, and each response
+    # saw the client's transfer before it.
+    for j in range(clients):
+        assert seen[j] == [1000 - k for k in range(1, 41)], (j, seen[j])
+    assert _equal_digests(cluster)["executed"] == 40 * clients
     with cluster.client() as c:
-        assert c.call(TX_BALANCE, [0]).values == [960]
+        for j in range(clients):
+            assert c.call(TX_BALANCE, [j]).values == [960]
         assert sum(c.call(TX_BALANCE, [a]).values[0] for a in range(16)) == 16 * 1000
     cluster.restart(old)
     _equal_digests(cluster)
