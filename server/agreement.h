@@ -45,9 +45,9 @@ typedef struct agreement_ops {
 	/* 1 if this replica's proposals can commit (the leader). */
 	int (*is_leader)(agreement_t *ag);
 	/* The leader as far as this replica knows: its replica id (0: none
-	 * known, or not replicated) and the port its clients connect to (0:
-	 * unknown). */
-	void (*leader)(agreement_t *ag, uint64_t *id, unsigned *client_port);
+	 * known, or not replicated), its host (NULL: unknown) and the port its
+	 * clients connect to (0: unknown). */
+	void (*leader)(agreement_t *ag, uint64_t *id, const char **host, unsigned *client_port);
 	/* Stop: no apply call begins after it returns. */
 	void (*destroy)(agreement_t *ag);
 } agreement_ops_t;
@@ -68,9 +68,10 @@ static inline int agreement_is_leader(agreement_t *ag)
 	return ag->ops->is_leader(ag);
 }
 
-static inline void agreement_leader(agreement_t *ag, uint64_t *id, unsigned *client_port)
+static inline void agreement_leader(agreement_t *ag, uint64_t *id, const char **host,
+                                    unsigned *client_port)
 {
-	ag->ops->leader(ag, id, client_port);
+	ag->ops->leader(ag, id, host, client_port);
 }
 
 static inline void agreement_destroy(agreement_t *ag)

@@ -30,10 +30,12 @@ static int local_is_leader(agreement_t *ag)
 	return 1;
 }
 
-static void local_leader(agreement_t *ag, uint64_t *id, unsigned *client_port)
+static void local_leader(agreement_t *ag, uint64_t *id, const char **host,
+                         unsigned *client_port)
 {
 	(void)ag;
 	*id = 0;
+	*host = NULL;
 	*client_port = 0;
 }
 

@@ -73,7 +73,6 @@ typedef struct agreement_raft {
 
 	int is_leader;            /* atomics, written by the loop thread */
 	uint64_t leader_id;
-	unsigned leader_port;
 } agreement_raft_t;
 
 /* ---- the state machine ---------------------------------------------------------- */
@@ -167,12 +166,7 @@ static void refresh_role(agreement_raft_t *a)
 	raft_id id = 0;
 	const char *address = NULL;
 	raft_leader(&a->raft, &id, &address);
-	unsigned port = 0;
-	for (unsigned i = 0; i < a->cfg.npeers; i++)
-		if (a->peers[i].id == id)
-			port = a->peers[i].client_port;
 	__atomic_store_n(&a->leader_id, (uint64_t)id, __ATOMIC_RELAXED);
-	__atomic_store_n(&a->leader_port, port, __ATOMIC_RELAXED);
 	__atomic_store_n(&a->is_leader, raft_state(&a->raft) == RAFT_LEADER, __ATOMIC_RELEASE);
 }
 
@@ -278,11 +272,19 @@ static int raft_is_leader(agreement_t *ag)
 	return __atomic_load_n(&a->is_leader, __ATOMIC_ACQUIRE);
 }
 
-static void raft_leader_of(agreement_t *ag, uint64_t *id, unsigned *client_port)
+static void raft_leader_of(agreement_t *ag, uint64_t *id, const char **host,
+                           unsigned *client_port)
 {
 	agreement_raft_t *a = (agreement_raft_t *)ag;
-	*id = __atomic_load_n(&a->leader_id, __ATOMIC_RELAXED);
-	*client_port = __atomic_load_n(&a->leader_port, __ATOMIC_RELAXED);
+	uint64_t leader = __atomic_load_n(&a->leader_id, __ATOMIC_RELAXED);
+	*id = leader;
+	*host = NULL;
+	*client_port = 0;
+	for (unsigned i = 0; i < a->cfg.npeers; i++)
+		if (a->peers[i].id == leader) {
+			*host = a->peers[i].host;
+			*client_port = a->peers[i].client_port;
+		}
 }
 
 static void raft_destroy(agreement_t *ag)

@@ -283,8 +283,9 @@ static void status_reply(net_t *n, conn_t *c, const potm_request_t *req)
 	executor_status(n->ex, &s);
 	const server_state_t *st = n->st;
 	uint64_t leader;
+	const char *host;
 	unsigned port;
-	agreement_leader(n->ag, &leader, &port);
+	agreement_leader(n->ag, &leader, &host, &port);
 	int64_t v[] = { (int64_t)s.batches, (int64_t)s.positions, (int64_t)s.executed,
 	                (int64_t)s.digest, (int64_t)s.digest_batches,
 	                st->db.warehouses, st->db.items, st->db.customers, st->naccounts,
@@ -299,13 +300,14 @@ static void status_reply(net_t *n, conn_t *c, const potm_request_t *req)
 static void not_leader(net_t *n, conn_t *c, const potm_request_t *req)
 {
 	uint64_t id;
+	const char *host;
 	unsigned port;
-	agreement_leader(n->ag, &id, &port);
+	agreement_leader(n->ag, &id, &host, &port);
 	int64_t v[] = { (int64_t)id, port };
-	char why[96];
-	if (id != 0 && port != 0)
-		snprintf(why, sizeof why, "not the leader: replica %llu is, at 127.0.0.1:%u",
-		         (unsigned long long)id, port);
+	char why[128];
+	if (id != 0 && port != 0 && host != NULL)
+		snprintf(why, sizeof why, "not the leader: replica %llu is, at %s:%u",
+		         (unsigned long long)id, host, port);
 	else if (id != 0)
 		snprintf(why, sizeof why, "not the leader: replica %llu is", (unsigned long long)id);
 	else
