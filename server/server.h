@@ -118,7 +118,8 @@ int state_save(const server_state_t *st, snap_writer_t *w);
 /* Replace every table's records with the snapshot's (registered thread,
  * quiescent; each change a transaction taking the next explicit slot).
  * The snapshot is checked first: -1 with *why and nothing changed if it
- * does not fit this server's tables. */
+ * does not fit this server's tables; a failure past the check (out of
+ * memory) aborts the process, which has half a state. */
 int state_restore(server_state_t *st, snap_reader_t *r, const char **why);
 
 /* ---- the execution phase (executor.c) --------------------------------------- */

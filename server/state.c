@@ -578,8 +578,10 @@ int state_restore(server_state_t *st, snap_reader_t *r, const char **why)
 		snap_get64(r);
 		uint64_t count = snap_get64(r);
 		if (restore_table(st, t[i], r, count) != 0) {
-			*why = "out of memory, or a key twice in a table";
-			return -1;
+			/* Half the tables replaced: no state to go on from. */
+			fprintf(stderr, "potm-server: restoring table %s: out of memory, or a "
+			        "key twice\n", store_table_name(t[i]));
+			abort();
 		}
 	}
 	return 0;
