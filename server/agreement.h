@@ -103,6 +103,9 @@ typedef struct agreement_raft_config {
 	int (*restore)(void *ctx, const void *bytes, size_t len);
 } agreement_raft_config_t;
 
+/* False where the server is built without libraft (agreement_raft_none.c). */
+extern const int agreement_raft_available;
+
 /* Start this replica: open (or bootstrap) its data directory, restore its
  * last snapshot through cfg->restore, then run libraft on its own thread.
  * NULL after printing why. */

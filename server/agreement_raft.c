@@ -310,6 +310,8 @@ static const agreement_ops_t raft_ops = {
 	.leader = raft_leader_of, .destroy = raft_destroy,
 };
 
+const int agreement_raft_available = 1;
+
 static int fail(const char *what, int rv, const char *detail)
 {
 	fprintf(stderr, "potm-server: raft: %s: %s%s%s\n", what, raft_strerror(rv),

@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+const int agreement_raft_available = 0;
+
 agreement_t *agreement_raft_create(const agreement_raft_config_t *cfg,
                                    agreement_apply_fn apply, void *ctx)
 {

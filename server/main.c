@@ -79,13 +79,15 @@ static void usage(FILE *f)
 	        "  --seed S          population seed (default 1)\n"
 	        "  --batch-max N     requests per log entry (1..4096, default 256)\n"
 	        "  --digest-every N  publish a digest every N batches (0: never; default 1)\n"
-	        "replication (Raft; without --replica: a single server):\n"
+	        "replication (Raft; without --replica: a single server)%s:\n"
 	        "  --replica ID      this replica's id among the peers\n"
 	        "  --peers LIST      ID=HOST:RAFT_PORT[:CLIENT_PORT],... every replica (up to %u)\n"
 	        "  --data-dir DIR    this replica's log and snapshots (created if missing)\n"
 	        "  --snapshot-every N  log entries between snapshots (default: libraft's, 1024)\n"
 	        "  --election-ms N   election timeout, ms (default: libraft's, 1000)\n",
-	        tm_backend_name(), TPCC_MAX_WAREHOUSES, AGREEMENT_PEERS_MAX);
+	        tm_backend_name(), TPCC_MAX_WAREHOUSES,
+	        agreement_raft_available ? "" : " -- not in this build (no libraft)",
+	        AGREEMENT_PEERS_MAX);
 }
 
 static int bad_option(const char *fmt, const char *arg)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import socket
 import struct
+import subprocess
 import threading
 from pathlib import Path
 from typing import Iterator
@@ -31,8 +32,12 @@ SNAPSHOT_EVERY = 8
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[Cluster]:
     cl = Cluster(build_dir(), tmp_path, snapshot_every=SNAPSHOT_EVERY, election_ms=500)
-    if not cl.build_dir.joinpath("server", "potm-server-pot").exists():
-        pytest.skip("potm-server-pot is not built")
+    binary = cl.build_dir / "server" / "potm-server-pot"
+    if not binary.exists():
+        pytest.skip(f"{binary} is not built")
+    usage = subprocess.run([str(binary), "--help"], capture_output=True, text=True).stdout
+    if "not in this build" in usage:
+        pytest.skip(f"{binary} is built without libraft")
     with cl:
         yield cl
     finals = [s.final for s in cl.servers]
