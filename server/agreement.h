@@ -98,8 +98,13 @@ typedef struct agreement_raft_config {
 	const char *data_dir;     /* the log, metadata and snapshots; created if missing */
 	unsigned snapshot_every;  /* entries between snapshots (0: libraft's default) */
 	unsigned election_ms;     /* election timeout (0: libraft's default) */
-	/* The state machine's snapshots (executor_snapshot, executor_restore). */
-	int (*snapshot)(void *ctx, void **bytes, size_t *len);
+	/* The state machine's snapshots: begin asks for one of the state
+	 * after every entry applied so far (it returns at once, NULL: out of
+	 * memory); end waits for it and hands over its bytes (malloc'd), 0 or
+	 * -1; restore replaces the state, 0 or -1 (not a snapshot).  The
+	 * executor's executor_snapshot_begin/_end and executor_restore. */
+	void *(*snapshot_begin)(void *ctx);
+	int (*snapshot_end)(void *ctx, void *snap, void **bytes, size_t *len);
 	int (*restore)(void *ctx, const void *bytes, size_t len);
 } agreement_raft_config_t;
 

@@ -20,13 +20,15 @@
  *  - snapshot: libraft asks for one every snapshot_every entries; the
  *    executor takes it between two batches, after every entry this
  *    callback handed over (its queue is in order), so it is the state at
- *    raft's last applied index, as libraft requires.
+ *    raft's last applied index, as libraft requires.  Where libraft's I/O
+ *    has a thread pool (fsm version 3) a job collects it and the loop
+ *    thread goes on meanwhile; otherwise the loop thread waits for it.
  *  - restore: at start (the data directory's last snapshot, then the log
  *    after it is replayed) and when the leader sends a snapshot to a
  *    replica too far behind its log; the executor replaces its state
- *    between two batches.
- * Both block the loop thread while the executor works; the executor never
- * waits for the loop thread, so they end.
+ *    between two batches, while the loop thread waits (libraft's restore
+ *    is synchronous).
+ * The executor never waits for the loop thread, so these waits end.
  *
  * Bootstrap: every replica of a fresh cluster bootstraps the same
  * configuration (all peers voters); a data directory that already holds a
@@ -73,6 +75,8 @@ typedef struct agreement_raft {
 
 	int is_leader;            /* atomics, written by the loop thread */
 	uint64_t leader_id;
+
+	void *snap;               /* a snapshot asked for, not yet collected */
 } agreement_raft_t;
 
 /* ---- the state machine ---------------------------------------------------------- */
@@ -121,30 +125,73 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf, void *
 	return 0;
 }
 
+/* A snapshot in three steps (fsm version 3, where libraft's I/O has a
+ * thread pool: async_work), so that the loop thread does not wait while
+ * the executor drains its queue and serializes:
+ *  - snapshot, on the loop thread: ask the executor for the state after
+ *    every entry handed over so far (it queues the request behind them);
+ *  - snapshot_async, on libuv's thread pool: wait for it, frame it;
+ *  - snapshot_finalize, on the loop thread, once libraft stored it (or
+ *    gave up): free it.  These buffers are ours, not libraft's. */
+static int fsm_snapshot_async(struct raft_fsm *fsm, struct raft_buffer *bufs[], unsigned *n);
+
 static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[], unsigned *n)
 {
 	agreement_raft_t *a = fsm->data;
-	void *bytes = NULL;
-	size_t len = 0;
-	if (a->cfg.snapshot(a->base.ctx, &bytes, &len) != 0)
+	*bufs = NULL;
+	*n = 0;
+	a->snap = a->cfg.snapshot_begin(a->base.ctx);
+	if (a->snap == NULL)
 		return RAFT_NOMEM;
-	/* libraft frees what it is given with raft_free (fsm version 1). */
-	struct raft_buffer *b = raft_malloc(sizeof *b);
-	unsigned char *copy = raft_malloc(entry_size(len));
-	if (b == NULL || copy == NULL) {
-		raft_free(b);
-		raft_free(copy);
+	/* Without a thread pool (an I/O of version 1: fsm version 2), the
+	 * loop thread collects it here. */
+	return fsm->version >= 3 ? 0 : fsm_snapshot_async(fsm, bufs, n);
+}
+
+static int fsm_snapshot_async(struct raft_fsm *fsm, struct raft_buffer *bufs[], unsigned *n)
+{
+	agreement_raft_t *a = fsm->data;
+	void *snap = a->snap, *bytes = NULL;
+	size_t len = 0;
+	a->snap = NULL;
+	if (a->cfg.snapshot_end(a->base.ctx, snap, &bytes, &len) != 0)
+		return RAFT_NOMEM;
+	struct raft_buffer *b = malloc(sizeof *b);
+	unsigned char *framed = malloc(entry_size(len));
+	if (b == NULL || framed == NULL) {
+		free(b);
+		free(framed);
 		free(bytes);
 		return RAFT_NOMEM;
 	}
-	memset(copy, 0, entry_size(len));
-	put_length(copy, len);
-	memcpy(copy + ENTRY_HEADER, bytes, len);
+	memset(framed, 0, entry_size(len));
+	put_length(framed, len);
+	memcpy(framed + ENTRY_HEADER, bytes, len);
 	free(bytes);
-	b->base = copy;
+	b->base = framed;
 	b->len = entry_size(len);
 	*bufs = b;
 	*n = 1;
+	return 0;
+}
+
+static int fsm_snapshot_finalize(struct raft_fsm *fsm, struct raft_buffer *bufs[], unsigned *n)
+{
+	agreement_raft_t *a = fsm->data;
+	if (*bufs != NULL) {
+		for (unsigned i = 0; i < *n; i++)
+			free((*bufs)[i].base);
+		free(*bufs);
+	}
+	*bufs = NULL;
+	*n = 0;
+	if (a->snap != NULL) {   /* asked for, never collected: collect and drop it */
+		void *bytes = NULL;
+		size_t len = 0;
+		if (a->cfg.snapshot_end(a->base.ctx, a->snap, &bytes, &len) == 0)
+			free(bytes);
+		a->snap = NULL;
+	}
 	return 0;
 }
 
@@ -369,8 +416,11 @@ agreement_t *agreement_raft_create(const agreement_raft_config_t *cfg,
 	}
 	raft_uv_set_connect_retry_delay(&a->io, 100);
 	raft_uv_set_snapshot_compression(&a->io, false);
-	a->fsm = (struct raft_fsm){ .version = 1, .data = a, .apply = fsm_apply,
-	                            .snapshot = fsm_snapshot, .restore = fsm_restore };
+	bool pool = a->io.version >= 2 && a->io.async_work != NULL;
+	a->fsm = (struct raft_fsm){ .version = pool ? 3 : 2, .data = a, .apply = fsm_apply,
+	                            .snapshot = fsm_snapshot, .restore = fsm_restore,
+	                            .snapshot_finalize = fsm_snapshot_finalize,
+	                            .snapshot_async = pool ? fsm_snapshot_async : NULL };
 	if ((rv = raft_init(&a->raft, &a->io, &a->fsm, self->id, address)) != 0) {
 		fail("raft_init", rv, raft_errmsg(&a->raft));
 		return NULL;

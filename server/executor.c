@@ -99,7 +99,7 @@ static void sessions_free(sessions_t *s)
  * restore one, at the quiescent point between two batches. */
 typedef struct control {
 	enum { CONTROL_SNAPSHOT, CONTROL_RESTORE } kind;
-	snap_writer_t *w;         /* snapshot: where to write */
+	snap_writer_t w;          /* snapshot: the bytes written */
 	const void *bytes;        /* restore: what to read */
 	size_t len;
 	int rc;
@@ -501,7 +501,8 @@ bad:
 	return -1;
 }
 
-static int run_control(executor_t *ex, control_t *c)
+/* Queue c behind the entries applied so far. */
+static int queue_control(executor_t *ex, control_t *c)
 {
 	entry_t *e = malloc(sizeof *e);
 	if (e == NULL)
@@ -514,22 +515,50 @@ static int run_control(executor_t *ex, control_t *c)
 		ex->head = e;
 	ex->tail = e;
 	pthread_cond_signal(&ex->cv_entry);
+	pthread_mutex_unlock(&ex->lock);
+	return 0;
+}
+
+static int wait_control(executor_t *ex, control_t *c)
+{
+	pthread_mutex_lock(&ex->lock);
 	while (!c->done)
 		pthread_cond_wait(&ex->cv_control, &ex->lock);
 	pthread_mutex_unlock(&ex->lock);
 	return c->rc;
 }
 
-int executor_snapshot(executor_t *ex, snap_writer_t *w)
+executor_snap_t *executor_snapshot_begin(executor_t *ex)
 {
-	control_t c = { .kind = CONTROL_SNAPSHOT, .w = w };
-	return run_control(ex, &c);
+	control_t *c = calloc(1, sizeof *c);
+	if (c == NULL)
+		return NULL;
+	c->kind = CONTROL_SNAPSHOT;
+	if (queue_control(ex, c) != 0) {
+		free(c);
+		return NULL;
+	}
+	return (executor_snap_t *)c;
+}
+
+int executor_snapshot_end(executor_t *ex, executor_snap_t *snap, void **bytes, size_t *len)
+{
+	control_t *c = (control_t *)snap;
+	int rc = wait_control(ex, c);
+	if (rc == 0) {
+		*bytes = c->w.p;
+		*len = c->w.len;
+	} else {
+		free(c->w.p);
+	}
+	free(c);
+	return rc;
 }
 
 int executor_restore(executor_t *ex, const void *bytes, size_t len)
 {
 	control_t c = { .kind = CONTROL_RESTORE, .bytes = bytes, .len = len };
-	return run_control(ex, &c);
+	return queue_control(ex, &c) == 0 ? wait_control(ex, &c) : -1;
 }
 
 static void *applier_main(void *arg)
@@ -550,7 +579,7 @@ static void *applier_main(void *arg)
 		pthread_mutex_unlock(&ex->lock);
 		if (e->control != NULL) {
 			control_t *c = e->control;
-			c->rc = c->kind == CONTROL_SNAPSHOT ? take_snapshot(ex, c->w)
+			c->rc = c->kind == CONTROL_SNAPSHOT ? take_snapshot(ex, &c->w)
 			                                    : restore_snapshot(ex, c->bytes, c->len);
 			pthread_mutex_lock(&ex->lock);
 			c->done = true;

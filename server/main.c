@@ -41,16 +41,14 @@ static const struct {
 static net_t *the_net;
 
 /* The agreement's snapshot callbacks: the executor's state machine. */
-static int snapshot_cb(void *ex, void **bytes, size_t *len)
+static void *snapshot_begin_cb(void *ex)
 {
-	snap_writer_t w = { NULL, 0, 0, false };
-	if (executor_snapshot(ex, &w) != 0) {
-		free(w.p);
-		return -1;
-	}
-	*bytes = w.p;
-	*len = w.len;
-	return 0;
+	return executor_snapshot_begin(ex);
+}
+
+static int snapshot_end_cb(void *ex, void *snap, void **bytes, size_t *len)
+{
+	return executor_snapshot_end(ex, snap, bytes, len);
 }
 
 static int restore_cb(void *ex, const void *bytes, size_t len)
@@ -363,7 +361,8 @@ int main(int argc, char **argv)
 		agreement_raft_config_t rc = {
 			.self = o.replica, .peers = o.peers, .npeers = o.npeers,
 			.data_dir = o.data_dir, .snapshot_every = o.snapshot_every,
-			.election_ms = o.election_ms, .snapshot = snapshot_cb, .restore = restore_cb,
+			.election_ms = o.election_ms, .snapshot_begin = snapshot_begin_cb,
+			.snapshot_end = snapshot_end_cb, .restore = restore_cb,
 		};
 		ag = agreement_raft_create(&rc, executor_apply, ex);
 	}

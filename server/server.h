@@ -150,10 +150,14 @@ executor_t *executor_start(server_state_t *st, const server_options_t *o, bool o
 void executor_apply(void *executor, uint64_t index, const void *entry, size_t len);
 void executor_status(executor_t *ex, executor_status_t *out);
 /* The state machine's snapshot, taken by the applier between two batches
- * after every entry applied before the call: the position, the counters,
- * the sessions and the tables.  Blocks until taken; 0, or -1 (out of
+ * after every entry applied before executor_snapshot_begin: the position,
+ * the counters, the sessions and the tables.  begin returns at once (NULL:
+ * out of memory); end, on any thread, waits until it is taken and hands
+ * over its bytes (malloc'd: the caller frees them).  0, or -1 (out of
  * memory). */
-int executor_snapshot(executor_t *ex, snap_writer_t *w);
+typedef struct executor_snap executor_snap_t;
+executor_snap_t *executor_snapshot_begin(executor_t *ex);
+int executor_snapshot_end(executor_t *ex, executor_snap_t *snap, void **bytes, size_t *len);
 /* Replace the state machine with a snapshot's, on the applier between two
  * batches; blocks until done.  0, or -1 if the bytes are not a snapshot
  * of this server (nothing changed). */

@@ -313,8 +313,9 @@ class ServerProcess:
                                       text=True, preexec_fn=_die_with_parent)
         line = _readline(self._proc.stdout, ready_timeout_s)
         if not line:
-            self.stop()
-            raise RuntimeError(f"{self.binary.name} did not start (exit {self._proc.returncode})")
+            final = self.stop()
+            raise RuntimeError(f"{self.binary.name} did not start "
+                               f"(exit {final.get('exit_status')})")
         self.info = json.loads(line)
         self.port = int(self.info["port"])
         return self
