@@ -15,7 +15,7 @@
 set -euo pipefail
 
 debian_pkgs=(build-essential cmake pkg-config libnuma-dev liburcu-dev check
-             python3-pip python3-venv)
+             libraft-dev libuv1-dev python3-pip python3-venv)
 if [ "${POTM_DEPS_SKIP_PPC:-0}" != 1 ]; then
     debian_pkgs+=(gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-user)
 fi

@@ -15,8 +15,13 @@
  * Implementations:
  *  - local (agreement_local.c): one server; an entry is committed as soon
  *    as it is proposed, in the order of proposal (the order of arrival).
- *  - raft (next): Debian's libraft (the C library with its libuv
- *    transport); see docs/DESIGN.md, "The server", for how it plugs in.
+ *  - raft (agreement_raft.c): a replica of a cluster, on Debian's
+ *    libraft (the C library with its libuv transport): the leader's
+ *    proposals become log entries, committed once a majority stored them;
+ *    every replica applies the committed entries in index order.  A
+ *    replica restarted from its data directory, or one too far behind,
+ *    starts from a snapshot of the state machine (executor_snapshot,
+ *    executor_restore), then the log after it.
  */
 #ifndef POTM_SERVER_AGREEMENT_H
 #define POTM_SERVER_AGREEMENT_H
@@ -39,6 +44,10 @@ typedef struct agreement_ops {
 	int (*propose)(agreement_t *ag, const void *entry, size_t len);
 	/* 1 if this replica's proposals can commit (the leader). */
 	int (*is_leader)(agreement_t *ag);
+	/* The leader as far as this replica knows: its replica id (0: none
+	 * known, or not replicated), its host (NULL: unknown) and the port its
+	 * clients connect to (0: unknown). */
+	void (*leader)(agreement_t *ag, uint64_t *id, const char **host, unsigned *client_port);
 	/* Stop: no apply call begins after it returns. */
 	void (*destroy)(agreement_t *ag);
 } agreement_ops_t;
@@ -59,6 +68,12 @@ static inline int agreement_is_leader(agreement_t *ag)
 	return ag->ops->is_leader(ag);
 }
 
+static inline void agreement_leader(agreement_t *ag, uint64_t *id, const char **host,
+                                    unsigned *client_port)
+{
+	ag->ops->leader(ag, id, host, client_port);
+}
+
 static inline void agreement_destroy(agreement_t *ag)
 {
 	ag->ops->destroy(ag);
@@ -66,5 +81,40 @@ static inline void agreement_destroy(agreement_t *ag)
 
 /* The single-server agreement: every proposal commits at once, in order. */
 agreement_t *agreement_local_create(agreement_apply_fn apply, void *ctx);
+
+/* One replica of a Raft cluster. */
+#define AGREEMENT_PEERS_MAX 9
+typedef struct agreement_peer {
+	uint64_t id;              /* 1.. */
+	char host[64];            /* numeric IPv4 */
+	unsigned raft_port;       /* Raft's own traffic */
+	unsigned client_port;     /* the replica's clients (0: not known) */
+} agreement_peer_t;
+
+typedef struct agreement_raft_config {
+	uint64_t self;            /* this replica's id, among peers */
+	const agreement_peer_t *peers;
+	unsigned npeers;
+	const char *data_dir;     /* the log, metadata and snapshots; created if missing */
+	unsigned snapshot_every;  /* entries between snapshots (0: libraft's default) */
+	unsigned election_ms;     /* election timeout (0: libraft's default) */
+	/* The state machine's snapshots: begin asks for one of the state
+	 * after every entry applied so far (it returns at once, NULL: out of
+	 * memory); end waits for it and hands over its bytes (malloc'd), 0 or
+	 * -1; restore replaces the state, 0 or -1 (not a snapshot).  The
+	 * executor's executor_snapshot_begin/_end and executor_restore. */
+	void *(*snapshot_begin)(void *ctx);
+	int (*snapshot_end)(void *ctx, void *snap, void **bytes, size_t *len);
+	int (*restore)(void *ctx, const void *bytes, size_t len);
+} agreement_raft_config_t;
+
+/* False where the server is built without libraft (agreement_raft_none.c). */
+extern const int agreement_raft_available;
+
+/* Start this replica: open (or bootstrap) its data directory, restore its
+ * last snapshot through cfg->restore, then run libraft on its own thread.
+ * NULL after printing why. */
+agreement_t *agreement_raft_create(const agreement_raft_config_t *cfg,
+                                   agreement_apply_fn apply, void *ctx);
 
 #endif /* POTM_SERVER_AGREEMENT_H */

@@ -30,6 +30,15 @@ static int local_is_leader(agreement_t *ag)
 	return 1;
 }
 
+static void local_leader(agreement_t *ag, uint64_t *id, const char **host,
+                         unsigned *client_port)
+{
+	(void)ag;
+	*id = 0;
+	*host = NULL;
+	*client_port = 0;
+}
+
 static void local_destroy(agreement_t *ag)
 {
 	agreement_local_t *l = (agreement_local_t *)ag;
@@ -39,6 +48,7 @@ static void local_destroy(agreement_t *ag)
 
 static const agreement_ops_t local_ops = {
 	.name = "local", .propose = local_propose, .is_leader = local_is_leader,
+	.leader = local_leader,
 	.destroy = local_destroy,
 };
 

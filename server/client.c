@@ -16,9 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#define CLIENT_ADDRS_MAX 16
+
 struct potm_client {
 	int fd;
-	struct sockaddr_in addr;
+	struct sockaddr_in addr;  /* the replica talked to now */
+	struct sockaddr_in addrs[CLIENT_ADDRS_MAX];
+	unsigned naddrs, at;      /* naddrs > 1: a cluster */
 	uint64_t id;
 	uint64_t next_request;
 	int timeout_ms;
@@ -74,20 +78,12 @@ static int dial(potm_client_t *c)
 	return 0;
 }
 
-potm_client_t *potm_client_connect(const char *host, unsigned port, uint64_t client_id,
-                                   int timeout_ms)
+static potm_client_t *client_new(uint64_t client_id, int timeout_ms)
 {
 	potm_client_t *c = calloc(1, sizeof *c);
 	if (c == NULL)
 		return NULL;
 	c->fd = -1;
-	c->addr.sin_family = AF_INET;
-	c->addr.sin_port = htons((uint16_t)port);
-	if (inet_pton(AF_INET, host, &c->addr.sin_addr) != 1) {
-		free(c);
-		errno = EINVAL;
-		return NULL;
-	}
 	while (client_id == 0)
 		if (getrandom(&client_id, sizeof client_id, 0) != sizeof client_id)
 			client_id = (uint64_t)now_ms() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
@@ -95,6 +91,33 @@ potm_client_t *potm_client_connect(const char *host, unsigned port, uint64_t cli
 	c->next_request = 1;
 	c->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
 	c->retries = 3;
+	return c;
+}
+
+static int parse_addr(const char *host, unsigned port, struct sockaddr_in *a)
+{
+	memset(a, 0, sizeof *a);
+	a->sin_family = AF_INET;
+	a->sin_port = htons((uint16_t)port);
+	if (port == 0 || port > 65535 || inet_pton(AF_INET, host, &a->sin_addr) != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+potm_client_t *potm_client_connect(const char *host, unsigned port, uint64_t client_id,
+                                   int timeout_ms)
+{
+	potm_client_t *c = client_new(client_id, timeout_ms);
+	if (c == NULL)
+		return NULL;
+	if (parse_addr(host, port, &c->addrs[0]) != 0) {
+		free(c);
+		return NULL;
+	}
+	c->naddrs = 1;
+	c->addr = c->addrs[0];
 	if (dial(c) != 0) {
 		int e = errno;
 		potm_client_close(c);
@@ -102,6 +125,67 @@ potm_client_t *potm_client_connect(const char *host, unsigned port, uint64_t cli
 		return NULL;
 	}
 	return c;
+}
+
+potm_client_t *potm_client_connect_cluster(const char *const *addresses, unsigned n,
+                                           uint64_t client_id, int timeout_ms)
+{
+	if (n == 0 || n > CLIENT_ADDRS_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	potm_client_t *c = client_new(client_id, timeout_ms);
+	if (c == NULL)
+		return NULL;
+	for (unsigned i = 0; i < n; i++) {
+		char host[64];
+		const char *colon = strrchr(addresses[i], ':');
+		size_t hl = colon ? (size_t)(colon - addresses[i]) : 0;
+		char *end;
+		unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+		if (hl == 0 || hl >= sizeof host || *end != '\0') {
+			free(c);
+			errno = EINVAL;
+			return NULL;
+		}
+		memcpy(host, addresses[i], hl);
+		host[hl] = '\0';
+		if (parse_addr(host, (unsigned)port, &c->addrs[i]) != 0) {
+			free(c);
+			return NULL;
+		}
+	}
+	c->naddrs = n;
+	int e = 0;
+	for (c->at = 0; c->at < n; c->at++) {
+		c->addr = c->addrs[c->at];
+		if (dial(c) == 0)
+			return c;
+		e = errno;
+	}
+	potm_client_close(c);
+	errno = e;
+	return NULL;
+}
+
+unsigned potm_client_port(const potm_client_t *c)
+{
+	return ntohs(c->addr.sin_port);
+}
+
+/* Leave this replica: for the one whose port hint names (a NOT_LEADER's
+ * leader), else the next. */
+static void move_on(potm_client_t *c, unsigned hint)
+{
+	unsigned next = (c->at + 1) % c->naddrs;
+	for (unsigned i = 0; hint != 0 && i < c->naddrs; i++)
+		if (ntohs(c->addrs[i].sin_port) == hint && i != c->at)
+			next = i;
+	c->at = next;
+	c->addr = c->addrs[next];
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
 }
 
 void potm_client_set_retries(potm_client_t *c, unsigned retries)
@@ -223,10 +307,49 @@ int potm_client_recv(potm_client_t *c, potm_response_t *resp)
 	return recv_response(c, resp, now_ms() + c->timeout_ms);
 }
 
+/* A cluster's call: any replica, until the budget is spent. */
+static int call_cluster(potm_client_t *c, uint16_t type, const int64_t *params, unsigned n,
+                        potm_response_t *resp, uint64_t id)
+{
+	int64_t end = now_ms() + (int64_t)c->timeout_ms * (c->retries + 1);
+	for (;;) {
+		int64_t deadline = now_ms() + c->timeout_ms;
+		if ((c->fd >= 0 || dial(c) == 0) && send_request(c, type, params, n, id) == 0) {
+			int got = 0;
+			while (recv_response(c, resp, deadline) == 0)
+				if (resp->request_id == id || resp->request_id == 0) {
+					got = 1;
+					break;
+				}
+			if (got && (resp->status != POTM_ERR_NOT_LEADER || now_ms() >= end))
+				return 0;
+			if (got) {
+				unsigned hint = resp->nvalues >= 2 ? (unsigned)resp->values[1] : 0;
+				move_on(c, hint);
+				if (resp->values[0] == 0) {   /* an election: give it time */
+					struct timespec pause = { 0, 50 * 1000000 };
+					nanosleep(&pause, NULL);
+				}
+				continue;
+			}
+		}
+		int e = errno;
+		if (now_ms() >= end) {
+			errno = e ? e : ETIMEDOUT;
+			return -1;
+		}
+		move_on(c, 0);
+		struct timespec pause = { 0, 20 * 1000000 };
+		nanosleep(&pause, NULL);
+	}
+}
+
 int potm_client_call(potm_client_t *c, uint16_t type, const int64_t *params, unsigned n,
                      potm_response_t *resp)
 {
 	uint64_t id = c->next_request++;
+	if (c->naddrs > 1)
+		return call_cluster(c, type, params, n, resp, id);
 	for (unsigned attempt = 0;; attempt++) {
 		int64_t deadline = now_ms() + c->timeout_ms;
 		if (send_request(c, type, params, n, id) == 0) {

@@ -95,8 +95,20 @@ static void sessions_free(sessions_t *s)
 
 /* ---- the queue of committed entries ------------------------------------------ */
 
+/* A request to the applier that is not a log entry: take a snapshot, or
+ * restore one, at the quiescent point between two batches. */
+typedef struct control {
+	enum { CONTROL_SNAPSHOT, CONTROL_RESTORE } kind;
+	snap_writer_t w;          /* snapshot: the bytes written */
+	const void *bytes;        /* restore: what to read */
+	size_t len;
+	int rc;
+	bool done;                /* under the executor's lock */
+} control_t;
+
 typedef struct entry {
 	struct entry *next;
+	control_t *control;       /* NULL: a committed log entry */
 	uint64_t index;
 	size_t len;
 	uint8_t bytes[];
@@ -127,7 +139,7 @@ struct executor {
 	void *send_ctx;
 
 	pthread_mutex_t lock;
-	pthread_cond_t cv_entry, cv_work, cv_done;
+	pthread_cond_t cv_entry, cv_work, cv_done, cv_control;
 	entry_t *head, *tail;
 	bool stopping;            /* no more entries: drain and stop */
 	executor_status_t status; /* published under lock */
@@ -163,6 +175,7 @@ void executor_apply(void *executor, uint64_t index, const void *bytes, size_t le
 		abort();   /* the state machine cannot skip an agreed entry */
 	}
 	e->next = NULL;
+	e->control = NULL;
 	e->index = index;
 	e->len = len;
 	memcpy(e->bytes, bytes, len);
@@ -357,6 +370,15 @@ static void execute_batch(executor_t *ex)
 	pthread_mutex_unlock(&ex->lock);
 }
 
+static void publish_digest(executor_t *ex)
+{
+	uint64_t d = state_digest(ex->st);
+	pthread_mutex_lock(&ex->lock);
+	ex->status.digest = d;
+	ex->status.digest_batches = ex->status.batches;
+	pthread_mutex_unlock(&ex->lock);
+}
+
 static void apply_entry(executor_t *ex, const entry_t *e)
 {
 	ex->nrun = 0;
@@ -388,13 +410,8 @@ static void apply_entry(executor_t *ex, const entry_t *e)
 	ex->status.positions = ex->position;
 	ex->status.executed += executed;
 	pthread_mutex_unlock(&ex->lock);
-	if (ex->opt.digest_every && ex->status.batches % ex->opt.digest_every == 0) {
-		uint64_t d = state_digest(ex->st);
-		pthread_mutex_lock(&ex->lock);
-		ex->status.digest = d;
-		ex->status.digest_batches = ex->status.batches;
-		pthread_mutex_unlock(&ex->lock);
-	}
+	if (ex->opt.digest_every && ex->status.batches % ex->opt.digest_every == 0)
+		publish_digest(ex);
 
 	for (size_t i = 0; i < n; i++) {
 		batch_op_t *b = &ex->ops[i];
@@ -405,6 +422,143 @@ static void apply_entry(executor_t *ex, const entry_t *e)
 		else
 			respond(ex, b->resp.client_id, &b->resp);
 	}
+}
+
+/* ---- snapshots ------------------------------------------------------------------------ */
+
+#define SNAPSHOT_MAGIC 0x31504e534d544f50ull   /* "POTMSNP1" */
+
+/* On the applier, between batches: no request runs and no session is
+ * pending, so the tables, the sessions and the counters are those after
+ * the last applied entry. */
+static int take_snapshot(executor_t *ex, snap_writer_t *w)
+{
+	snap_put64(w, SNAPSHOT_MAGIC);
+	snap_put64(w, ex->status.batches);
+	snap_put64(w, ex->position);
+	snap_put64(w, ex->status.executed);
+	snap_put64(w, ex->sessions.used);
+	for (size_t i = 0; i < ex->sessions.cap; i++) {
+		const session_t *s = &ex->sessions.slot[i];
+		if (s->client_id == 0)
+			continue;
+		snap_put64(w, s->client_id);
+		snap_put64(w, s->last_id);
+		snap_put64(w, s->frame != NULL ? s->len : 0);
+		if (s->frame != NULL)
+			snap_put(w, s->frame, s->len);
+	}
+	int rc = state_save(ex->st, w);
+	pthread_mutex_lock(&ex->lock);
+	ex->status.snapshots += rc == 0;
+	pthread_mutex_unlock(&ex->lock);
+	return rc;
+}
+
+static int restore_snapshot(executor_t *ex, const void *bytes, size_t len)
+{
+	snap_reader_t r = { .p = bytes, .len = len };
+	const char *why = "not a snapshot of potm-server";
+	sessions_t fresh = { NULL, 0, 0 };
+	if (snap_get64(&r) != SNAPSHOT_MAGIC)
+		goto bad;
+	uint64_t batches = snap_get64(&r), position = snap_get64(&r);
+	uint64_t executed = snap_get64(&r), nsessions = snap_get64(&r);
+	for (uint64_t i = 0; i < nsessions && !r.bad; i++) {
+		uint64_t client = snap_get64(&r), last = snap_get64(&r), flen = snap_get64(&r);
+		const uint8_t *frame = flen <= 4 + POTM_FRAME_MAX ? snap_get(&r, flen) : NULL;
+		session_t *s = client != 0 && frame != NULL
+		               ? session_find(&fresh, client, true) : NULL;
+		if (s == NULL || s->last_id != 0) {
+			why = "a session does not parse, or twice";
+			goto bad;
+		}
+		s->last_id = last;
+		if (flen > 0) {
+			s->frame = malloc(flen);
+			if (s->frame == NULL)
+				goto bad;
+			memcpy(s->frame, frame, flen);
+			s->len = flen;
+		}
+	}
+	if (r.bad || state_restore(ex->st, &r, &why) != 0)
+		goto bad;
+	sessions_free(&ex->sessions);
+	ex->sessions = fresh;
+	ex->position = position;
+	pthread_mutex_lock(&ex->lock);
+	ex->status.batches = batches;
+	ex->status.positions = position;
+	ex->status.executed = executed;
+	ex->status.restores++;
+	pthread_mutex_unlock(&ex->lock);
+	publish_digest(ex);
+	return 0;
+bad:
+	fprintf(stderr, "potm-server: cannot restore a snapshot: %s\n", why);
+	sessions_free(&fresh);
+	return -1;
+}
+
+/* Queue c behind the entries applied so far. */
+static int queue_control(executor_t *ex, control_t *c)
+{
+	entry_t *e = malloc(sizeof *e);
+	if (e == NULL)
+		return -1;
+	*e = (entry_t){ .control = c };
+	pthread_mutex_lock(&ex->lock);
+	if (ex->tail != NULL)
+		ex->tail->next = e;
+	else
+		ex->head = e;
+	ex->tail = e;
+	pthread_cond_signal(&ex->cv_entry);
+	pthread_mutex_unlock(&ex->lock);
+	return 0;
+}
+
+static int wait_control(executor_t *ex, control_t *c)
+{
+	pthread_mutex_lock(&ex->lock);
+	while (!c->done)
+		pthread_cond_wait(&ex->cv_control, &ex->lock);
+	pthread_mutex_unlock(&ex->lock);
+	return c->rc;
+}
+
+executor_snap_t *executor_snapshot_begin(executor_t *ex)
+{
+	control_t *c = calloc(1, sizeof *c);
+	if (c == NULL)
+		return NULL;
+	c->kind = CONTROL_SNAPSHOT;
+	if (queue_control(ex, c) != 0) {
+		free(c);
+		return NULL;
+	}
+	return (executor_snap_t *)c;
+}
+
+int executor_snapshot_end(executor_t *ex, executor_snap_t *snap, void **bytes, size_t *len)
+{
+	control_t *c = (control_t *)snap;
+	int rc = wait_control(ex, c);
+	if (rc == 0) {
+		*bytes = c->w.p;
+		*len = c->w.len;
+	} else {
+		free(c->w.p);
+	}
+	free(c);
+	return rc;
+}
+
+int executor_restore(executor_t *ex, const void *bytes, size_t len)
+{
+	control_t c = { .kind = CONTROL_RESTORE, .bytes = bytes, .len = len };
+	return queue_control(ex, &c) == 0 ? wait_control(ex, &c) : -1;
 }
 
 static void *applier_main(void *arg)
@@ -423,7 +577,17 @@ static void *applier_main(void *arg)
 		if (ex->head == NULL)
 			ex->tail = NULL;
 		pthread_mutex_unlock(&ex->lock);
-		apply_entry(ex, e);
+		if (e->control != NULL) {
+			control_t *c = e->control;
+			c->rc = c->kind == CONTROL_SNAPSHOT ? take_snapshot(ex, &c->w)
+			                                    : restore_snapshot(ex, c->bytes, c->len);
+			pthread_mutex_lock(&ex->lock);
+			c->done = true;
+			pthread_cond_broadcast(&ex->cv_control);
+			pthread_mutex_unlock(&ex->lock);
+		} else {
+			apply_entry(ex, e);
+		}
 		free(e);
 	}
 	tm_thread_exit();
@@ -478,6 +642,7 @@ executor_t *executor_start(server_state_t *st, const server_options_t *o, bool o
 	pthread_cond_init(&ex->cv_entry, NULL);
 	pthread_cond_init(&ex->cv_work, NULL);
 	pthread_cond_init(&ex->cv_done, NULL);
+	pthread_cond_init(&ex->cv_control, NULL);
 	ex->applier_scratch = state_scratch_new(st);
 	ex->workers = calloc(o->workers ? o->workers : 1, sizeof *ex->workers);
 	if (ex->applier_scratch == NULL || ex->workers == NULL || grow_ops(ex, 64) != 0) {
@@ -552,5 +717,6 @@ void executor_stop(executor_t *ex)
 	pthread_cond_destroy(&ex->cv_entry);
 	pthread_cond_destroy(&ex->cv_work);
 	pthread_cond_destroy(&ex->cv_done);
+	pthread_cond_destroy(&ex->cv_control);
 	free(ex);
 }

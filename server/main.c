@@ -16,6 +16,7 @@
  */
 #include "server.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -39,6 +40,22 @@ static const struct {
 
 static net_t *the_net;
 
+/* The agreement's snapshot callbacks: the executor's state machine. */
+static void *snapshot_begin_cb(void *ex)
+{
+	return executor_snapshot_begin(ex);
+}
+
+static int snapshot_end_cb(void *ex, void *snap, void **bytes, size_t *len)
+{
+	return executor_snapshot_end(ex, snap, bytes, len);
+}
+
+static int restore_cb(void *ex, const void *bytes, size_t len)
+{
+	return executor_restore(ex, bytes, len);
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -59,8 +76,16 @@ static void usage(FILE *f)
 	        "  --accounts N      bank accounts (1..1000000, default 16)\n"
 	        "  --seed S          population seed (default 1)\n"
 	        "  --batch-max N     requests per log entry (1..4096, default 256)\n"
-	        "  --digest-every N  publish a digest every N batches (0: never; default 1)\n",
-	        tm_backend_name(), TPCC_MAX_WAREHOUSES);
+	        "  --digest-every N  publish a digest every N batches (0: never; default 1)\n"
+	        "replication (Raft; without --replica: a single server)%s:\n"
+	        "  --replica ID      this replica's id among the peers\n"
+	        "  --peers LIST      ID=HOST:RAFT_PORT[:CLIENT_PORT],... every replica (up to %u)\n"
+	        "  --data-dir DIR    this replica's log and snapshots (created if missing)\n"
+	        "  --snapshot-every N  log entries between snapshots (default: libraft's, 1024)\n"
+	        "  --election-ms N   election timeout, ms (default: libraft's, 1000)\n",
+	        tm_backend_name(), TPCC_MAX_WAREHOUSES,
+	        agreement_raft_available ? "" : " -- not in this build (no libraft)",
+	        AGREEMENT_PEERS_MAX);
 }
 
 static int bad_option(const char *fmt, const char *arg)
@@ -82,6 +107,46 @@ static int parse_uint(const char *name, const char *arg, uint64_t lo, uint64_t h
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+/* --peers: ID=HOST:RAFT_PORT[:CLIENT_PORT], comma-separated. */
+static int parse_peers(const char *arg, server_options_t *o)
+{
+	o->npeers = 0;
+	for (const char *p = arg; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char item[128];
+		if (len >= sizeof item || o->npeers == AGREEMENT_PEERS_MAX)
+			return bad_option("--peers %s: too long, or too many replicas", arg);
+		memcpy(item, p, len);
+		item[len] = '\0';
+		agreement_peer_t *peer = &o->peers[o->npeers];
+		char *q;
+		unsigned long long id = strtoull(item, &q, 10);
+		size_t hl = *q == '=' ? strspn(q + 1, "0123456789.") : 0;
+		unsigned long raft_port = 0, client_port = 0;
+		if (hl > 0 && hl < sizeof peer->host && q[1 + hl] == ':') {
+			memcpy(peer->host, q + 1, hl);
+			peer->host[hl] = '\0';
+			q += 2 + hl;
+			raft_port = isdigit((unsigned char)*q) ? strtoul(q, &q, 10) : 0;
+			if (*q == ':')
+				client_port = isdigit((unsigned char)q[1]) ? strtoul(q + 1, &q, 10) : 70000;
+		}
+		if (id == 0 || id > UINT32_MAX || raft_port == 0 || raft_port > 65535 ||
+		    client_port > 65535 || *q != '\0')
+			return bad_option("--peers: %s is not ID=HOST:RAFT_PORT[:CLIENT_PORT]", item);
+		peer->id = id;
+		peer->raft_port = raft_port;
+		peer->client_port = client_port;
+		for (unsigned i = 0; i < o->npeers; i++)
+			if (o->peers[i].id == id)
+				return bad_option("--peers: replica id twice in %s", arg);
+		o->npeers++;
+		p += len + (end != NULL);
+	}
 	return 0;
 }
 
@@ -109,6 +174,11 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "batch-max", required_argument, NULL, 'b' },
 		{ "digest-every", required_argument, NULL, 'D' },
+		{ "replica", required_argument, NULL, 'R' },
+		{ "peers", required_argument, NULL, 'P' },
+		{ "data-dir", required_argument, NULL, 'd' },
+		{ "snapshot-every", required_argument, NULL, 'n' },
+		{ "election-ms", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -174,6 +244,28 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 				return 2;
 			o->digest_every = (unsigned)v;
 			break;
+		case 'R':
+			if (parse_uint("--replica", optarg, 1, UINT32_MAX, &v))
+				return 2;
+			o->replica = v;
+			break;
+		case 'P':
+			if (parse_peers(optarg, o) != 0)
+				return 2;
+			break;
+		case 'd':
+			o->data_dir = optarg;
+			break;
+		case 'n':
+			if (parse_uint("--snapshot-every", optarg, 1, UINT32_MAX, &v))
+				return 2;
+			o->snapshot_every = (unsigned)v;
+			break;
+		case 'e':
+			if (parse_uint("--election-ms", optarg, 10, 60000, &v))
+				return 2;
+			o->election_ms = (unsigned)v;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -190,6 +282,24 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 		        "potm-server-%s (this is potm-server-%s)\n", modes[o->mode].name, need,
 		        need, tm_backend_name());
 		return 2;
+	}
+	if (o->replica != 0 || o->npeers != 0 || o->data_dir != NULL) {
+		if (o->replica == 0 || o->npeers == 0 || o->data_dir == NULL)
+			return bad_option("%s: a replica needs --replica, --peers and --data-dir",
+			                  "replication");
+		const agreement_peer_t *self = NULL;
+		for (unsigned i = 0; i < o->npeers; i++)
+			if (o->peers[i].id == o->replica)
+				self = &o->peers[i];
+		if (self == NULL)
+			return bad_option("--replica: %s is not among the peers", "this id");
+		if (o->port == 0)
+			o->port = self->client_port;
+		else if (self->client_port != 0 && self->client_port != o->port)
+			return bad_option("--port: %s differs from this replica's in --peers", "it");
+		if (o->mode == SERVER_OCC || o->mode == SERVER_2PL)
+			return bad_option("--mode %s orders nothing: it cannot be replicated",
+			                  modes[o->mode].name);
 	}
 	if (o->mode == SERVER_SEQUENTIAL)
 		o->workers = 0;
@@ -244,7 +354,18 @@ int main(int argc, char **argv)
 	unsigned port = 0;
 	net_t *net = net_create(o.port, &port, &o, &st);
 	executor_t *ex = net ? executor_start(&st, &o, ordered, net_send, net) : NULL;
-	agreement_t *ag = ex ? agreement_local_create(executor_apply, ex) : NULL;
+	agreement_t *ag = NULL;
+	if (ex != NULL && o.replica == 0) {
+		ag = agreement_local_create(executor_apply, ex);
+	} else if (ex != NULL) {
+		agreement_raft_config_t rc = {
+			.self = o.replica, .peers = o.peers, .npeers = o.npeers,
+			.data_dir = o.data_dir, .snapshot_every = o.snapshot_every,
+			.election_ms = o.election_ms, .snapshot_begin = snapshot_begin_cb,
+			.snapshot_end = snapshot_end_cb, .restore = restore_cb,
+		};
+		ag = agreement_raft_create(&rc, executor_apply, ex);
+	}
 	if (ag == NULL) {
 		executor_stop(ex);
 		net_destroy(net);
@@ -265,17 +386,19 @@ int main(int argc, char **argv)
 
 	printf("{\"event\": \"listening\", \"host\": \"127.0.0.1\", \"port\": %u, "
 	       "\"mode\": \"%s\", \"backend\": \"%s\", \"workers\": %u, \"agreement\": "
-	       "\"%s\", \"warehouses\": %u, \"items\": %u, \"customers_per_district\": %u, "
-	       "\"accounts\": %u}\n", port, modes[o.mode].name, tm_backend_name(), o.workers,
-	       ag->ops->name, o.warehouses, o.items, o.customers, o.accounts);
+	       "\"%s\", \"replica\": %" PRIu64 ", \"warehouses\": %u, \"items\": %u, "
+	       "\"customers_per_district\": %u, \"accounts\": %u}\n", port, modes[o.mode].name,
+	       tm_backend_name(), o.workers, ag->ops->name, o.replica, o.warehouses, o.items,
+	       o.customers, o.accounts);
 	fflush(stdout);
 
 	net_serve(net);
 	the_net = NULL;
+	/* The agreement first: no entry reaches the executor after it. */
+	agreement_destroy(ag);
 	executor_status_t s;
 	executor_status(ex, &s);
 	executor_stop(ex);
-	agreement_destroy(ag);
 	net_destroy(net);
 
 	bench_verdict_t v = { .failed = false };

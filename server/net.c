@@ -7,7 +7,10 @@
  * other request frame to the current batch.  After each round of poll
  * events (or when a batch holds batch_max requests) the batch becomes one
  * log entry, proposed to the agreement: on a single server the order of
- * arrival is the agreed order.
+ * arrival is the agreed order.  A replica that is not the leader orders
+ * nothing: it answers every request NOT_LEADER, naming the leader it
+ * knows, and so does a leader whose batch the agreement refused (it lost
+ * the leadership since the request came).
  *
  * Responses come back from the executor through an outbox (a list under
  * a lock, and a byte on the pipe) addressed by client id: each goes to the
@@ -236,14 +239,40 @@ static void reply(conn_t *c, const potm_request_t *req, int status, const char *
 		conn_queue(c, frame, len);
 }
 
+static void not_leader(net_t *n, conn_t *c, const potm_request_t *req);
+
+/* The connection that last sent a request of client_id, or NULL. */
+static conn_t *conn_of(net_t *n, uint64_t client_id)
+{
+	conn_t *best = NULL;
+	for (unsigned i = 0; i < n->nconns; i++) {
+		conn_t *c = n->conns[i];
+		if (c->client_id == client_id && !c->closing &&
+		    (best == NULL || c->bound > best->bound))
+			best = c;
+	}
+	return best;
+}
+
 static void propose_batch(net_t *n)
 {
 	if (n->batch_count == 0)
 		return;
-	if (agreement_propose(n->ag, n->batch, n->batch_len) == 0)
+	if (agreement_propose(n->ag, n->batch, n->batch_len) == 0) {
 		n->proposed += n->batch_count;
-	/* Not the leader: the requests are dropped and the clients retry
-	 * (with replication, elsewhere). */
+	} else {
+		/* No longer the leader: nothing of the batch is ordered; each
+		 * client hears where to send its request again. */
+		for (size_t off = 0; off + 4 <= n->batch_len;) {
+			uint32_t len = potm_frame_length(n->batch + off);
+			potm_request_t req;
+			conn_t *c;
+			if (potm_decode_request(n->batch + off + 4, len, &req, NULL) == 0 &&
+			    (c = conn_of(n, req.client_id)) != NULL)
+				not_leader(n, c, &req);
+			off += 4 + len;
+		}
+	}
 	n->batch_len = 0;
 	n->batch_count = 0;
 }
@@ -253,11 +282,37 @@ static void status_reply(net_t *n, conn_t *c, const potm_request_t *req)
 	executor_status_t s;
 	executor_status(n->ex, &s);
 	const server_state_t *st = n->st;
+	uint64_t leader;
+	const char *host;
+	unsigned port;
+	agreement_leader(n->ag, &leader, &host, &port);
 	int64_t v[] = { (int64_t)s.batches, (int64_t)s.positions, (int64_t)s.executed,
 	                (int64_t)s.digest, (int64_t)s.digest_batches,
 	                st->db.warehouses, st->db.items, st->db.customers, st->naccounts,
-	                n->opt->workers, (int64_t)n->opt->mode };
+	                n->opt->workers, (int64_t)n->opt->mode, (int64_t)n->opt->replica,
+	                agreement_is_leader(n->ag), (int64_t)leader, (int64_t)s.snapshots,
+	                (int64_t)s.restores };
 	reply(c, req, POTM_OK, NULL, v, sizeof v / sizeof v[0]);
+}
+
+/* A replica that is not the leader orders nothing: it names the leader
+ * it knows, and the client sends the same request id there. */
+static void not_leader(net_t *n, conn_t *c, const potm_request_t *req)
+{
+	uint64_t id;
+	const char *host;
+	unsigned port;
+	agreement_leader(n->ag, &id, &host, &port);
+	int64_t v[] = { (int64_t)id, port };
+	char why[128];
+	if (id != 0 && port != 0 && host != NULL)
+		snprintf(why, sizeof why, "not the leader: replica %llu is, at %s:%u",
+		         (unsigned long long)id, host, port);
+	else if (id != 0)
+		snprintf(why, sizeof why, "not the leader: replica %llu is", (unsigned long long)id);
+	else
+		snprintf(why, sizeof why, "not the leader: no leader is known (an election)");
+	reply(c, req, POTM_ERR_NOT_LEADER, why, v, 2);
 }
 
 /* One whole frame read from c. */
@@ -275,6 +330,10 @@ static void handle_frame(net_t *n, conn_t *c, const uint8_t *frame, uint32_t len
 	}
 	if (n->stop) {
 		reply(c, &req, POTM_ERR_SHUTTING_DOWN, "the server is stopping", NULL, 0);
+		return;
+	}
+	if (!agreement_is_leader(n->ag)) {
+		not_leader(n, c, &req);
 		return;
 	}
 	server_op_t op;
@@ -367,13 +426,7 @@ static void deliver_outbox(net_t *n)
 	pthread_mutex_unlock(&n->lock);
 	while (it != NULL) {
 		outbox_item_t *next = it->next;
-		conn_t *best = NULL;
-		for (unsigned i = 0; i < n->nconns; i++) {
-			conn_t *c = n->conns[i];
-			if (c->client_id == it->client_id && !c->closing &&
-			    (best == NULL || c->bound > best->bound))
-				best = c;
-		}
+		conn_t *best = conn_of(n, it->client_id);
 		if (best != NULL)
 			conn_queue(best, it->frame, it->len);
 		free(it);
@@ -392,7 +445,7 @@ static bool outbox_empty(net_t *n)
 int net_serve(net_t *n)
 {
 	struct pollfd pfd[NET_MAX_CONNS + 2];
-	unsigned stopping_rounds = 0;
+	unsigned stopping_rounds = 0, stopping_polls = 0;
 	for (;;) {
 		if (n->stop) {
 			/* Stop taking requests; wait for those taken to be applied
@@ -408,6 +461,10 @@ int net_serve(net_t *n)
 			/* A client that does not read its responses does not hold
 			 * the shutdown up for long: a bounded number of polls. */
 			if (s.positions >= n->proposed && ++stopping_rounds > 500)
+				return 0;
+			/* A replica's proposal may never commit (leadership lost):
+			 * the wait is bounded too. */
+			if (++stopping_polls > 1000)
 				return 0;
 		}
 		unsigned np = 0;

@@ -156,6 +156,7 @@ const char *potm_status_name(int status)
 	case POTM_ERR_STALE: return "stale request id";
 	case POTM_ERR_FAILED: return "failed";
 	case POTM_ERR_SHUTTING_DOWN: return "shutting down";
+	case POTM_ERR_NOT_LEADER: return "not the leader";
 	default: return "unknown";
 	}
 }

@@ -3,7 +3,7 @@
  *
  *   net.c        the I/O thread: connections (poll), frames, validation,
  *                batching requests into log entries, sending responses
- *   agreement.h  the agreed order (local now; Raft next)
+ *   agreement.h  the agreed order (one server's, or a Raft replica's)
  *   executor.c   the execution phase: applies committed entries in log
  *                order, runs their requests (sequentially, or concurrently
  *                as preordered transactions), executes each request id
@@ -41,6 +41,13 @@ typedef struct server_options {
 	uint64_t seed;
 	unsigned batch_max;      /* requests per log entry, at most */
 	unsigned digest_every;   /* publish a digest every this many batches */
+	/* replication (0: a single server, the local agreement) */
+	uint64_t replica;         /* this replica's id among peers */
+	agreement_peer_t peers[AGREEMENT_PEERS_MAX];
+	unsigned npeers;
+	const char *data_dir;
+	unsigned snapshot_every;  /* log entries between snapshots (0: libraft's) */
+	unsigned election_ms;     /* Raft's election timeout (0: libraft's) */
 } server_options_t;
 
 /* ---- the state machine's database (state.c) ------------------------------- */
@@ -87,6 +94,34 @@ void state_destroy(server_state_t *st);
 tpcc_worker_t *state_scratch_new(const server_state_t *st);
 void state_scratch_free(tpcc_worker_t *w);
 
+/* ---- snapshots (state.c, executor.c) --------------------------------------- */
+
+/* A snapshot is bytes: little-endian 64-bit words and records' bytes. */
+typedef struct snap_writer {
+	uint8_t *p;               /* malloc'd */
+	size_t len, cap;
+	bool failed;              /* out of memory: the snapshot is not taken */
+} snap_writer_t;
+
+typedef struct snap_reader {
+	const uint8_t *p;
+	size_t len, off;
+	bool bad;                 /* read past the end */
+} snap_reader_t;
+
+void snap_put(snap_writer_t *w, const void *bytes, size_t n);
+void snap_put64(snap_writer_t *w, uint64_t v);
+const uint8_t *snap_get(snap_reader_t *r, size_t n);   /* NULL past the end */
+uint64_t snap_get64(snap_reader_t *r);
+/* Every table's records (quiescent).  0, or -1 out of memory. */
+int state_save(const server_state_t *st, snap_writer_t *w);
+/* Replace every table's records with the snapshot's (registered thread,
+ * quiescent; each change a transaction taking the next explicit slot).
+ * The snapshot is checked first: -1 with *why and nothing changed if it
+ * does not fit this server's tables; a failure past the check (out of
+ * memory) aborts the process, which has half a state. */
+int state_restore(server_state_t *st, snap_reader_t *r, const char **why);
+
 /* ---- the execution phase (executor.c) --------------------------------------- */
 
 typedef struct executor executor_t;
@@ -102,6 +137,8 @@ typedef struct executor_status {
 	uint64_t executed;        /* requests executed (duplicates and errors not) */
 	uint64_t digest;          /* of the state after the last digested batch */
 	uint64_t digest_batches;  /* ... which was this many batches in */
+	uint64_t snapshots;       /* snapshots taken by this process (not replicated state) */
+	uint64_t restores;        /* snapshots restored by this process */
 } executor_status_t;
 
 /* Start the applier (logical id 0) and the workers (1..workers), which
@@ -112,6 +149,19 @@ executor_t *executor_start(server_state_t *st, const server_options_t *o, bool o
 /* agreement_apply_fn: queue a committed entry (copied) for execution. */
 void executor_apply(void *executor, uint64_t index, const void *entry, size_t len);
 void executor_status(executor_t *ex, executor_status_t *out);
+/* The state machine's snapshot, taken by the applier between two batches
+ * after every entry applied before executor_snapshot_begin: the position,
+ * the counters, the sessions and the tables.  begin returns at once (NULL:
+ * out of memory); end, on any thread, waits until it is taken and hands
+ * over its bytes (malloc'd: the caller frees them).  0, or -1 (out of
+ * memory). */
+typedef struct executor_snap executor_snap_t;
+executor_snap_t *executor_snapshot_begin(executor_t *ex);
+int executor_snapshot_end(executor_t *ex, executor_snap_t *snap, void **bytes, size_t *len);
+/* Replace the state machine with a snapshot's, on the applier between two
+ * batches; blocks until done.  0, or -1 if the bytes are not a snapshot
+ * of this server (nothing changed). */
+int executor_restore(executor_t *ex, const void *bytes, size_t len);
 /* Apply everything queued, then stop every thread (they exit the TM). */
 void executor_stop(executor_t *ex);
 

@@ -397,3 +397,192 @@ bool state_check(server_state_t *st, bench_verdict_t *v)
 		bench_fail(v, "table account is malformed: %s", tm_last_error());
 	return !v->failed;
 }
+
+/* ---- snapshots --------------------------------------------------------------- */
+
+void snap_put(snap_writer_t *w, const void *bytes, size_t n)
+{
+	if (w->failed)
+		return;
+	if (w->len + n > w->cap) {
+		size_t cap = w->cap ? w->cap : 65536;
+		while (cap < w->len + n)
+			cap *= 2;
+		uint8_t *p = realloc(w->p, cap);
+		if (p == NULL) {
+			w->failed = true;
+			return;
+		}
+		w->p = p;
+		w->cap = cap;
+	}
+	memcpy(w->p + w->len, bytes, n);
+	w->len += n;
+}
+
+void snap_put64(snap_writer_t *w, uint64_t v)
+{
+	uint8_t b[8];
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	snap_put(w, b, 8);
+}
+
+const uint8_t *snap_get(snap_reader_t *r, size_t n)
+{
+	if (r->bad || n > r->len - r->off) {
+		r->bad = true;
+		return NULL;
+	}
+	const uint8_t *p = r->p + r->off;
+	r->off += n;
+	return p;
+}
+
+uint64_t snap_get64(snap_reader_t *r)
+{
+	const uint8_t *b = snap_get(r, 8);
+	uint64_t v = 0;
+	for (int i = 7; b != NULL && i >= 0; i--)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/* The tables of the state, in the snapshot's order. */
+#define STATE_TABLES 10
+
+static void state_tables(const server_state_t *st, store_table_t *t[STATE_TABLES])
+{
+	const tpcc_db_t *db = &st->db;
+	store_table_t *all[STATE_TABLES] = { db->warehouse, db->district, db->customer,
+		db->history, db->new_order, db->order, db->order_line, db->item, db->stock,
+		st->accounts };
+	memcpy(t, all, sizeof all);
+}
+
+typedef struct save_ctx {
+	snap_writer_t *w;
+	size_t record_size;
+} save_ctx_t;
+
+static int save_record(uint64_t key, void *rec, void *arg)
+{
+	save_ctx_t *c = arg;
+	snap_put64(c->w, key);
+	snap_put(c->w, rec, c->record_size);
+	return c->w->failed;
+}
+
+int state_save(const server_state_t *st, snap_writer_t *w)
+{
+	store_table_t *t[STATE_TABLES];
+	state_tables(st, t);
+	snap_put64(w, STATE_TABLES);
+	for (unsigned i = 0; i < STATE_TABLES; i++) {
+		save_ctx_t c = { w, store_record_size(t[i]) };
+		snap_put64(w, c.record_size);
+		snap_put64(w, store_count(t[i]));
+		store_walk(t[i], save_record, &c);
+	}
+	return w->failed ? -1 : 0;
+}
+
+typedef struct keys {
+	uint64_t *k;
+	size_t n, cap;
+} keys_t;
+
+static int collect_key(uint64_t key, void *rec, void *arg)
+{
+	(void)rec;
+	keys_t *ks = arg;
+	if (ks->n == ks->cap) {
+		size_t cap = ks->cap ? 2 * ks->cap : 1024;
+		uint64_t *k = realloc(ks->k, cap * sizeof *k);
+		if (k == NULL)
+			return -1;
+		ks->k = k;
+		ks->cap = cap;
+	}
+	ks->k[ks->n++] = key;
+	return 0;
+}
+
+/* Records changed per transaction while restoring: each takes a slot. */
+#define RESTORE_CHUNK 64
+
+/* Replace table t's contents with the count records at r. */
+static int restore_table(server_state_t *st, store_table_t *t, snap_reader_t *r,
+                         uint64_t count)
+{
+	keys_t ks = { NULL, 0, 0 };
+	if (store_walk(t, collect_key, &ks) != 0) {
+		free(ks.k);
+		return -1;
+	}
+	for (size_t first = 0; first < ks.n; first += RESTORE_CHUNK) {
+		size_t last = first + RESTORE_CHUNK < ks.n ? first + RESTORE_CHUNK : ks.n;
+		tpcc_next_slot(&st->db);
+		TM_BEGIN();
+		for (size_t i = first; i < last; i++)
+			store_delete(t, ks.k[i]);
+		TM_END();
+	}
+	free(ks.k);
+	size_t size = store_record_size(t);
+	for (uint64_t first = 0; first < count; first += RESTORE_CHUNK) {
+		uint64_t last = first + RESTORE_CHUNK < count ? first + RESTORE_CHUNK : count;
+		size_t off = r->off;
+		volatile unsigned failed = 0;
+		tpcc_next_slot(&st->db);
+		TM_BEGIN();
+		r->off = off;   /* a re-execution reads the same records again */
+		failed = 0;
+		for (uint64_t i = first; i < last; i++) {
+			uint64_t key = snap_get64(r);
+			const uint8_t *rec = snap_get(r, size);
+			failed += store_insert(t, key, rec) == NULL;
+		}
+		TM_END();
+		if (failed)
+			return -1;
+	}
+	return 0;
+}
+
+int state_restore(server_state_t *st, snap_reader_t *r, const char **why)
+{
+	store_table_t *t[STATE_TABLES];
+	state_tables(st, t);
+	/* Check the whole snapshot before changing anything. */
+	size_t start = r->off;
+	if (snap_get64(r) != STATE_TABLES) {
+		*why = "not this server's tables";
+		return -1;
+	}
+	for (unsigned i = 0; i < STATE_TABLES && !r->bad; i++) {
+		uint64_t size = snap_get64(r), count = snap_get64(r);
+		if (size != store_record_size(t[i]) ||
+		    count > (r->len - r->off) / (8 + size)) {
+			*why = "a table's record size or count does not fit";
+			return -1;
+		}
+		r->off += count * (8 + size);
+	}
+	if (r->bad || r->off != r->len) {
+		*why = "the snapshot's length does not match its tables";
+		return -1;
+	}
+	r->off = start + 8;
+	for (unsigned i = 0; i < STATE_TABLES; i++) {
+		snap_get64(r);
+		uint64_t count = snap_get64(r);
+		if (restore_table(st, t[i], r, count) != 0) {
+			/* Half the tables replaced: no state to go on from. */
+			fprintf(stderr, "potm-server: restoring table %s: out of memory, or a "
+			        "key twice\n", store_table_name(t[i]));
+			abort();
+		}
+	}
+	return 0;
+}

@@ -29,8 +29,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef POTM_SERVER_DIR
@@ -54,9 +58,10 @@ static bool have_backend(const char *b)
 	return access(path, X_OK) == 0;
 }
 
-/* Start potm-server-<backend> with args (NULL-terminated), reduced TPC-C. */
-static void server_start(server_t *s, const char *backend, const char *mode,
-                         const char *workers)
+/* Start potm-server-<backend> with reduced TPC-C and, if extra is not
+ * NULL, the options it lists (NULL-terminated; at most 16). */
+static void server_start_with(server_t *s, const char *backend, const char *mode,
+                              const char *workers, const char *const *extra)
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/potm-server-%s", POTM_SERVER_DIR, backend);
@@ -69,9 +74,20 @@ static void server_start(server_t *s, const char *backend, const char *mode,
 		dup2(fds[1], 1);
 		close(fds[0]);
 		close(fds[1]);
-		const char *argv[] = { path, "--mode", mode, "--port", "0", "-w", "2", "-I", "1000",
-		                       "-C", "30", "--accounts", "8",
-		                       workers ? "--workers" : NULL, workers, NULL };
+		const char *argv[40] = { path, "--mode", mode, "-w", "2", "-I", "1000",
+		                         "-C", "30", "--accounts", "8" };
+		unsigned k = 11;
+		for (unsigned i = 0; extra != NULL && extra[i] != NULL && i < 16; i++)
+			argv[k++] = extra[i];
+		if (extra == NULL) {
+			argv[k++] = "--port";
+			argv[k++] = "0";
+		}
+		if (workers != NULL) {
+			argv[k++] = "--workers";
+			argv[k++] = workers;
+		}
+		argv[k] = NULL;
 		execv(path, (char *const *)argv);
 		_exit(127);
 	}
@@ -82,6 +98,12 @@ static void server_start(server_t *s, const char *backend, const char *mode,
 	const char *p = strstr(line, "\"port\": ");
 	ck_assert_msg(p != NULL, "no port in: %s", line);
 	s->port = (unsigned)strtoul(p + 8, NULL, 10);
+}
+
+static void server_start(server_t *s, const char *backend, const char *mode,
+                         const char *workers)
+{
+	server_start_with(s, backend, mode, workers, NULL);
 }
 
 static void server_stop(server_t *s)
@@ -202,6 +224,132 @@ START_TEST(test_retry_executes_once)
 	server_stop(&s);
 }
 END_TEST
+/* ---- replicas ------------------------------------------------------------------- */
+
+/* A loopback port free when asked. */
+static unsigned free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+/* A replica's STATUS values (server/PROTOCOL.md), or false if it does
+ * not answer. */
+static bool replica_status(const char *address, potm_response_t *r)
+{
+	potm_client_t *c = potm_client_connect_cluster(&address, 1, 0, 2000);
+	if (c == NULL)
+		return false;
+	potm_client_set_retries(c, 0);
+	bool ok = potm_client_call(c, POTM_ADMIN_STATUS, NULL, 0, r) == 0 &&
+	          r->status == POTM_OK && r->nvalues >= 16;
+	potm_client_close(c);
+	return ok;
+}
+
+/* Wait until every replica applied the same batches and published its
+ * digest after them; that digest. */
+static uint64_t replicas_converge(char addr[][32], unsigned n)
+{
+	for (int round = 0; round < 2000; round++) {
+		potm_response_t r[3];
+		bool same = true;
+		for (unsigned i = 0; i < n && same; i++)
+			same = replica_status(addr[i], &r[i]) && r[i].values[0] == r[0].values[0] &&
+			       r[i].values[4] == r[i].values[0];
+		for (unsigned i = 1; i < n && same; i++) {
+			ck_assert_int_eq(r[i].values[3], r[0].values[3]);   /* the digests */
+			ck_assert_int_eq(r[i].values[1], r[0].values[1]);   /* the positions */
+		}
+		if (same)
+			return (uint64_t)r[0].values[3];
+		struct timespec pause = { 0, 20 * 1000000 };
+		nanosleep(&pause, NULL);
+	}
+	ck_abort_msg("the replicas did not converge");
+	return 0;
+}
+
+/* The cluster client: bad addresses, a dead replica skipped, and three
+ * Raft replicas: calls find the leader through NOT_LEADER and run once; a
+ * follower killed and restarted catches up from snapshots and the log. */
+START_TEST(test_cluster_client)
+{
+	const char *bad[] = { "127.0.0.1", "localhost:80", "127.0.0.1:0" };
+	for (unsigned i = 0; i < 3; i++) {
+		errno = 0;
+		ck_assert_ptr_null(potm_client_connect_cluster(&bad[i], 1, 0, 100));
+		ck_assert_int_eq(errno, EINVAL);
+	}
+	if (!POTM_SERVER_HAS_RAFT || !have_backend("pot"))
+		return;   /* built without libraft: --replica is refused */
+	unsigned port[6];
+	for (unsigned i = 0; i < 6; i++)
+		port[i] = free_port();
+	char peers[256], dir[3][64], id[3][4], addr[3][32];
+	snprintf(peers, sizeof peers, "1=127.0.0.1:%u:%u,2=127.0.0.1:%u:%u,3=127.0.0.1:%u:%u",
+	         port[0], port[1], port[2], port[3], port[4], port[5]);
+	char root[] = "/tmp/potm-test-cluster-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	server_t s[3];
+	for (unsigned i = 0; i < 3; i++) {
+		snprintf(dir[i], sizeof dir[i], "%s/r%u", root, i + 1);
+		snprintf(id[i], sizeof id[i], "%u", i + 1);
+		snprintf(addr[i], sizeof addr[i], "127.0.0.1:%u", port[2 * i + 1]);
+		const char *extra[] = { "--replica", id[i], "--peers", peers, "--data-dir", dir[i],
+		                        "--election-ms", "500", "--snapshot-every", "4", NULL };
+		server_start_with(&s[i], "pot", "pot", NULL, extra);
+	}
+	const char *addrs[] = { addr[0], addr[1], addr[2], "127.0.0.1:1" };
+	/* The dead address first: the client connects to the next. */
+	const char *order[] = { addrs[3], addrs[2], addrs[1], addrs[0] };
+	potm_client_t *c = potm_client_connect_cluster(order, 4, 0, 2000);
+	ck_assert_msg(c != NULL, "connect: %s", strerror(errno));
+	potm_client_set_retries(c, 20);
+	unsigned follower = 0;
+	for (int k = 1; k <= 30; k++) {
+		int64_t p[] = { 0, 1 + k % 7, 1 };
+		potm_response_t r;
+		ck_assert_int_eq(potm_client_call(c, POTM_TX_TRANSFER, p, 3, &r), 0);
+		ck_assert_msg(r.status == POTM_OK, "%s", r.message);
+		ck_assert_int_eq(r.values[1], 1000 - k);
+		if (k == 10) {   /* SIGKILL a follower */
+			replicas_converge(addr, 3);
+			potm_response_t st;
+			for (unsigned i = 0; i < 3 && follower == 0; i++)
+				if (replica_status(addr[i], &st) && st.values[12] == 0)
+					follower = i + 1;
+			ck_assert_uint_ne(follower, 0);
+			replica_status(addr[follower - 1], &st);
+			kill(s[follower - 1].pid, SIGKILL);
+			waitpid(s[follower - 1].pid, NULL, 0);
+			fclose(s[follower - 1].out);
+		}
+	}
+	const char *extra[] = { "--replica", id[follower - 1], "--peers", peers, "--data-dir",
+	                        dir[follower - 1], "--election-ms", "500", "--snapshot-every",
+	                        "4", NULL };
+	server_start_with(&s[follower - 1], "pot", "pot", NULL, extra);
+	ck_assert_int_eq(balance(c, 0), 970);
+	replicas_converge(addr, 3);
+	potm_response_t st;
+	ck_assert(replica_status(addr[follower - 1], &st));
+	ck_assert_int_ge(st.values[15], 1);   /* it restored a snapshot */
+	ck_assert_int_eq(st.values[2], 31);   /* executed: 30 transfers, 1 balance */
+	potm_client_close(c);
+	for (unsigned i = 0; i < 3; i++)
+		server_stop(&s[i]);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* ---- bad input ------------------------------------------------------------------ */
 
 START_TEST(test_bad_input)
@@ -395,6 +543,7 @@ int main(void)
 	tcase_add_test(tc, test_frames_round_trip);
 	tcase_add_test(tc, test_retry_executes_once);
 	tcase_add_test(tc, test_bad_input);
+	tcase_add_test(tc, test_cluster_client);
 	tcase_add_test(tc, test_pot_digest_is_sequential_digest);
 	tcase_add_test(tc, test_occ_stays_consistent);
 	suite_add_tcase(s, tc);

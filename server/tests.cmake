@@ -6,7 +6,8 @@ endif()
 add_executable(test_server test_server.c)
 target_link_libraries(test_server PRIVATE potm-client PkgConfig::CHECK)
 target_compile_definitions(test_server PRIVATE
-  POTM_SERVER_DIR="${CMAKE_CURRENT_BINARY_DIR}")
+  POTM_SERVER_DIR="${CMAKE_CURRENT_BINARY_DIR}"
+  POTM_SERVER_HAS_RAFT=$<BOOL:${POTM_SERVER_RAFT}>)
 foreach(b ${POTM_SERVER_BACKENDS})
   add_dependencies(test_server potm-server-${b})
 endforeach()

@@ -15,6 +15,15 @@
  * may also be pipelined (potm_client_send, then potm_client_recv): the
  * responses come back in the order sent.  Not thread-safe: one client per
  * thread.
+ *
+ * A replicated server (Raft, server/README.md): connect with every
+ * replica's address; a call that meets a follower (POTM_ERR_NOT_LEADER)
+ * goes to the leader the follower names, or to the next replica, and one
+ * that loses its connection tries the next replica, always with the same
+ * request id, for up to timeout_ms * (retries + 1) in all.
+ *
+ *     const char *replicas[] = { "127.0.0.1:7101", "127.0.0.1:7102", "127.0.0.1:7103" };
+ *     potm_client_t *c = potm_client_connect_cluster(replicas, 3, 0, 2000);
  */
 #ifndef POTM_CLIENT_H
 #define POTM_CLIENT_H
@@ -33,7 +42,14 @@ typedef struct potm_client potm_client_t;
  * NULL on failure, with errno set. */
 potm_client_t *potm_client_connect(const char *host, unsigned port, uint64_t client_id,
                                    int timeout_ms);
+/* Several replicas, each "HOST:PORT" (numeric IPv4): the client connects
+ * to the first that accepts.  NULL on failure (none accepts, or a bad
+ * address: EINVAL), with errno set. */
+potm_client_t *potm_client_connect_cluster(const char *const *addresses, unsigned n,
+                                           uint64_t client_id, int timeout_ms);
 void potm_client_set_retries(potm_client_t *c, unsigned retries);
+/* The port of the replica the client talks to now. */
+unsigned potm_client_port(const potm_client_t *c);
 uint64_t potm_client_id(const potm_client_t *c);
 /* The id the next request will carry (ids start at 1 and grow by one). */
 uint64_t potm_client_next_request_id(const potm_client_t *c);

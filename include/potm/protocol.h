@@ -64,6 +64,7 @@ enum potm_status {
 	POTM_ERR_STALE = 20,         /* an id below the client's last one: never executed here */
 	POTM_ERR_FAILED = 21,        /* executed, but found the database broken */
 	POTM_ERR_SHUTTING_DOWN = 22,
+	POTM_ERR_NOT_LEADER = 23,    /* a follower: values = leader's id, its client port (0: unknown) */
 };
 
 typedef struct potm_request {

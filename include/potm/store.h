@@ -155,6 +155,12 @@ void store_write_bytes(void *rec_dst, const void *src, size_t n);
  * the order of inserts and deletes that produced them. */
 uint64_t store_digest(const store_table_t *t);
 
+/* Visit every record, in no particular order (key order for an ordered
+ * table), with plain reads: the bytes are the committed contents, since
+ * nothing runs.  The visitor returns 0 to go on; the walk returns the
+ * first other value (a snapshot's writer stops on a full buffer). */
+int store_walk(const store_table_t *t, store_visit_fn fn, void *arg);
+
 /* The number of records. */
 size_t store_count(const store_table_t *t);
 

@@ -395,6 +395,11 @@ uint64_t store_digest(const store_table_t *t)
 	return store_mix64(acc.sum ^ store_mix64(acc.count + 0xbb67ae8584caa73bull));
 }
 
+int store_walk(const store_table_t *t, store_visit_fn fn, void *arg)
+{
+	return store_walk_records(t, fn, arg);
+}
+
 static int store_count_rec(uint64_t key, void *bytes, void *arg)
 {
 	(*(size_t *)arg)++;

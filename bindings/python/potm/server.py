@@ -16,6 +16,14 @@ it (the final line tells the digest and the verdict of its checks)::
     ...     with Client(srv.port) as c:
     ...         c.call(TX_TRANSFER, [0, 1, 10]).values
     [1, 990, 1010]
+
+Three replicas (Raft) in data directories under a root; a client given
+every replica's port finds the leader and retries there::
+
+    >>> with Cluster(Path("build"), Path("/tmp/potm-cluster")) as cl:   # doctest: +SKIP
+    ...     with cl.client() as c:
+    ...         c.call(TX_TRANSFER, [0, 1, 10]).values
+    [1, 990, 1010]
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Optional, Sequence
+from typing import IO, Any, Optional, Sequence, Union
 
 PROTO_VERSION = 1
 FRAME_MAX = 4096
@@ -57,6 +65,12 @@ ERR_BAD_PARAMS = 19
 ERR_STALE = 20
 ERR_FAILED = 21
 ERR_SHUTTING_DOWN = 22
+ERR_NOT_LEADER = 23
+
+#: The values of a STATUS response, in order (server/PROTOCOL.md).
+STATUS_KEYS = ("batches", "positions", "executed", "digest", "digest_batches",
+               "warehouses", "items", "customers", "accounts", "workers", "mode",
+               "replica", "leader", "leader_id", "snapshots", "restores")
 
 #: The backend binary each mode runs on (server/README.md).
 MODE_BACKENDS = {"sequential": "seq", "pot": "pot", "pot+lsd": "pot", "occ": "tl2",
@@ -118,22 +132,55 @@ class Client:
     :meth:`call` retries on a timeout or a lost connection with the same
     request id, which the server executes once.  :meth:`send` and
     :meth:`recv` pipeline requests (responses come back in order).
+
+    ``port`` may be a list: the client ports of a cluster's replicas (all
+    on ``host``).  :meth:`call` then goes where a NOT_LEADER response
+    points, or to the next replica when none is named or one does not
+    answer, with the same request id, until ``timeout_s * (retries + 1)``
+    has passed.
     """
 
-    def __init__(self, port: int, host: str = "127.0.0.1", client_id: int = 0,
-                 timeout_s: float = 10.0, retries: int = 3) -> None:
-        self.host, self.port, self.timeout_s, self.retries = host, port, timeout_s, retries
+    def __init__(self, port: Union[int, Sequence[int]], host: str = "127.0.0.1",
+                 client_id: int = 0, timeout_s: float = 10.0, retries: int = 3) -> None:
+        self.ports = [port] if isinstance(port, int) else list(port)
+        if not self.ports:
+            raise ValueError("no server port")
+        self._at = 0
+        self.host, self.timeout_s, self.retries = host, timeout_s, retries
         self.client_id = client_id or random.getrandbits(63) + 1
         self.next_request_id = 1
         self._sock: Optional[socket.socket] = None
         self._buf = b""
-        self._connect()
+        for attempt in range(len(self.ports)):
+            try:
+                self._connect()
+                break
+            except OSError:
+                if attempt == len(self.ports) - 1:
+                    raise
+                self._at += 1
+
+    @property
+    def port(self) -> int:
+        """The port this client talks to now."""
+        return self.ports[self._at % len(self.ports)]
 
     def _connect(self) -> None:
         self.close()
         self._sock = socket.create_connection((self.host, self.port), timeout=self.timeout_s)
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._buf = b""
+
+    def _redirect(self, r: Optional[Response]) -> None:
+        """Leave this replica: for the leader r names, else the next one."""
+        self.close()
+        hint = r.values[1] if r is not None and len(r.values) >= 2 else 0
+        if hint in self.ports and hint != self.port:
+            self._at = self.ports.index(hint)
+        else:
+            self._at = (self._at + 1) % len(self.ports)
+            if r is not None:
+                time.sleep(0.05)   # an election: give it time
 
     def __enter__(self) -> "Client":
         return self
@@ -184,7 +231,10 @@ class Client:
         """Send a request and wait for its response, retrying as needed."""
         rid = self.next_request_id
         self.next_request_id += 1
-        for attempt in range(self.retries + 1):
+        cluster = len(self.ports) > 1
+        deadline = time.monotonic() + self.timeout_s * (self.retries + 1)
+        failures = 0
+        while True:
             try:
                 if self._sock is None:
                     self._connect()
@@ -192,19 +242,26 @@ class Client:
                 while True:
                     r = self.recv()
                     if r.request_id in (rid, 0):
-                        return r
+                        break
+                if r.status != ERR_NOT_LEADER or not cluster or time.monotonic() > deadline:
+                    return r
+                self._redirect(r)
             except (OSError, ProtocolError):
                 self.close()
-                if attempt == self.retries:
+                failures += 1
+                if not cluster and failures > self.retries:
                     raise
-        raise AssertionError("unreachable")
+                if cluster and time.monotonic() > deadline:
+                    raise
+                if cluster:
+                    self._redirect(None)
+                    time.sleep(0.02)
 
     def status(self) -> dict[str, int]:
-        """The server's last published state (not ordered)."""
+        """The server's last published state (not ordered; the replica
+        this client talks to)."""
         v = self.call(ADMIN_STATUS, []).values
-        keys = ["batches", "positions", "executed", "digest", "digest_batches",
-                "warehouses", "items", "customers", "accounts", "workers", "mode"]
-        out = dict(zip(keys, v))
+        out = dict(zip(STATUS_KEYS, v))
         out["digest"] &= (1 << 64) - 1
         return out
 
@@ -247,7 +304,7 @@ class ServerProcess:
             raise FileNotFoundError(f"mode {self.mode} runs on {self.binary}, which this "
                                     f"build does not have (is the "
                                     f"{MODE_BACKENDS[self.mode]} backend built?)")
-        args = [str(self.binary), "--mode", self.mode, "--port", "0",
+        args = [str(self.binary), "--mode", self.mode, "--port", str(self.port),
                 "-w", str(self.warehouses), "-I", str(self.items), "-C", str(self.customers),
                 "--accounts", str(self.accounts)]
         if self.mode != "sequential":
@@ -256,11 +313,24 @@ class ServerProcess:
                                       text=True, preexec_fn=_die_with_parent)
         line = _readline(self._proc.stdout, ready_timeout_s)
         if not line:
-            self.stop()
-            raise RuntimeError(f"{self.binary.name} did not start (exit {self._proc.returncode})")
+            final = self.stop()
+            raise RuntimeError(f"{self.binary.name} did not start "
+                               f"(exit {final.get('exit_status')})")
         self.info = json.loads(line)
         self.port = int(self.info["port"])
         return self
+
+    @property
+    def running(self) -> bool:
+        """True while the process runs."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL: a crash, no final line."""
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.communicate()
+            self._proc = None
 
     def stop(self) -> dict[str, Any]:
         """Stop it (SIGTERM); its final JSON line ({} if it had none)."""
@@ -282,6 +352,140 @@ class ServerProcess:
 
     def __enter__(self) -> "ServerProcess":
         return self.start()
+
+    def __exit__(self, t: Optional[type[BaseException]], e: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> None:
+        self.stop()
+
+
+def free_ports(n: int) -> list[int]:
+    """n distinct loopback ports free at the time of the call."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+@dataclass
+class Cluster:
+    """Replicas of one Raft cluster (potm-server --replica), each a
+    :class:`ServerProcess` with its data directory under ``data_root``.
+
+    ``snapshot_every`` and ``election_ms`` pass to every replica (0: the
+    server's defaults), and so do ``extra_args``.  Replicas are numbered from 1; ``servers[i - 1]``
+    is replica i.
+    """
+
+    build_dir: Path
+    data_root: Path
+    replicas: int = 3
+    mode: str = "pot"
+    workers: int = 2
+    items: int = 1000
+    customers: int = 30
+    accounts: int = 16
+    snapshot_every: int = 0
+    election_ms: int = 0
+    extra_args: list[str] = field(default_factory=list)
+    stop_timeout_s: float = 60.0
+    servers: list[ServerProcess] = field(default_factory=list)
+
+    def start(self, leader_timeout_s: float = 60.0) -> "Cluster":
+        """Start every replica and wait until one is the leader."""
+        ports = free_ports(2 * self.replicas)
+        peers = ",".join(f"{i + 1}=127.0.0.1:{ports[2 * i]}:{ports[2 * i + 1]}"
+                         for i in range(self.replicas))
+        for i in range(self.replicas):
+            args = ["--replica", str(i + 1), "--peers", peers,
+                    "--data-dir", str(self.data_root / f"replica{i + 1}")]
+            if self.snapshot_every:
+                args += ["--snapshot-every", str(self.snapshot_every)]
+            if self.election_ms:
+                args += ["--election-ms", str(self.election_ms)]
+            args += self.extra_args
+            srv = ServerProcess(self.build_dir, mode=self.mode, workers=self.workers,
+                                items=self.items, customers=self.customers,
+                                accounts=self.accounts, extra_args=args,
+                                stop_timeout_s=self.stop_timeout_s, port=ports[2 * i + 1])
+            self.servers.append(srv)
+            srv.start()
+        self.wait_leader(leader_timeout_s)
+        return self
+
+    @property
+    def ports(self) -> list[int]:
+        """Every replica's client port."""
+        return [s.port for s in self.servers]
+
+    def client(self, timeout_s: float = 5.0, retries: int = 5) -> Client:
+        """A client that knows every replica."""
+        return Client(self.ports, timeout_s=timeout_s, retries=retries)
+
+    def status(self, replica: int) -> Optional[dict[str, int]]:
+        """Replica's STATUS, or None if it does not answer."""
+        try:
+            with Client(self.servers[replica - 1].port, timeout_s=2.0, retries=0) as c:
+                return c.status()
+        except (OSError, ProtocolError):
+            return None
+
+    def leader(self) -> int:
+        """The replica that says it leads (0: none)."""
+        for i in range(1, len(self.servers) + 1):
+            st = self.status(i) if self.servers[i - 1].running else None
+            if st is not None and st.get("leader"):
+                return i
+        return 0
+
+    def wait_leader(self, timeout_s: float = 60.0) -> int:
+        """The leader, once there is one."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            i = self.leader()
+            if i:
+                return i
+            time.sleep(0.05)
+        raise TimeoutError("no replica became the leader")
+
+    def converged(self, timeout_s: float = 60.0) -> list[dict[str, int]]:
+        """Wait until every running replica has applied the same batches
+        and published its digest after them; their statuses."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            sts = [self.status(i + 1) for i, s in enumerate(self.servers) if s.running]
+            if all(st is not None for st in sts):
+                done = [st for st in sts if st is not None]
+                if (len({st["batches"] for st in done}) == 1 and
+                        all(st["digest_batches"] == st["batches"] for st in done)):
+                    return done
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the replicas did not converge: {sts}")
+            time.sleep(0.05)
+
+    def kill(self, replica: int) -> None:
+        """SIGKILL one replica."""
+        self.servers[replica - 1].kill()
+
+    def restart(self, replica: int) -> None:
+        """Start a killed or stopped replica again, on its data directory."""
+        self.servers[replica - 1].start()
+
+    def stop(self) -> list[dict[str, Any]]:
+        """Stop every replica (SIGTERM); their final lines."""
+        return [s.stop() for s in self.servers]
+
+    def __enter__(self) -> "Cluster":
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
 
     def __exit__(self, t: Optional[type[BaseException]], e: Optional[BaseException],
                  tb: Optional[TracebackType]) -> None:

@@ -20,7 +20,7 @@ import random
 import threading
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Sequence, Union
 
 from potm.server import (OK, ROLLED_BACK, TX_DELIVERY, TX_NEW_ORDER, TX_ORDER_STATUS,
                          TX_PAYMENT, TX_STOCK_LEVEL, TX_TRANSFER, Client)
@@ -81,12 +81,13 @@ def tpcc_params(r: random.Random, home: int, warehouses: int, items: int,
     return TX_STOCK_LEVEL, [home, d, r.randint(10, 20)]
 
 
-def run_load(port: int, clients: int, requests_per_client: int, workload: str = "tpcc",
+def run_load(port: Union[int, Sequence[int]], clients: int, requests_per_client: int, workload: str = "tpcc",
              warehouses: int = 1, items: int = 1000, customers: int = 30,
              accounts: int = 16, seed: int = 1) -> LoadResult:
     """Drive the server on port with a closed loop; see the module's doc.
 
     workload is "tpcc" or "hot" (transfers from account 0 to the others).
+    port may list a cluster's replicas (each client finds the leader).
     """
     latencies: list[list[float]] = [[] for _ in range(clients)]
     errors = [0] * clients

@@ -245,6 +245,24 @@ static void load_in_order(store_table_t *t, const uint64_t *keys, size_t n, uint
 	free(perm);
 }
 
+typedef struct walk_acc {
+	size_t n, stop_at;
+	uint64_t key_sum;
+	uint64_t prev;            /* ordered tables: keys come in order */
+	bool ordered, in_order;
+} walk_acc_t;
+
+static int walk_visit(uint64_t key, void *rec, void *arg)
+{
+	walk_acc_t *w = arg;
+	ck_assert_uint_eq(((rec_t *)rec)->key_copy, key);
+	if (w->ordered && w->n > 0 && key <= w->prev)
+		w->in_order = false;
+	w->prev = key;
+	w->key_sum += key;
+	return ++w->n == w->stop_at ? 7 : 0;
+}
+
 static void digests(store_kind_t kind)
 {
 	enum { N = 600 };
@@ -270,6 +288,20 @@ static void digests(store_kind_t kind)
 	uint64_t d = store_digest(a);
 	ck_assert_uint_eq(d, store_digest(b));
 	ck_assert_uint_ne(d, d_empty);
+
+	/* store_walk: every record once (in key order if ordered), and a
+	 * visitor's non-zero value stops it and is returned. */
+	uint64_t key_sum = 0;
+	for (size_t i = 0; i < N; i++)
+		key_sum += keys[i];
+	walk_acc_t w = { .ordered = kind == STORE_ORDERED, .in_order = true };
+	ck_assert_int_eq(store_walk(b, walk_visit, &w), 0);
+	ck_assert_uint_eq(w.n, N);
+	ck_assert_uint_eq(w.key_sum, key_sum);
+	ck_assert(w.in_order);
+	walk_acc_t stop = { .stop_at = 10 };
+	ck_assert_int_eq(store_walk(a, walk_visit, &stop), 7);
+	ck_assert_uint_eq(stop.n, 10);
 
 	/* One byte of one record. */
 	TM_BEGIN();
