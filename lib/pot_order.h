@@ -36,6 +36,9 @@ typedef struct pot_thread {
 	seqr_run_t run;                /* its run of turns (S4); between
 	                                  transactions, on = it kept the turn
 	                                  at its last commit */
+	bool keyed;                    /* explicit order: the supplied slot
+	                                  came with a commutativity key (K0) */
+	uint16_t key_hash;             /* ... its hash (seqr_key_hash) */
 } pot_thread_t;
 
 static struct {
@@ -99,8 +102,10 @@ static inline void pot_order_check_supplied(const pot_thread_t *p)
 /* The holder is done with its slot (commit, cancel, restart in turn). */
 static inline __attribute__((always_inline)) void pot_order_pass(pot_thread_t *p)
 {
-	if (pot_order.explicit_order)
+	if (pot_order.explicit_order) {
 		seqr_supply_done(p->th.id, &p->key);
+		p->keyed = false;
+	}
 	seqr_run_publish(p->th.id, &p->run);
 	seqr_pass(p->th.id, false);
 }
@@ -203,7 +208,29 @@ static int pot_order_set_next(potm_thread_t *t, uint64_t seqno)
 	if (!pot_order.explicit_order)
 		return potm_error("tm_set_next_order: the sequencer is round-robin; "
 		                  "set POTM_SEQUENCER=explicit (tm_config_t.sequencer)");
+	((pot_thread_t *)t)->keyed = false;
 	return seqr_supply(t->id, seqno, &((pot_thread_t *)t)->key);
+}
+
+/* tm_set_next_order_key: the slot, and its key published (K0).  A key
+ * asks for nothing but may be granted concurrency: a backend that cannot
+ * run commuting transactions together (pot-rtm, pot-rot, and pot's modes
+ * without fast mode) runs a keyed transaction exactly as a keyless one. */
+static int pot_order_set_next_key(potm_thread_t *t, uint64_t seqno, uint64_t key)
+{
+	pot_thread_t *p = (pot_thread_t *)t;
+	if (!pot_order.explicit_order)
+		return potm_error("tm_set_next_order_key: a commutativity key goes with "
+		                  "a slot of the explicit order, and the sequencer is %s; "
+		                  "set POTM_SEQUENCER=explicit (tm_config_t.sequencer)",
+		                  pot_order.weighted ? "weighted" : "round-robin");
+	p->keyed = false;
+	if (seqr_supply(t->id, seqno, &p->key) != 0)
+		return -1;
+	p->key_hash = seqr_key_hash(key);
+	p->keyed = p->key_hash != SEQR_KEY_NONE;
+	seqr_publish_key(seqno, p->key_hash);
+	return 0;
 }
 
 static int pot_order_set_weight(potm_thread_t *t, uint32_t weight)
@@ -232,6 +259,7 @@ static const potm_order_ops_t pot_order_ops = {
 	.park = pot_order_park,
 	.release = pot_order_release,
 	.set_next_order = pot_order_set_next,
+	.set_next_order_key = pot_order_set_next_key,
 	.set_weight = pot_order_set_weight,
 	.last_order = pot_order_last,
 	.end_run = pot_order_end_run,

@@ -196,6 +196,12 @@
 
 #include <stdlib.h>
 
+/* K2: a stripe a keyed attempt marked, and its word before the mark. */
+typedef struct pot_mark {
+	volatile uintptr_t *stripe;
+	uintptr_t prev;
+} pot_mark_t;
+
 typedef struct pot_tx {
 	pot_thread_t pt;               /* first: order state (lib/pot_order.h) */
 	bool fast;                     /* in place, in turn: fast mode or pogl */
@@ -209,6 +215,13 @@ typedef struct pot_tx {
 	bool reading;                  /* P6: its reading word is up */
 	uint64_t epoch;                /* P6: pot.serial_epoch at its start */
 	uintptr_t fast_word;           /* (wv << 1) | 1 while fast */
+	bool shared;                   /* K2: a keyed attempt: marks by CAS,
+	                                  keeping each stripe's previous word */
+	bool early;                    /* K1: fast before its turn */
+	pot_mark_t *marks;             /* K2: the stripes this attempt marked */
+	size_t nmarks, marks_cap;
+	volatile uintptr_t *collided;  /* K3: an earlier slot's mark met: the
+	                                  retry waits for it to go */
 	uint64_t rv;                   /* speculative snapshot */
 	tl2_rset_t rs;                 /* read set: stripe words read */
 	tl2_wset_t ws;                 /* write set */
@@ -224,6 +237,8 @@ static struct {
 	bool solo_unmarked;    /* P5 is in force */
 	bool serial_on;        /* P6: POTM_SERIAL, in a mode with fast mode
 	                          or pogl */
+	bool early_on;         /* K1: keyed transactions may run fast before
+	                          their turn */
 	bool serial_fast;      /* P6: POTM_SERIAL in a mode with fast mode:
 	                          hinted transactions and the mark go serial */
 	size_t serial_at;      /* P6: undo entries that send a fast attempt
@@ -266,12 +281,73 @@ static inline void pot_mark(const pot_tx_t *tx, const void *addr)
 	tm_stripe_mark_(pot_stripe_of(addr), tx->fast_word);
 }
 
+static void pot_unmark_shared(pot_tx_t *tx, uint64_t version, bool rolled_back);
+
 /* Unmark the stripes of every in-place write of this attempt with version
  * `version`, after all the stores (P2). */
-static void pot_unmark(const pot_tx_t *tx, uint64_t version)
+static void pot_unmark(pot_tx_t *tx, uint64_t version)
 {
-	if (tx->mark)
+	if (unlikely(tx->shared))
+		pot_unmark_shared(tx, version, false);
+	else if (tx->mark)
 		tl2_unmark_logged(&tx->pt.th.txd.undo, pot.stripes, pot.mask, pot.shift, version);
+}
+
+static void pot_abort(pot_tx_t *tx, int cause) __attribute__((noreturn, noinline));
+
+/* K2: mark a stripe for a keyed attempt.  Its word is ours already, or
+ * unmarked (taken by CAS, the previous word kept), or marked by another
+ * in-place writer, whose data is disjoint from ours (K1) but shares the
+ * stripe: an earlier slot's mark makes an early attempt give up (K3: the
+ * later one yields, so nobody waits in a cycle); a later slot's mark is
+ * waited for (it goes at that attempt's end or abort, which never waits
+ * for us). */
+static void pot_mark_shared(pot_tx_t *tx, volatile uintptr_t *s)
+{
+	for (unsigned i = 0;; i++) {
+		uintptr_t w = __atomic_load_n(s, __ATOMIC_ACQUIRE);
+		if (w == tx->fast_word)
+			return;
+		if (!(w & 1)) {
+			if (!__atomic_compare_exchange_n(s, &w, tx->fast_word, false,
+			                                 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				continue;
+			if (tx->nmarks == tx->marks_cap) {
+				tx->marks_cap = tx->marks_cap ? 2 * tx->marks_cap : 64;
+				tx->marks = potm_xrealloc(tx->marks,
+				                          tx->marks_cap * sizeof *tx->marks);
+			}
+			tx->marks[tx->nmarks++] = (pot_mark_t){ s, w };
+			__atomic_thread_fence(__ATOMIC_RELEASE);   /* P2: mark, then store */
+			return;
+		}
+		if (tx->early && w < tx->fast_word) {
+			tx->collided = s;
+			pot_abort(tx, TM_ABORT_WRITE_LOCKED);
+		}
+		if (i < POT_MARKED_SPINS)
+			potm_cpu_relax();
+		else
+			sched_yield();
+	}
+}
+
+/* K2: end of a keyed attempt's in-place writes, after all its stores:
+ * each stripe gets the larger of our version and the version it had
+ * (an early attempt of a later slot may have written the stripe before
+ * us: a stripe's version never goes down, K4); or, rolled back, exactly
+ * its previous word (its contents are those it had then). */
+static void pot_unmark_shared(pot_tx_t *tx, uint64_t version, bool rolled_back)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (size_t i = 0; i < tx->nmarks; i++) {
+		const pot_mark_t *m = &tx->marks[i];
+		uintptr_t w = m->prev;
+		if (!rolled_back && (w >> 1) < version)
+			w = (uintptr_t)version << 1;
+		__atomic_store_n(m->stripe, w, __ATOMIC_RELAXED);
+	}
+	tx->nmarks = 0;
 }
 
 static void pot_restart_serial(pot_tx_t *tx) __attribute__((noreturn, noinline, cold));
@@ -281,6 +357,11 @@ static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t
 	const tm_undo_t *u = &tx->pt.th.txd.undo;
 	if (unlikely(u->plain_max) && potm_undo_count(u) >= u->plain_max)
 		pot_restart_serial(tx);   /* P6 */
+	if (unlikely(tx->shared)) {   /* K2 */
+		pot_mark_shared(tx, pot_stripe_of(a));
+		tl2_write_in_place(&tx->pt.th.txd.undo, NULL, 0, a, size, b);
+		return;
+	}
 	tl2_write_in_place(&tx->pt.th.txd.undo, tx->mark ? pot_stripe_of(a) : NULL,
 	                   tx->fast_word, a, size, b);
 }
@@ -316,7 +397,8 @@ static inline void pot_set_mark(pot_tx_t *tx, bool mark)
 	tm_undo_t *u = &tx->pt.th.txd.undo;
 	tx->mark = mark;
 	u->mark = tx->fast && mark ? tx->fast_word : 0;
-	potm_undo_set_plain(u, tx->fast);
+	/* K2: a keyed attempt's writes all go through pot_fast_write. */
+	potm_undo_set_plain(u, tx->fast && !tx->shared);
 }
 
 /* Enter fast mode at the current slot (P3: clock is frozen while we hold
@@ -338,15 +420,18 @@ static void pot_rollback_fast(pot_tx_t *tx)
 	potm_undo_entry_t *next = tx->pt.th.txd.undo.next;
 	potm_undo_rollback(&tx->pt.th.txd.undo);
 	tx->pt.th.txd.undo.next = next;
-	pot_unmark(tx, (tx->fast_word >> 1) - 1);
+	if (unlikely(tx->shared))
+		pot_unmark_shared(tx, 0, true);   /* K2 */
+	else
+		pot_unmark(tx, (tx->fast_word >> 1) - 1);
 	potm_undo_clear(&tx->pt.th.txd.undo);
 }
 
-static void pot_abort(pot_tx_t *tx, int cause) __attribute__((noreturn, noinline));
 static void pot_abort(pot_tx_t *tx, int cause)
 {
 	if (tx->fast)
 		pot_rollback_fast(tx);
+	tx->early = false;
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
 	pot_set_fast(tx, false);
 	pot_stop_reading(tx);
@@ -373,8 +458,15 @@ static void pot_promote(pot_tx_t *tx)
 	if (unlikely(potm_lsd_unsettled(&tx->pt.th)))
 		pot_lsd_settle_in_turn(tx, true);
 	pot_enter_fast(tx, clock);
-	tl2_ws_apply_in_place(&tx->ws, &tx->pt.th.txd.undo, pot.stripes, pot.mask,
-	                      pot.shift, tx->fast_word);
+	if (unlikely(tx->shared)) {   /* K2: the holder: it waits, never yields */
+		for (size_t i = 0; i < tx->ws.n; i++)
+			pot_mark_shared(tx, pot_stripe_of((const void *)tx->ws.e[i].addr));
+		for (size_t i = 0; i < tx->ws.n; i++)
+			tl2_ws_store_entry(&tx->ws.e[i], &tx->pt.th.txd.undo);
+	} else {
+		tl2_ws_apply_in_place(&tx->ws, &tx->pt.th.txd.undo, pot.stripes, pot.mask,
+		                      pot.shift, tx->fast_word);
+	}
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
 	POTM_STAT_INC(&tx->pt.th, promotions);
 }
@@ -759,6 +851,33 @@ static inline void pot_begin_spec(pot_tx_t *tx)
 	tx->rv = seqr_clock();
 }
 
+/* K1: the slot supplied for this transaction (explicit order). */
+static inline uint64_t pot_supplied_slot(const pot_tx_t *tx)
+{
+	return tx->pt.key.want >> SEQR_HOLDER_BITS;
+}
+
+/* K1, K3: may this keyed attempt run in fast mode before its turn?  Its
+ * retry after an earlier slot's mark first waits for that mark to go. */
+static bool pot_may_run_early(pot_tx_t *tx)
+{
+	if (unlikely(tx->collided != NULL)) {
+		pot_wait_unmarked(tx->collided);
+		tx->collided = NULL;
+	}
+	return seqr_commutes_before(pot_supplied_slot(tx), tx->pt.key_hash);
+}
+
+/* K1: fast mode before the turn: plain reads, writes in place under
+ * shared marks (K2) with the version of its own slot.  It reads beside
+ * the holder (the read-side section, as a speculative attempt). */
+static void pot_begin_early(pot_tx_t *tx)
+{
+	potm_enter_read_section(&tx->pt.th);
+	tx->early = true;
+	pot_enter_fast(tx, pot_supplied_slot(tx));
+}
+
 static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 {
 	pot_tx_t *tx = (pot_tx_t *)d;
@@ -772,6 +891,7 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 		tx->sync_first_tx = false;
 	}
 	__atomic_store_n(tx->pt.busy, 1, __ATOMIC_RELAXED);
+	tx->shared = pot.early_on && tx->pt.keyed;   /* K2 */
 	/* P6: a transaction the program said is long (pot, pot-fast) waits
 	 * for its turn and runs serially from its first attempt; it runs
 	 * alone, so it declares the least weight (it comes soon). */
@@ -816,6 +936,8 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 				tx->want_serial = false;
 				pot_enter_serial(tx);
 			}
+		} else if (unlikely(tx->shared) && pot_may_run_early(tx)) {
+			pot_begin_early(tx);
 		} else {
 			pot_begin_spec(tx);
 		}
@@ -852,6 +974,15 @@ static void pot_commit_spec(pot_tx_t *tx)
 	if (tx->ws.n) {
 		uint64_t wv = pot_order_clock(&tx->pt) + 1;
 		tx->fast_word = (uintptr_t)wv << 1 | 1;
+		if (unlikely(tx->shared)) {   /* K2, as the holder */
+			for (size_t i = 0; i < tx->ws.n; i++)
+				pot_mark_shared(tx, pot_stripe_of((const void *)tx->ws.e[i].addr));
+			for (size_t i = 0; i < tx->ws.n; i++)
+				tl2_ws_store_entry(&tx->ws.e[i], NULL);
+			pot_unmark_shared(tx, wv, false);
+			POTM_STAT_INC(&tx->pt.th, spec_commits);
+			return;
+		}
 		for (size_t i = 0; i < tx->ws.n; i++)
 			pot_mark(tx, (const void *)tx->ws.e[i].addr);
 		for (size_t i = 0; i < tx->ws.n; i++)
@@ -883,6 +1014,13 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 		pot_set_fast(tx, false);
 		if (pot_order.mode.fast_mode)
 			POTM_STAT_INC(&tx->pt.th, fast_commits);
+		if (unlikely(tx->early)) {
+			/* K5: the writes are in place and unmarked (version of
+			 * our slot, K4); the commit point is the turn. */
+			tx->early = false;
+			seqr_wait_turn(&tx->pt.th, &tx->pt.key);
+			POTM_STAT_INC(&tx->pt.th, early_fast);
+		}
 		tx->pt.last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
 	} else {
 		ro = tx->ws.n == 0;
@@ -940,6 +1078,10 @@ void tm_cancel(void)
 			pot_lsd_settle_with(tx, false, pot_lsd_drop);   /* PL3 */
 	} else {
 		pot_rollback_fast(tx);
+		if (tx->early) {   /* K5: an ordered no-op, in its slot */
+			tx->early = false;
+			seqr_wait_turn(&tx->pt.th, &tx->pt.key);
+		}
 	}
 	pot_set_fast(tx, false);
 	pot_stop_reading(tx);
@@ -973,6 +1115,10 @@ static int pot_init(const tm_config_t *cfg)
 	pot.serial_on = cfg->serial && (m->fast_mode || m->global_lock);
 	pot.serial_fast = cfg->serial && m->fast_mode;
 	pot.serial_at = pot.serial_fast ? cfg->serial_writes : 0;
+	/* K1: keys need fast mode, the explicit order (they come with its
+	 * slots) and no serial mode (P6 runs its holder unmarked, alone among
+	 * readers it can wait for; an early attempt is not one of them). */
+	pot.early_on = m->fast_mode && pot_order.explicit_order && !pot.serial_on;
 	pot.serial = 0;
 	pot.serial_epoch = 0;
 	pot.reading = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
@@ -1008,6 +1154,8 @@ static void pot_thread_fini(potm_thread_t *t)
 	pot_order_thread_fini(&tx->pt);
 	tl2_sets_free(&tx->rs, &tx->ws);
 	potm_undo_free(&tx->pt.th.txd.undo);
+	free(tx->marks);
+	tx->marks = NULL;
 }
 
 const potm_backend_t potm_backend = {
