@@ -13,6 +13,9 @@
  *    transactions, each taking the next request of the batch and
  *    supplying its slot (tm_set_next_order) before it begins, so they
  *    commit in the agreed order whatever thread runs them;
+ *  - pot+fast, pot+lsd+fast: the same, each slot supplied with the
+ *    request's commutativity key (state_key, tm_set_next_order_key), so
+ *    that consecutive requests of different keys run in fast mode at once;
  *  - occ, 2pl: the same without slots, committing in any order.
  * When every request of the batch has committed the state is quiescent:
  * the applier takes its digest (every digest_every batches), publishes it,
@@ -187,7 +190,12 @@ void executor_status(executor_t *ex, executor_status_t *out)
 
 static void run_op(executor_t *ex, tpcc_worker_t *scratch, batch_op_t *b)
 {
-	if (ex->ordered && tm_set_next_order(b->op.slot) != 0) {
+	int rc = 0;
+	if (ex->ordered)
+		rc = server_mode_keys(ex->opt.mode) ?
+		     tm_set_next_order_key(b->op.slot, state_key(ex->st, &b->op)) :
+		     tm_set_next_order(b->op.slot);
+	if (rc != 0) {
 		fprintf(stderr, "potm-server: slot %" PRIu64 ": %s\n", b->op.slot,
 		        tm_last_error());
 		abort();   /* the slots are the executor's own: a bug */
