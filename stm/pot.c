@@ -171,6 +171,62 @@
  * a standard read does; and their software path is fast mode, which
  * resolves at once anyway.
  *
+ * Commutativity keys (Vale's thesis 3.2, "multiple simultaneous fast
+ * transactions", and 5.3.2's Pot (+fast); tm_set_next_order_key,
+ * lib/sequencer.h K0).  With the explicit order a slot may come with a
+ * key; the application promises that transactions with different keys
+ * touch disjoint data.  In pot and pot-fast (not with POTM_SERIAL):
+ *  K1  (early fast mode) A keyed transaction whose slot f is not the turn
+ *      begins in fast mode at once if every slot from the turn up to f
+ *      is supplied with a known key other than its own and than
+ *      TM_KEY_NONE (seqr_commutes_before; keys never change, so what
+ *      held at its begin holds until its commit).  Every transaction
+ *      still uncommitted before f is then keyed and disjoint from it:
+ *      none writes what it reads, so its plain reads see exactly the
+ *      state after all slots before f as far as its data goes (P3's
+ *      promise, for its data); its writes go in place with version
+ *      f + 1.  P1 becomes: only the holder and early keyed transactions
+ *      write shared memory, and while an early one runs every in-place
+ *      writer (the holder included) is keyed: a keyless or TM_KEY_NONE
+ *      transaction never writes in place beside an early one.  A
+ *      transaction that was speculative stays so (no early promotion).
+ *  K2  (shared marks) A keyed attempt marks a stripe by CAS from an
+ *      unmarked word and keeps that word, since another in-place writer
+ *      may share the stripe (different data, same stripe); its writes all
+ *      go through pot_fast_write (no inline path).  At its end it gives
+ *      each stripe the larger of its version and the kept one; rolled
+ *      back, exactly the kept word (nobody changed the stripe while it was
+ *      marked, and the contents are restored).  P2 holds for every
+ *      marker: a marked stripe is never read speculatively.
+ *  K3  (no cycle) Meeting a stripe another writer has marked, an early
+ *      attempt that meets an earlier slot's mark rolls back and retries
+ *      (cause write_locked; the retry first waits for that mark to go);
+ *      anyone meeting a later slot's mark waits.  Waits go from earlier
+ *      to later slots and the latest waits for nobody, so they end; the
+ *      holder never gives up.  Marks are held only while a body runs:
+ *      an early attempt unmarks before it waits for its turn, so nobody
+ *      waits for a mark held by a thread that waits for the turn.
+ *  K4  (versions never go down) A stripe's version is at least the
+ *      version of every write it has seen (K2's larger of the two), so a
+ *      write by slot w >= rv leaves a version > rv, as TL2 validation
+ *      needs: a speculative read accepts a version <= rv only when no
+ *      slot >= rv wrote the stripe, and validation and extension (P2, P3)
+ *      still catch every change.  An early write's version f + 1 exceeds
+ *      the clock until f commits: a speculative reader waits for the
+ *      clock (pot_extend) or retries in its turn.  Stripes that an early
+ *      transaction shares with a keyed speculative one it commutes with
+ *      can only cost that one a spurious order abort.
+ *  K5  (ordered commit) An early transaction unmarks (K2), then waits for
+ *      its turn, and passes it: tm_commit returns in slot order, its
+ *      tm_last_order is its slot, and it is counted in early_fast.
+ *      tm_cancel rolls it back and consumes the slot in its turn.  Given
+ *      the promise, the final state and every result are the serial
+ *      order's: commuting transactions' order does not matter on
+ *      disjoint data, and every other pair keeps the ordered commit.
+ * pot-ordered and pogl (and the HTM backends) accept keys and run keyed
+ * transactions as keyless ones.  LSD runs eagerly in early fast mode (PL4:
+ * its data is the state of its slot).
+ *
  * Explicit aborts.  A decision taken while holding the turn on a valid
  * snapshot is deterministic, one taken speculatively may not be.  So:
  * tm_restart in the turn rolls back, consumes the slot as a no-op (so the
@@ -180,8 +236,8 @@
  * snapshot is current (retrying if not).  With the explicit sequencer a
  * restart keeps its slot: the caller's order has no room for another.
  *
- * Statistics: fast_commits counts commits in fast mode (begun in the turn
- * or promoted), promotions the live promotions, spec_commits the ordered
+ * Statistics: fast_commits counts commits in fast mode (begun in the turn,
+ * promoted, or early: K1), early_fast the early ones, promotions the live promotions, spec_commits the ordered
  * commits of speculative transactions; aborts under TM_ABORT_ORDER are
  * transactions found invalid when their turn came (an earlier one in the
  * order wrote what they read), under TM_ABORT_CONDITION those whose
