@@ -293,12 +293,15 @@ int main(int argc, char **argv)
 		state_destroy(&st);
 		tm_thread_exit();
 	}
+	tm_stats_t ts = { 0 };
+	(void)tm_stats(&ts);   /* early_fast: keyed requests run before their turn */
 	tm_shutdown();
 	printf("{\"event\": \"stopped\", \"mode\": \"%s\", \"backend\": \"%s\", "
 	       "\"batches\": %" PRIu64 ", \"requests\": %" PRIu64 ", \"executed\": %" PRIu64
-	       ", \"digest\": \"%016" PRIx64 "\", \"verified\": %s, \"verify_msg\": \"%s\"}\n",
+	       ", \"digest\": \"%016" PRIx64 "\", \"verified\": %s, \"verify_msg\": \"%s\", "
+	       "\"early_fast\": %" PRIu64 "}\n",
 	       modes[o.mode].name, tm_backend_name(), s.batches, s.positions, s.executed,
-	       digest, v.failed ? "false" : "true", v.failed ? v.msg : "");
+	       digest, v.failed ? "false" : "true", v.failed ? v.msg : "", ts.early_fast);
 	fflush(stdout);
 	if (v.failed)
 		fprintf(stderr, "potm-server: %s\n", v.msg);
