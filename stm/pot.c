@@ -180,7 +180,7 @@
  *      begins in fast mode at once if every slot from the turn up to f
  *      is supplied with a known key other than its own and than
  *      TM_KEY_NONE (seqr_commutes_before; keys never change, so what
- *      held at its begin holds until its commit).  Every transaction
+ *      held at its begin holds until its commit), or later (K6).  Every transaction
  *      still uncommitted before f is then keyed and disjoint from it:
  *      none writes what it reads, so its plain reads see exactly the
  *      state after all slots before f as far as its data goes (P3's
@@ -188,8 +188,7 @@
  *      f + 1.  P1 becomes: only the holder and early keyed transactions
  *      write shared memory, and while an early one runs every in-place
  *      writer (the holder included) is keyed: a keyless or TM_KEY_NONE
- *      transaction never writes in place beside an early one.  A
- *      transaction that was speculative stays so (no early promotion).
+ *      transaction never writes in place beside an early one.
  *  K2  (shared marks) A keyed attempt marks a stripe by CAS from an
  *      unmarked word and keeps that word, since another in-place writer
  *      may share the stripe (different data, same stripe); its writes all
@@ -223,6 +222,15 @@
  *      the promise, the final state and every result are the serial
  *      order's: commuting transactions' order does not matter on
  *      disjoint data, and every other pair keeps the ordered commit.
+ *  K6  (early promotion) A keyed speculative attempt looks at K1's
+ *      condition where live promotion looks at the turn (every
+ *      POT_TURN_LOOK_EVERY reads, pot only) and at its commit (pot,
+ *      pot-fast): a slot before it may have been supplied since it
+ *      began.  If it holds, its read set must still be valid against its
+ *      snapshot (slots before the turn with its key wrote nothing it
+ *      read; those after commute), and its write set goes in place under
+ *      K2's marks; then it is an early transaction (K1, K5).  Futures
+ *      unresolved (Pot+LSD) keep it speculative: PL3 settles in the turn.
  * pot-ordered and pogl (and the HTM backends) accept keys and run keyed
  * transactions as keyless ones.  LSD runs eagerly in early fast mode (PL4:
  * its data is the state of its slot).
@@ -671,6 +679,8 @@ static inline __attribute__((always_inline)) bool pot_spec_load(pot_tx_t *tx, co
 	}
 }
 
+static bool pot_try_early_promote(pot_tx_t *tx);
+
 /* A read that is not in fast mode. */
 static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size) __attribute__((noinline));
 static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
@@ -686,10 +696,13 @@ static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 	 * since, and a read that finds a stripe newer than its snapshot
 	 * looks anyway (pot_spec_load). */
 	if (pot_order.mode.live_promotion &&
-	    (tx->pt.th.txd.accesses & (POT_TURN_LOOK_EVERY - 1)) == 0 &&
-	    pot_holds_turn(tx)) {
-		pot_promote(tx);
-		return tm_load_bytes_(a, size);
+	    (tx->pt.th.txd.accesses & (POT_TURN_LOOK_EVERY - 1)) == 0) {
+		if (pot_holds_turn(tx)) {
+			pot_promote(tx);
+			return tm_load_bytes_(a, size);
+		}
+		if (unlikely(tx->shared) && pot_try_early_promote(tx))   /* K6 */
+			return tm_load_bytes_(a, size);
 	}
 	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
 	uint64_t mine = 0, have = 0, mem;
@@ -934,6 +947,30 @@ static void pot_begin_early(pot_tx_t *tx)
 	pot_enter_fast(tx, pot_supplied_slot(tx));
 }
 
+/* K6 (early promotion): a keyed speculative attempt that finds K1's
+ * condition true (a slot before it was supplied since it began) goes on in
+ * early fast mode: what it read must still be current (every read stripe
+ * unmarked, no newer than its snapshot: whatever wrote its data since is
+ * an earlier slot with the same key, K1), then its write set goes in place
+ * under shared marks (K2) and the rest runs as K1's.  An attempt with
+ * unresolved futures waits for its turn (PL3 settles them there). */
+static bool pot_try_early_promote(pot_tx_t *tx)
+{
+	if (unlikely(potm_lsd_unsettled(&tx->pt.th)) || !pot_may_run_early(tx))
+		return false;
+	if (!pot_validate(tx))
+		pot_abort(tx, TM_ABORT_ORDER);   /* it would fail in its turn */
+	tx->early = true;
+	pot_enter_fast(tx, pot_supplied_slot(tx));
+	for (size_t i = 0; i < tx->ws.n; i++)
+		pot_mark_shared(tx, pot_stripe_of((const void *)tx->ws.e[i].addr));
+	for (size_t i = 0; i < tx->ws.n; i++)
+		tl2_ws_store_entry(&tx->ws.e[i], &tx->pt.th.txd.undo);
+	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
+	POTM_STAT_INC(&tx->pt.th, promotions);
+	return true;
+}
+
 static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 {
 	pot_tx_t *tx = (pot_tx_t *)d;
@@ -1055,6 +1092,8 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	pot_tx_t *tx = (pot_tx_t *)d;
 	bool ro;
+	if (unlikely(tx->shared) && !tx->fast && !pot_holds_turn(tx))
+		(void)pot_try_early_promote(tx);   /* K6 */
 	if (likely(tx->fast)) {
 		/* Fast commit: unmark what we wrote with our version, then
 		 * publishing the counter (the pass) is the commit. */

@@ -13,6 +13,9 @@
  *    with another key runs in fast mode beside it (tm_stats early_fast;
  *    a handshake inside both bodies proves the overlap), and does not
  *    with the same key or after TM_KEY_NONE;
+ *  - early promotion (K6): a keyed speculative transaction whose
+ *    predecessor's slot is supplied while it runs goes on in fast mode
+ *    before its turn;
  *  - misuse: a key without the explicit order is refused.
  * pot-rtm and pot-rot accept keys and ignore them: the same runs, no
  * early_fast.
@@ -307,6 +310,74 @@ START_TEST(test_two_fast_at_once)
 }
 END_TEST
 
+/* ---- early promotion (K6) ------------------------------------------------------ */
+
+/* Slot 1 (key 2) begins before slot 0 is supplied, so speculatively; slot
+ * 0 (key 1) is then supplied and runs, waiting inside its body until slot
+ * 1 has made its next reads.  One of them looks at the order, finds slot 0
+ * supplied with another key, and goes on in early fast mode. */
+static long pcell_a[8] __attribute__((aligned(4096)));
+static long pcell_b[64] __attribute__((aligned(4096)));
+static volatile int p_b_began, p_a_supplied, p_b_read;
+
+static __attribute__((noinline)) void ptx_a(void)
+{
+	TM_BEGIN();
+		TM_STORE(&pcell_a[0], TM_LOAD(&pcell_a[0]) + 1);
+		wait_flag(&p_b_read);
+	TM_END();
+}
+
+static __attribute__((noinline)) void ptx_b(void)
+{
+	TM_BEGIN();
+		TM_STORE(&pcell_b[0], TM_LOAD(&pcell_b[0]) + 1);
+		__atomic_store_n(&p_b_began, 1, __ATOMIC_RELEASE);
+		wait_flag(&p_a_supplied);
+		long sum = 0;
+		for (unsigned i = 8; i < 40; i++)
+			sum += TM_LOAD(&pcell_b[i]);
+		TM_STORE(&pcell_b[1], sum + 1);
+		__atomic_store_n(&p_b_read, 1, __ATOMIC_RELEASE);
+	TM_END();
+}
+
+static void promote_thread(unsigned id, void *arg)
+{
+	(void)arg;
+	if (id == 1) {
+		ck_assert_int_eq(tm_set_next_order_key(1, 2), 0);
+		ptx_b();
+		ck_assert_int_eq(tm_last_order(), 1);
+	} else {
+		wait_flag(&p_b_began);
+		ck_assert_int_eq(tm_set_next_order_key(0, 1), 0);
+		__atomic_store_n(&p_a_supplied, 1, __ATOMIC_RELEASE);
+		ptx_a();
+		ck_assert_int_eq(tm_last_order(), 0);
+	}
+}
+
+START_TEST(test_early_promotion)
+{
+	if (strcmp(tm_backend_name(), "pot") != 0)
+		return;
+	pot_use_sequencer("pot", "explicit");
+	p_b_began = p_a_supplied = p_b_read = 0;
+	memset(pcell_a, 0, sizeof pcell_a);
+	memset(pcell_b, 0, sizeof pcell_b);
+	pot_init_or_fail();
+	pot_run_threads(2, promote_thread, NULL);
+	tm_stats_t st;
+	ck_assert_int_eq(tm_stats(&st), 0);
+	tm_shutdown();
+	ck_assert(pcell_a[0] == 1 && pcell_b[0] == 1 && pcell_b[1] == 1);
+	ck_assert_uint_eq(st.early_fast, 1);
+	ck_assert_uint_eq(st.promotions, 1);
+	ck_assert_uint_eq(st.aborts, 0);
+}
+END_TEST
+
 /* ---- misuse ------------------------------------------------------------------ */
 
 START_TEST(test_key_needs_explicit_order)
@@ -342,6 +413,7 @@ static Suite *keys_suite(void)
 	tcase_add_loop_test(tc, test_keys_deterministic_oversubscribed, 0, POT_NSEQUENCED);
 	tcase_add_test(tc, test_keys_shared_stripes);
 	tcase_add_test(tc, test_two_fast_at_once);
+	tcase_add_test(tc, test_early_promotion);
 	tcase_add_test(tc, test_key_needs_explicit_order);
 	suite_add_tcase(s, tc);
 	return s;
