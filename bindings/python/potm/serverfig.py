@@ -4,8 +4,10 @@ at 8 warehouses (low contention, Figure 5.4; the thesis had 32) and at 1
 (high contention, Figure 5.5).
 
 One server executes the agreed stream (the local agreement: the execution
-phase, which is what the thesis measures); clients are potm.serverload's
-threads, one request at a time, no think time.  Each point starts a fresh
+phase, which is what the thesis measures); the clients send one request at
+a time, no think time: potm-load's C threads where the build has it
+(server/load.c), else potm.serverload's Python threads (--python-clients),
+which share one interpreter lock and cap what they can offer.  Each point starts a fresh
 server (reduced population: 1000 items, 300 customers per district),
 drives it, stops it and keeps the run only if its final checks passed.
 
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from potm.server import MODE_BACKENDS, ServerProcess
-from potm.serverload import run_load
+from potm.serverload import LoadResult, run_load, run_load_native
 
 #: Every execution mode, in the thesis's legend order.
 MODES: tuple[str, ...] = ("sequential", "pot", "pot+lsd", "pot+fast", "pot+lsd+fast",
@@ -62,15 +64,22 @@ class Point:
 
 
 def run_point(build: Path, mode: str, warehouses: int, clients: int, requests: int,
-              workers: int, repeat: int, items: int, customers: int) -> Point:
+              workers: int, repeat: int, items: int, customers: int,
+              python_clients: bool = False) -> Point:
     """Start a server in mode, drive it with clients x requests, stop it."""
     srv = ServerProcess(build, mode=mode, workers=workers, warehouses=warehouses,
                         items=items, customers=customers,
                         extra_args=["--digest-every", "0"])
+    native = build / "server" / "potm-load"
+    r: LoadResult
     with srv:
-        r = run_load(srv.port, clients=clients, requests_per_client=requests,
-                     warehouses=warehouses, items=items, customers=customers,
-                     seed=repeat + 1)
+        if native.exists() and not python_clients:
+            r = run_load_native(native, srv.port, clients, requests, warehouses=warehouses,
+                                items=items, customers=customers, seed=repeat + 1)
+        else:
+            r = run_load(srv.port, clients=clients, requests_per_client=requests,
+                         warehouses=warehouses, items=items, customers=customers,
+                         seed=repeat + 1)
     final = srv.final
     return Point(mode, warehouses, clients, repeat, r.requests, r.throughput,
                  r.mean_latency_ms, r.p99_latency_ms, int(final.get("early_fast", 0)),
@@ -168,6 +177,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--items", type=int, default=1000)
     ap.add_argument("--customers", type=int, default=300)
+    ap.add_argument("--python-clients", action="store_true",
+                    help="potm.serverload's clients even where potm-load is built")
     a = ap.parse_args(argv)
     if a.quick:
         a.clients, a.repeat, a.requests = [2, 8], 1, 100
@@ -182,7 +193,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             for mode in modes:
                 for c in a.clients:
                     p = run_point(a.build, mode, w, c, a.requests, a.workers, r, a.items,
-                                  a.customers)
+                                  a.customers, a.python_clients)
                     points.append(p)
                     print(f"w={w} {mode} clients={c} #{r + 1}: {p.throughput:.0f} tx/s"
                           f"{'' if p.verified else ' (FAILED checks)'}", file=sys.stderr)
