@@ -28,6 +28,8 @@
 
 #include "sequencer.h"
 
+#include <inttypes.h>
+
 typedef struct pot_thread {
 	potm_thread_t th;              /* first: the core's descriptor */
 	seqr_turn_key_t key;            /* what "my turn" looks like */
@@ -203,13 +205,31 @@ static void pot_order_release(potm_thread_t *t, const unsigned *parked, unsigned
 		seqr_rejoin_unordered(parked, n);
 }
 
+/* K0: a slot supplied with a key is that key's until its transaction
+ * ran: a transaction of a later slot may already run beside it on the
+ * strength of that key.  So the only supply allowed meanwhile is the same
+ * one again. */
+static int pot_order_keyed_pending(const pot_thread_t *p, uint64_t seqno, bool keyed,
+                                   uint16_t hash, const char *fn)
+{
+	if (!p->keyed || (keyed && hash == p->key_hash &&
+	                  p->key.want == seqno << SEQR_HOLDER_BITS))
+		return 0;
+	return potm_error("%s(%" PRIu64 "): this thread supplied slot %" PRIu64 " with a "
+	                  "commutativity key and has not run its transaction; a keyed slot "
+	                  "cannot be given up nor its key changed", fn, seqno,
+	                  p->key.want >> SEQR_HOLDER_BITS);
+}
+
 static int pot_order_set_next(potm_thread_t *t, uint64_t seqno)
 {
 	if (!pot_order.explicit_order)
 		return potm_error("tm_set_next_order: the sequencer is round-robin; "
 		                  "set POTM_SEQUENCER=explicit (tm_config_t.sequencer)");
-	((pot_thread_t *)t)->keyed = false;
-	return seqr_supply(t->id, seqno, &((pot_thread_t *)t)->key);
+	pot_thread_t *p = (pot_thread_t *)t;
+	if (pot_order_keyed_pending(p, seqno, false, SEQR_KEY_NONE, "tm_set_next_order") != 0)
+		return -1;
+	return seqr_supply(t->id, seqno, &p->key);
 }
 
 /* tm_set_next_order_key: the slot, and its key published (K0).  A key
@@ -224,10 +244,13 @@ static int pot_order_set_next_key(potm_thread_t *t, uint64_t seqno, uint64_t key
 		                  "a slot of the explicit order, and the sequencer is %s; "
 		                  "set POTM_SEQUENCER=explicit (tm_config_t.sequencer)",
 		                  pot_order.weighted ? "weighted" : "round-robin");
-	p->keyed = false;
+	uint16_t hash = seqr_key_hash(key);
+	if (pot_order_keyed_pending(p, seqno, hash != SEQR_KEY_NONE, hash,
+	                            "tm_set_next_order_key") != 0)
+		return -1;
 	if (seqr_supply(t->id, seqno, &p->key) != 0)
 		return -1;
-	p->key_hash = seqr_key_hash(key);
+	p->key_hash = hash;
 	p->keyed = p->key_hash != SEQR_KEY_NONE;
 	seqr_publish_key(seqno, p->key_hash);
 	return 0;

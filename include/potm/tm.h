@@ -336,8 +336,10 @@ int tm_set_next_order(uint64_t seqno);
  * (tm_set_next_order) runs exactly as before and, like TM_KEY_NONE,
  * commutes with nothing.  Other Pot modes and backends (pot-rtm,
  * pot-rot) accept keys and ignore them.  Returns 0, or -1 with
- * tm_last_error(): as tm_set_next_order, and a key without the explicit
- * order. */
+ * tm_last_error(): as tm_set_next_order, a key without the explicit
+ * order, and (with tm_set_next_order too) another supply while the
+ * calling thread's keyed slot has not run: a later slot may already run
+ * beside it on the strength of its key. */
 #define TM_KEY_NONE UINT64_MAX
 int tm_set_next_order_key(uint64_t seqno, uint64_t key);
 

@@ -16,7 +16,8 @@
  *  - early promotion (K6): a keyed speculative transaction whose
  *    predecessor's slot is supplied while it runs goes on in fast mode
  *    before its turn;
- *  - misuse: a key without the explicit order is refused.
+ *  - misuse: a key without the explicit order is refused, and so is
+ *    giving up or re-keying a keyed slot before it ran.
  * pot-rtm and pot-rot accept keys and ignore them: the same runs, no
  * early_fast.
  */
@@ -395,6 +396,14 @@ START_TEST(test_key_needs_explicit_order)
 	pot_init_or_fail();
 	ck_assert_int_eq(tm_thread_enter(0), 0);
 	ck_assert_int_eq(tm_set_next_order_key(0, 7), 0);
+	/* A keyed slot is not given up nor re-keyed before it runs: a later
+	 * slot may already run beside it on the strength of its key. */
+	ck_assert_int_eq(tm_set_next_order(1), -1);
+	ck_assert_msg(strstr(tm_last_error(), "commutativity key") != NULL, "%s",
+	              tm_last_error());
+	ck_assert_int_eq(tm_set_next_order_key(0, 8), -1);
+	ck_assert_int_eq(tm_set_next_order(0), -1);
+	ck_assert_int_eq(tm_set_next_order_key(0, 7), 0);   /* the same again: fine */
 	(void)run_tx(0);
 	ck_assert_int_eq(tm_last_order(), 0);
 	/* A slot already consumed is refused with a key too. */
