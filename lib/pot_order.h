@@ -39,7 +39,8 @@ typedef struct pot_thread {
 	                                  transactions, on = it kept the turn
 	                                  at its last commit */
 	bool keyed;                    /* explicit order: the supplied slot
-	                                  came with a commutativity key (K0) */
+	                                  came with a commutativity key (K0)
+	                                  that the backend uses (keys) */
 	uint16_t key_hash;             /* ... its hash (seqr_key_hash) */
 } pot_thread_t;
 
@@ -47,6 +48,8 @@ static struct {
 	potm_mode_policy_t mode;       /* POTM_MODE's row (lib/pot_modes.h) */
 	bool explicit_order;           /* POTM_SEQUENCER=explicit */
 	bool weighted;                 /* POTM_SEQUENCER=weighted */
+	bool keys;                     /* the backend runs keyed transactions
+	                                  (stm/pot.c K1); else keys are ignored */
 } pot_order;
 
 /* Take the mode and the order tm_init parsed, and start the sequencer.
@@ -56,6 +59,7 @@ static inline int pot_order_init(const char *backend, const tm_config_t *cfg)
 	pot_order.mode = potm_mode_policies[potm_cfg_mode];
 	pot_order.explicit_order = potm_cfg_sequencer == POTM_SEQUENCER_EXPLICIT;
 	pot_order.weighted = potm_cfg_sequencer == POTM_SEQUENCER_WEIGHTED;
+	pot_order.keys = false;   /* the backend says (stm/pot.c K1) */
 	/* Rounds are rounds of the members' turns: only round-robin has them. */
 	if (pot_order.mode.rounds && potm_cfg_sequencer != POTM_SEQUENCER_ROUND_ROBIN)
 		return potm_error("%s: POTM_MODE=%s runs in rounds of the threads' "
@@ -251,7 +255,7 @@ static int pot_order_set_next_key(potm_thread_t *t, uint64_t seqno, uint64_t key
 	if (seqr_supply(t->id, seqno, &p->key) != 0)
 		return -1;
 	p->key_hash = hash;
-	p->keyed = p->key_hash != SEQR_KEY_NONE;
+	p->keyed = pot_order.keys && p->key_hash != SEQR_KEY_NONE;
 	seqr_publish_key(seqno, p->key_hash);
 	return 0;
 }

@@ -279,8 +279,6 @@ typedef struct pot_tx {
 	bool reading;                  /* P6: its reading word is up */
 	uint64_t epoch;                /* P6: pot.serial_epoch at its start */
 	uintptr_t fast_word;           /* (wv << 1) | 1 while fast */
-	bool shared;                   /* K2: a keyed attempt: marks by CAS,
-	                                  keeping each stripe's previous word */
 	bool early;                    /* K1: fast before its turn */
 	pot_mark_t *marks;             /* K2: the stripes this attempt marked */
 	size_t nmarks, marks_cap;
@@ -301,8 +299,6 @@ static struct {
 	bool solo_unmarked;    /* P5 is in force */
 	bool serial_on;        /* P6: POTM_SERIAL, in a mode with fast mode
 	                          or pogl */
-	bool early_on;         /* K1: keyed transactions may run fast before
-	                          their turn */
 	bool serial_fast;      /* P6: POTM_SERIAL in a mode with fast mode:
 	                          hinted transactions and the mark go serial */
 	size_t serial_at;      /* P6: undo entries that send a fast attempt
@@ -345,15 +341,14 @@ static inline void pot_mark(const pot_tx_t *tx, const void *addr)
 	tm_stripe_mark_(pot_stripe_of(addr), tx->fast_word);
 }
 
-static void pot_unmark_shared(pot_tx_t *tx, uint64_t version, bool rolled_back);
+static void pot_unmark_shared(pot_tx_t *tx, uint64_t version, bool rolled_back)
+	__attribute__((noinline));
 
 /* Unmark the stripes of every in-place write of this attempt with version
  * `version`, after all the stores (P2). */
-static void pot_unmark(pot_tx_t *tx, uint64_t version)
+static inline void pot_unmark(pot_tx_t *tx, uint64_t version)
 {
-	if (unlikely(tx->shared))
-		pot_unmark_shared(tx, version, false);
-	else if (tx->mark)
+	if (tx->mark)
 		tl2_unmark_logged(&tx->pt.th.txd.undo, pot.stripes, pot.mask, pot.shift, version);
 }
 
@@ -366,6 +361,7 @@ static void pot_abort(pot_tx_t *tx, int cause) __attribute__((noreturn, noinline
  * later one yields, so nobody waits in a cycle); a later slot's mark is
  * waited for (it goes at that attempt's end or abort, which never waits
  * for us). */
+static void pot_mark_shared(pot_tx_t *tx, volatile uintptr_t *s) __attribute__((noinline));
 static void pot_mark_shared(pot_tx_t *tx, volatile uintptr_t *s)
 {
 	for (unsigned i = 0;; i++) {
@@ -421,7 +417,7 @@ static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t
 	const tm_undo_t *u = &tx->pt.th.txd.undo;
 	if (unlikely(u->plain_max) && potm_undo_count(u) >= u->plain_max)
 		pot_restart_serial(tx);   /* P6 */
-	if (unlikely(tx->shared)) {   /* K2 */
+	if (unlikely(tx->pt.keyed)) {   /* K2 */
 		pot_mark_shared(tx, pot_stripe_of(a));
 		tl2_write_in_place(&tx->pt.th.txd.undo, NULL, 0, a, size, b);
 		return;
@@ -461,8 +457,7 @@ static inline void pot_set_mark(pot_tx_t *tx, bool mark)
 	tm_undo_t *u = &tx->pt.th.txd.undo;
 	tx->mark = mark;
 	u->mark = tx->fast && mark ? tx->fast_word : 0;
-	/* K2: a keyed attempt's writes all go through pot_fast_write. */
-	potm_undo_set_plain(u, tx->fast && !tx->shared);
+	potm_undo_set_plain(u, tx->fast);
 }
 
 /* Enter fast mode at the current slot (P3: clock is frozen while we hold
@@ -473,6 +468,8 @@ static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
 	pot_set_fast(tx, true);
 	tx->pt.th.txd.undo.plain_max = pot.serial_at;   /* P6: 0: no mark */
 	pot_set_mark(tx, pot_order.mode.speculative);
+	if (unlikely(tx->pt.keyed))   /* K2: every write through pot_fast_write */
+		potm_undo_set_plain(&tx->pt.th.txd.undo, false);
 	potm_undo_clear(&tx->pt.th.txd.undo);
 }
 
@@ -484,7 +481,7 @@ static void pot_rollback_fast(pot_tx_t *tx)
 	potm_undo_entry_t *next = tx->pt.th.txd.undo.next;
 	potm_undo_rollback(&tx->pt.th.txd.undo);
 	tx->pt.th.txd.undo.next = next;
-	if (unlikely(tx->shared))
+	if (unlikely(tx->pt.keyed))
 		pot_unmark_shared(tx, 0, true);   /* K2 */
 	else
 		pot_unmark(tx, (tx->fast_word >> 1) - 1);
@@ -522,7 +519,7 @@ static void pot_promote(pot_tx_t *tx)
 	if (unlikely(potm_lsd_unsettled(&tx->pt.th)))
 		pot_lsd_settle_in_turn(tx, true);
 	pot_enter_fast(tx, clock);
-	if (unlikely(tx->shared)) {   /* K2: the holder: it waits, never yields */
+	if (unlikely(tx->pt.keyed)) {   /* K2: the holder: it waits, never yields */
 		for (size_t i = 0; i < tx->ws.n; i++)
 			pot_mark_shared(tx, pot_stripe_of((const void *)tx->ws.e[i].addr));
 		for (size_t i = 0; i < tx->ws.n; i++)
@@ -701,7 +698,7 @@ static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 			pot_promote(tx);
 			return tm_load_bytes_(a, size);
 		}
-		if (unlikely(tx->shared) && pot_try_early_promote(tx))   /* K6 */
+		if (unlikely(tx->pt.keyed) && pot_try_early_promote(tx))   /* K6 */
 			return tm_load_bytes_(a, size);
 	}
 	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
@@ -984,7 +981,6 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 		tx->sync_first_tx = false;
 	}
 	__atomic_store_n(tx->pt.busy, 1, __ATOMIC_RELAXED);
-	tx->shared = pot.early_on && tx->pt.keyed;   /* K2 */
 	/* P6: a transaction the program said is long (pot, pot-fast) waits
 	 * for its turn and runs serially from its first attempt; it runs
 	 * alone, so it declares the least weight (it comes soon). */
@@ -1029,7 +1025,7 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 				tx->want_serial = false;
 				pot_enter_serial(tx);
 			}
-		} else if (unlikely(tx->shared) && pot_may_run_early(tx)) {
+		} else if (unlikely(tx->pt.keyed) && pot_may_run_early(tx)) {
 			pot_begin_early(tx);
 		} else {
 			pot_begin_spec(tx);
@@ -1067,7 +1063,7 @@ static void pot_commit_spec(pot_tx_t *tx)
 	if (tx->ws.n) {
 		uint64_t wv = pot_order_clock(&tx->pt) + 1;
 		tx->fast_word = (uintptr_t)wv << 1 | 1;
-		if (unlikely(tx->shared)) {   /* K2, as the holder */
+		if (unlikely(tx->pt.keyed)) {   /* K2, as the holder */
 			for (size_t i = 0; i < tx->ws.n; i++)
 				pot_mark_shared(tx, pot_stripe_of((const void *)tx->ws.e[i].addr));
 			for (size_t i = 0; i < tx->ws.n; i++)
@@ -1088,13 +1084,47 @@ static void pot_commit_spec(pot_tx_t *tx)
 	POTM_STAT_INC(&tx->pt.th, spec_commits);
 }
 
+/* The commit of a keyed transaction (K2, K5, K6), up to the pass. */
+static bool pot_commit_keyed(pot_tx_t *tx) __attribute__((noinline));
+static bool pot_commit_keyed(pot_tx_t *tx)
+{
+	bool ro;
+	if (!tx->fast && !pot_holds_turn(tx))
+		(void)pot_try_early_promote(tx);   /* K6 */
+	if (tx->fast) {
+		size_t writes = potm_undo_count(&tx->pt.th.txd.undo);
+		ro = writes == 0;
+		if (!ro) {
+			pot_unmark_shared(tx, tx->fast_word >> 1, false);
+			POTM_STAT_ADD(&tx->pt.th, writes, writes);
+			potm_undo_clear(&tx->pt.th.txd.undo);
+		}
+		pot_set_fast(tx, false);
+		POTM_STAT_INC(&tx->pt.th, fast_commits);
+		if (tx->early) {
+			/* K5: the writes are in place and unmarked (version of
+			 * our slot, K4); the commit point is the turn. */
+			tx->early = false;
+			seqr_wait_turn(&tx->pt.th, &tx->pt.key);
+			POTM_STAT_INC(&tx->pt.th, early_fast);
+		}
+		tx->pt.last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
+	} else {
+		ro = tx->ws.n == 0;
+		pot_commit_spec(tx);
+		tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
+		tx->pt.last_order = pot_order_clock(&tx->pt);
+	}
+	return ro;
+}
+
 static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	pot_tx_t *tx = (pot_tx_t *)d;
 	bool ro;
-	if (unlikely(tx->shared) && !tx->fast && !pot_holds_turn(tx))
-		(void)pot_try_early_promote(tx);   /* K6 */
-	if (likely(tx->fast)) {
+	if (unlikely(tx->pt.keyed)) {
+		ro = pot_commit_keyed(tx);
+	} else if (likely(tx->fast)) {
 		/* Fast commit: unmark what we wrote with our version, then
 		 * publishing the counter (the pass) is the commit. */
 		size_t writes = potm_undo_count(&tx->pt.th.txd.undo);
@@ -1109,13 +1139,6 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 		pot_set_fast(tx, false);
 		if (pot_order.mode.fast_mode)
 			POTM_STAT_INC(&tx->pt.th, fast_commits);
-		if (unlikely(tx->early)) {
-			/* K5: the writes are in place and unmarked (version of
-			 * our slot, K4); the commit point is the turn. */
-			tx->early = false;
-			seqr_wait_turn(&tx->pt.th, &tx->pt.key);
-			POTM_STAT_INC(&tx->pt.th, early_fast);
-		}
 		tx->pt.last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
 	} else {
 		ro = tx->ws.n == 0;
@@ -1212,8 +1235,9 @@ static int pot_init(const tm_config_t *cfg)
 	pot.serial_at = pot.serial_fast ? cfg->serial_writes : 0;
 	/* K1: keys need fast mode, the explicit order (they come with its
 	 * slots) and no serial mode (P6 runs its holder unmarked, alone among
-	 * readers it can wait for; an early attempt is not one of them). */
-	pot.early_on = m->fast_mode && pot_order.explicit_order && !pot.serial_on;
+	 * readers it can wait for; an early attempt is not one of them).
+	 * Elsewhere a key is accepted and the transaction is not keyed. */
+	pot_order.keys = m->fast_mode && pot_order.explicit_order && !pot.serial_on;
 	pot.serial = 0;
 	pot.serial_epoch = 0;
 	pot.reading = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
