@@ -397,12 +397,15 @@ START_TEST(test_key_needs_explicit_order)
 	ck_assert_int_eq(tm_thread_enter(0), 0);
 	ck_assert_int_eq(tm_set_next_order_key(0, 7), 0);
 	/* A keyed slot is not given up nor re-keyed before it runs: a later
-	 * slot may already run beside it on the strength of its key. */
-	ck_assert_int_eq(tm_set_next_order(1), -1);
-	ck_assert_msg(strstr(tm_last_error(), "commutativity key") != NULL, "%s",
-	              tm_last_error());
-	ck_assert_int_eq(tm_set_next_order_key(0, 8), -1);
-	ck_assert_int_eq(tm_set_next_order(0), -1);
+	 * slot may already run beside it on the strength of its key (where
+	 * keys are used; pot-rtm and pot-rot ignore them). */
+	if (backend_runs_early("pot")) {
+		ck_assert_int_eq(tm_set_next_order(1), -1);
+		ck_assert_msg(strstr(tm_last_error(), "commutativity key") != NULL, "%s",
+		              tm_last_error());
+		ck_assert_int_eq(tm_set_next_order_key(0, 8), -1);
+		ck_assert_int_eq(tm_set_next_order(0), -1);
+	}
 	ck_assert_int_eq(tm_set_next_order_key(0, 7), 0);   /* the same again: fine */
 	(void)run_tx(0);
 	ck_assert_int_eq(tm_last_order(), 0);
