@@ -150,6 +150,19 @@ int tm_set_next_order(uint64_t seqno)
 	return order->set_next_order(t, seqno);
 }
 
+int tm_set_next_order_key(uint64_t seqno, uint64_t key)
+{
+	potm_thread_t *t = potm_caller_between_tx("tm_set_next_order_key");
+	const potm_order_ops_t *order = potm_backend.order;
+	if (t == NULL)
+		return -1;
+	if (order == NULL || order->set_next_order_key == NULL)
+		return potm_error("tm_set_next_order_key: the %s backend has no "
+		                  "deterministic order; use the pot backend with "
+		                  "POTM_SEQUENCER=explicit", potm_backend.name);
+	return order->set_next_order_key(t, seqno, key);
+}
+
 int tm_set_weight(unsigned weight)
 {
 	const potm_order_ops_t *order = potm_backend.order;

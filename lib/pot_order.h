@@ -28,6 +28,8 @@
 
 #include "sequencer.h"
 
+#include <inttypes.h>
+
 typedef struct pot_thread {
 	potm_thread_t th;              /* first: the core's descriptor */
 	seqr_turn_key_t key;            /* what "my turn" looks like */
@@ -36,12 +38,18 @@ typedef struct pot_thread {
 	seqr_run_t run;                /* its run of turns (S4); between
 	                                  transactions, on = it kept the turn
 	                                  at its last commit */
+	bool keyed;                    /* explicit order: the supplied slot
+	                                  came with a commutativity key (K0)
+	                                  that the backend uses (keys) */
+	uint16_t key_hash;             /* ... its hash (seqr_key_hash) */
 } pot_thread_t;
 
 static struct {
 	potm_mode_policy_t mode;       /* POTM_MODE's row (lib/pot_modes.h) */
 	bool explicit_order;           /* POTM_SEQUENCER=explicit */
 	bool weighted;                 /* POTM_SEQUENCER=weighted */
+	bool keys;                     /* the backend runs keyed transactions
+	                                  (stm/pot.c K1); else keys are ignored */
 } pot_order;
 
 /* Take the mode and the order tm_init parsed, and start the sequencer.
@@ -51,6 +59,7 @@ static inline int pot_order_init(const char *backend, const tm_config_t *cfg)
 	pot_order.mode = potm_mode_policies[potm_cfg_mode];
 	pot_order.explicit_order = potm_cfg_sequencer == POTM_SEQUENCER_EXPLICIT;
 	pot_order.weighted = potm_cfg_sequencer == POTM_SEQUENCER_WEIGHTED;
+	pot_order.keys = false;   /* the backend says (stm/pot.c K1) */
 	/* Rounds are rounds of the members' turns: only round-robin has them. */
 	if (pot_order.mode.rounds && potm_cfg_sequencer != POTM_SEQUENCER_ROUND_ROBIN)
 		return potm_error("%s: POTM_MODE=%s runs in rounds of the threads' "
@@ -99,8 +108,10 @@ static inline void pot_order_check_supplied(const pot_thread_t *p)
 /* The holder is done with its slot (commit, cancel, restart in turn). */
 static inline __attribute__((always_inline)) void pot_order_pass(pot_thread_t *p)
 {
-	if (pot_order.explicit_order)
+	if (pot_order.explicit_order) {
 		seqr_supply_done(p->th.id, &p->key);
+		p->keyed = false;
+	}
 	seqr_run_publish(p->th.id, &p->run);
 	seqr_pass(p->th.id, false);
 }
@@ -198,12 +209,55 @@ static void pot_order_release(potm_thread_t *t, const unsigned *parked, unsigned
 		seqr_rejoin_unordered(parked, n);
 }
 
+/* K0: a slot supplied with a key is that key's until its transaction
+ * ran: a transaction of a later slot may already run beside it on the
+ * strength of that key.  So the only supply allowed meanwhile is the same
+ * one again. */
+static int pot_order_keyed_pending(const pot_thread_t *p, uint64_t seqno, bool keyed,
+                                   uint16_t hash, const char *fn)
+{
+	if (!p->keyed || (keyed && hash == p->key_hash &&
+	                  p->key.want == seqno << SEQR_HOLDER_BITS))
+		return 0;
+	return potm_error("%s(%" PRIu64 "): this thread supplied slot %" PRIu64 " with a "
+	                  "commutativity key and has not run its transaction; a keyed slot "
+	                  "cannot be given up nor its key changed", fn, seqno,
+	                  p->key.want >> SEQR_HOLDER_BITS);
+}
+
 static int pot_order_set_next(potm_thread_t *t, uint64_t seqno)
 {
 	if (!pot_order.explicit_order)
 		return potm_error("tm_set_next_order: the sequencer is round-robin; "
 		                  "set POTM_SEQUENCER=explicit (tm_config_t.sequencer)");
-	return seqr_supply(t->id, seqno, &((pot_thread_t *)t)->key);
+	pot_thread_t *p = (pot_thread_t *)t;
+	if (pot_order_keyed_pending(p, seqno, false, SEQR_KEY_NONE, "tm_set_next_order") != 0)
+		return -1;
+	return seqr_supply(t->id, seqno, &p->key);
+}
+
+/* tm_set_next_order_key: the slot, and its key published (K0).  A key
+ * asks for nothing but may be granted concurrency: a backend that cannot
+ * run commuting transactions together (pot-rtm, pot-rot, and pot's modes
+ * without fast mode) runs a keyed transaction exactly as a keyless one. */
+static int pot_order_set_next_key(potm_thread_t *t, uint64_t seqno, uint64_t key)
+{
+	pot_thread_t *p = (pot_thread_t *)t;
+	if (!pot_order.explicit_order)
+		return potm_error("tm_set_next_order_key: a commutativity key goes with "
+		                  "a slot of the explicit order, and the sequencer is %s; "
+		                  "set POTM_SEQUENCER=explicit (tm_config_t.sequencer)",
+		                  pot_order.weighted ? "weighted" : "round-robin");
+	uint16_t hash = seqr_key_hash(key);
+	if (pot_order_keyed_pending(p, seqno, hash != SEQR_KEY_NONE, hash,
+	                            "tm_set_next_order_key") != 0)
+		return -1;
+	if (seqr_supply(t->id, seqno, &p->key) != 0)
+		return -1;
+	p->key_hash = hash;
+	p->keyed = pot_order.keys && p->key_hash != SEQR_KEY_NONE;
+	seqr_publish_key(seqno, p->key_hash);
+	return 0;
 }
 
 static int pot_order_set_weight(potm_thread_t *t, uint32_t weight)
@@ -232,6 +286,7 @@ static const potm_order_ops_t pot_order_ops = {
 	.park = pot_order_park,
 	.release = pot_order_release,
 	.set_next_order = pot_order_set_next,
+	.set_next_order_key = pot_order_set_next_key,
 	.set_weight = pot_order_set_weight,
 	.last_order = pot_order_last,
 	.end_run = pot_order_end_run,

@@ -299,6 +299,8 @@ typedef struct potm_order_ops {
 	/* t is NULL when the releasing thread is not registered. */
 	void (*release)(potm_thread_t *t, const unsigned *parked, unsigned n);
 	int (*set_next_order)(potm_thread_t *t, uint64_t seqno); /* -1: potm_error */
+	int (*set_next_order_key)(potm_thread_t *t, uint64_t seqno,
+	                          uint64_t key);                 /* -1: potm_error */
 	int (*set_weight)(potm_thread_t *t, uint32_t weight);    /* -1: potm_error */
 	uint64_t (*last_order)(potm_thread_t *t);
 	/* The thread, between transactions, is about to wait for the

@@ -81,6 +81,22 @@
  * log.  Membership plays no part.  A slot number that nobody supplies is a
  * gap; it is reported after the turn timeout instead of waited on forever.
  *
+ * Commutativity keys (explicit order; Vale's thesis 3.2, "multiple
+ * simultaneous fast transactions", and 5.3.2).  A slot may be supplied
+ * with a key (tm_set_next_order_key): two keyed transactions with
+ * different keys commute, the application's promise that they touch
+ * disjoint data.  The sequencer only records the keys, in a ring indexed
+ * by slot (keys[slot % SEQR_KEY_RING]: (slot + 1) << 16 | the key's
+ * 16-bit hash), so that a transaction can ask whether it commutes with
+ * every slot between the turn and its own (seqr_commutes_before); the Pot
+ * backend decides what to do with the answer (stm/pot.c K1-K5).
+ *  K0  An entry is written once per supply, before the supplier begins
+ *      the slot's transaction, and is read only with its tag: an entry
+ *      of another slot (older, or one SEQR_KEY_RING later) or none reads
+ *      as "unknown", which commutes with nothing.  Two keys with the same
+ *      hash read as the same key: a hash collision costs concurrency,
+ *      never correctness.
+ *
  * Waiting.  A thread waiting for its turn spins briefly (not at all when
  * threads outnumber CPUs), then yields for a while, then sleeps on a futex
  * in its own slot record; the thread that passes the turn wakes exactly
@@ -130,6 +146,8 @@
 #define SEQR_UNDECIDED 0xfffdu /* weighted: the next holder has not begun its slot (W2) */
 #define SEQR_MAX_THREADS 4096 /* ids fit in the holder bits with room for the three above */
 #define SEQR_RUN_SHORT 16     /* short: costs less than a run's budget / 16 */
+#define SEQR_KEY_RING 256     /* explicit order: slots whose keys are kept (K0) */
+#define SEQR_KEY_NONE 0xffffu /* a key hash: commutes with nothing */
 
 enum seqr_kind { SEQR_ROUND_ROBIN, SEQR_EXPLICIT_ORDER };
 
@@ -190,6 +208,7 @@ struct potm_seqr {
 	uint64_t vnow;                   /* weighted: virtual time of the last
 	                                    slot consumed (W1) */
 	unsigned timeout_ms;             /* stall report; 0 = never */
+	uint64_t keys[SEQR_KEY_RING] POTM_ALIGNED; /* explicit order: K0 */
 };
 
 extern struct potm_seqr potm_seqr;
@@ -408,6 +427,45 @@ int seqr_supply(unsigned id, uint64_t seqno, seqr_turn_key_t *k);
 
 /* The supplied slot is consumed: forget it. */
 void seqr_supply_done(unsigned id, seqr_turn_key_t *k);
+
+/* The 16-bit hash of a commutativity key (K0); TM_KEY_NONE gives
+ * SEQR_KEY_NONE, every other key a value below it. */
+static inline uint16_t seqr_key_hash(uint64_t key)
+{
+	if (key == UINT64_MAX)
+		return SEQR_KEY_NONE;
+	key ^= key >> 31;
+	key *= 0x7fb5d329728ea185ull;
+	key ^= key >> 27;
+	return (uint16_t)(key % SEQR_KEY_NONE);
+}
+
+/* Record slot seqno's key hash (K0), after seqr_supply succeeded. */
+static inline void seqr_publish_key(uint64_t seqno, uint16_t hash)
+{
+	__atomic_store_n(&potm_seqr.keys[seqno % SEQR_KEY_RING],
+	                 (seqno + 1) << 16 | hash, __ATOMIC_RELEASE);
+}
+
+/* Does a transaction with key hash `hash' in slot `slot' commute with
+ * every slot from the current turn up to its own (each supplied with a
+ * known key, SEQR_KEY_NONE excluded, different from hash)?  True also
+ * when slot is the turn.  Costs one load per slot in between; at most
+ * SEQR_KEY_RING - 1 of them are looked at (farther: false). */
+static inline bool seqr_commutes_before(uint64_t slot, uint16_t hash)
+{
+	uint64_t turn = seqr_clock();
+	if (hash == SEQR_KEY_NONE || slot < turn || slot - turn >= SEQR_KEY_RING)
+		return false;
+	for (uint64_t s = turn; s < slot; s++) {
+		uint64_t e = __atomic_load_n(&potm_seqr.keys[s % SEQR_KEY_RING],
+		                             __ATOMIC_ACQUIRE);
+		uint16_t h = (uint16_t)e;
+		if (e >> 16 != s + 1 || h == SEQR_KEY_NONE || h == hash)
+			return false;
+	}
+	return true;
+}
 
 /* ---- rounds (DeSTM) --------------------------------------------------------- */
 

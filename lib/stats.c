@@ -52,6 +52,7 @@ void tm_stats_print_json(FILE *f, const tm_stats_t *s)
 	FIELD(allocs);
 	FIELD(frees);
 	FIELD(reclaimed);
+	FIELD(early_fast);
 #undef FIELD
 	fputs("\"aborts_by_cause\": {", f);
 	for (int c = 0; c < TM_ABORT__COUNT; c++)

@@ -2,21 +2,28 @@
  * server/executor.c — the execution phase: committed log entries become
  * transactions, in the agreed order.
  *
- * The applier thread takes the entries in log order.  For each entry (a
- * batch) it first walks the requests in order, on its own: each gets its
- * position in the agreed order; a request id already executed for its
+ * The applier thread takes the entries in log order, every entry queued
+ * when it looks (up to EXECUTOR_GROUP_MAX) as one group: an entry holds
+ * what the I/O thread read in one poll round, often a single request,
+ * and the workers overlap only the requests of one group.  For each
+ * group it first walks the entries' requests in order, on its own: each
+ * gets its position in the agreed order; a request id already executed for its
  * client is not executed again (its cached response is sent again, or
  * STALE for an older id), and the requests left take consecutive Pot
- * slots.  Then the batch executes:
+ * slots.  Then the group executes:
  *  - sequential: the applier runs them one by one;
  *  - pot, pot+lsd: the workers run them concurrently as preordered
  *    transactions, each taking the next request of the batch and
  *    supplying its slot (tm_set_next_order) before it begins, so they
  *    commit in the agreed order whatever thread runs them;
+ *  - pot+fast, pot+lsd+fast: the same, each slot supplied with the
+ *    request's commutativity key (state_key, tm_set_next_order_key), so
+ *    that consecutive requests of different keys run in fast mode at once;
  *  - occ, 2pl: the same without slots, committing in any order.
- * When every request of the batch has committed the state is quiescent:
- * the applier takes its digest (every digest_every batches), publishes it,
- * and only then sends the batch's responses, so that a client that has
+ * When every request of the group has committed the state is quiescent:
+ * the applier takes its digest (when the group reached a multiple of
+ * digest_every entries: the digest after its last entry), publishes it,
+ * and only then sends the group's responses, so that a client that has
  * its response can read a digest that includes its request.
  *
  * The sessions (client id -> last request id and its response) change
@@ -200,7 +207,12 @@ void executor_status(executor_t *ex, executor_status_t *out)
 
 static void run_op(executor_t *ex, tpcc_worker_t *scratch, batch_op_t *b)
 {
-	if (ex->ordered && tm_set_next_order(b->op.slot) != 0) {
+	int rc = 0;
+	if (ex->ordered)
+		rc = server_mode_keys(ex->opt.mode) ?
+		     tm_set_next_order_key(b->op.slot, state_key(ex->st, &b->op)) :
+		     tm_set_next_order(b->op.slot);
+	if (rc != 0) {
 		fprintf(stderr, "potm-server: slot %" PRIu64 ": %s\n", b->op.slot,
 		        tm_last_error());
 		abort();   /* the slots are the executor's own: a bug */
@@ -283,10 +295,10 @@ static void error_response(potm_response_t *resp, const potm_request_t *req, uin
 	snprintf(resp->message, sizeof resp->message, "%s", why);
 }
 
-/* The walk in log order (see the head of this file).  Returns the ops. */
-static size_t walk_entry(executor_t *ex, const entry_t *e)
+/* The walk in log order (see the head of this file), appending to the
+ops from n on.  Returns the ops. */
+static size_t walk_entry(executor_t *ex, const entry_t *e, size_t n)
 {
-	size_t n = 0;
 	for (size_t off = 0; off + 4 <= e->len;) {
 		uint32_t len = potm_frame_length(e->bytes + off);
 		if (len > e->len - off - 4)
@@ -379,10 +391,17 @@ static void publish_digest(executor_t *ex)
 	pthread_mutex_unlock(&ex->lock);
 }
 
-static void apply_entry(executor_t *ex, const entry_t *e)
+/* Apply k consecutive entries as one execution batch: their requests take
+ * consecutive positions and slots as if applied one by one (the walk is
+ * the same), and run together, so that the workers have more than one
+ * entry's requests to overlap when each entry holds few (one poll round's
+ * worth).  The state after the group is the state after its last entry. */
+static void apply_entries(executor_t *ex, entry_t *const *es, size_t k)
 {
 	ex->nrun = 0;
-	size_t n = walk_entry(ex, e);
+	size_t n = 0;
+	for (size_t i = 0; i < k; i++)
+		n = walk_entry(ex, es[i], n);
 	execute_batch(ex);
 
 	uint64_t executed = ex->nrun;
@@ -406,11 +425,16 @@ static void apply_entry(executor_t *ex, const entry_t *e)
 	}
 
 	pthread_mutex_lock(&ex->lock);
-	ex->status.batches++;
+	uint64_t before = ex->status.batches;
+	ex->status.batches += k;
 	ex->status.positions = ex->position;
 	ex->status.executed += executed;
 	pthread_mutex_unlock(&ex->lock);
-	if (ex->opt.digest_every && ex->status.batches % ex->opt.digest_every == 0)
+	/* A digest whenever the group reached a multiple of digest_every: the
+	 * digest of the state after its last entry, labelled with that count
+	 * (digest_batches), so that replicas compare equal prefixes. */
+	if (ex->opt.digest_every &&
+	    before / ex->opt.digest_every != ex->status.batches / ex->opt.digest_every)
 		publish_digest(ex);
 
 	for (size_t i = 0; i < n; i++) {
@@ -561,34 +585,48 @@ int executor_restore(executor_t *ex, const void *bytes, size_t len)
 	return queue_control(ex, &c) == 0 ? wait_control(ex, &c) : -1;
 }
 
+/* Entries applied as one group, at most (apply_entries). */
+#define EXECUTOR_GROUP_MAX 64
+
+/* Run a snapshot or restore request between two groups. */
+static void run_control(executor_t *ex, control_t *c)
+{
+	c->rc = c->kind == CONTROL_SNAPSHOT ? take_snapshot(ex, &c->w)
+	                                    : restore_snapshot(ex, c->bytes, c->len);
+	pthread_mutex_lock(&ex->lock);
+	c->done = true;
+	pthread_cond_broadcast(&ex->cv_control);
+	pthread_mutex_unlock(&ex->lock);
+}
+
+/* Take the queued entries up to the next control entry (a group), or that
+ * control entry alone. */
 static void *applier_main(void *arg)
 {
 	executor_t *ex = arg;
+	entry_t *group[EXECUTOR_GROUP_MAX];
 	for (;;) {
 		pthread_mutex_lock(&ex->lock);
 		while (ex->head == NULL && !ex->stopping)
 			pthread_cond_wait(&ex->cv_entry, &ex->lock);
-		entry_t *e = ex->head;
-		if (e == NULL) {
-			pthread_mutex_unlock(&ex->lock);
-			break;
+		size_t k = 0;
+		bool control = ex->head != NULL && ex->head->control != NULL;
+		size_t most = control ? 1 : EXECUTOR_GROUP_MAX;
+		while (ex->head != NULL && k < most && (ex->head->control != NULL) == control) {
+			group[k++] = ex->head;
+			ex->head = ex->head->next;
 		}
-		ex->head = e->next;
 		if (ex->head == NULL)
 			ex->tail = NULL;
 		pthread_mutex_unlock(&ex->lock);
-		if (e->control != NULL) {
-			control_t *c = e->control;
-			c->rc = c->kind == CONTROL_SNAPSHOT ? take_snapshot(ex, &c->w)
-			                                    : restore_snapshot(ex, c->bytes, c->len);
-			pthread_mutex_lock(&ex->lock);
-			c->done = true;
-			pthread_cond_broadcast(&ex->cv_control);
-			pthread_mutex_unlock(&ex->lock);
-		} else {
-			apply_entry(ex, e);
-		}
-		free(e);
+		if (k == 0)
+			break;
+		if (control)
+			run_control(ex, group[0]->control);
+		else
+			apply_entries(ex, group, k);
+		for (size_t i = 0; i < k; i++)
+			free(group[i]);
 	}
 	tm_thread_exit();
 	return NULL;

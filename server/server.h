@@ -31,7 +31,16 @@ typedef enum server_mode {
 	SERVER_POT_LSD,      /* ... with New-Order and Payment written with LSD */
 	SERVER_OCC,          /* tl2, no order: the non-replicated upper bound */
 	SERVER_2PL,          /* 2pl, no order */
+	SERVER_POT_FAST,     /* pot, with each request's commutativity key */
+	SERVER_POT_LSD_FAST, /* pot+lsd, with the keys */
 } server_mode_t;
+
+/* The +fast modes: each request's slot comes with its key (state_key),
+ * so that consecutive commuting requests run in fast mode at once. */
+static inline bool server_mode_keys(server_mode_t m)
+{
+	return m == SERVER_POT_FAST || m == SERVER_POT_LSD_FAST;
+}
 
 typedef struct server_options {
 	server_mode_t mode;
@@ -79,6 +88,15 @@ int state_load(server_state_t *st, unsigned loaders);
  * POTM_ERR_BAD_PARAMS with *why. */
 int state_decode(const server_state_t *st, const potm_request_t *req, server_op_t *op,
                  const char **why);
+/* The commutativity key of a decoded request (tm_set_next_order_key):
+ * requests with different keys touch disjoint data.  TPC-C: the home
+ * warehouse, for a request that touches no other warehouse's rows (a
+ * New-Order with a remote supply warehouse, a Payment of another
+ * warehouse's customer: TM_KEY_NONE); the database is partitioned by
+ * warehouse (tpcc.h), so their inserts share no structure.  Bank: the
+ * account, for a transfer from an account to itself and a balance; a
+ * transfer between two accounts touches both: TM_KEY_NONE. */
+uint64_t state_key(const server_state_t *st, const server_op_t *op);
 /* Run op as one transaction on the calling registered thread (its slot
  * already supplied); fill resp's status and values. */
 void state_execute(server_state_t *st, tpcc_worker_t *scratch, const server_op_t *op,

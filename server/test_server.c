@@ -15,7 +15,9 @@
  *  - determinism: one fixed TPC-C and bank stream, pipelined on one
  *    connection (the arrival order is the stream's, the batches are
  *    whatever the server read at once): pot with 2 and 8 workers, twice,
- *    and pot+lsd reach the digest sequential reaches on the seq backend,
+ *    pot+lsd, pot+fast with 2 and 8 workers and pot+lsd+fast (keyed
+ *    requests of the stream's two warehouses in fast mode at once) reach
+ *    the digest sequential reaches on the seq backend,
  *    and every run passes the consistency checks.
  */
 #define _GNU_SOURCE
@@ -515,7 +517,8 @@ START_TEST(test_pot_digest_is_sequential_digest)
 	char seq[17], d[17];
 	run_stream("seq", "sequential", NULL, seq);
 	const char *runs[][2] = { { "pot", "2" }, { "pot", "2" }, { "pot", "8" },
-	                          { "pot+lsd", "2" } };
+	                          { "pot+lsd", "2" }, { "pot+fast", "2" },
+	                          { "pot+fast", "8" }, { "pot+lsd+fast", "2" } };
 	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
 		run_stream("pot", runs[i][0], runs[i][1], d);
 		ck_assert_msg(strcmp(d, seq) == 0, "%s with %s workers: digest %s, sequential %s",

@@ -177,6 +177,69 @@
  * a standard read does; and their software path is fast mode, which
  * resolves at once anyway.
  *
+ * Commutativity keys (Vale's thesis 3.2, "multiple simultaneous fast
+ * transactions", and 5.3.2's Pot (+fast); tm_set_next_order_key,
+ * lib/sequencer.h K0).  With the explicit order a slot may come with a
+ * key; the application promises that transactions with different keys
+ * touch disjoint data.  In pot and pot-fast (not with POTM_SERIAL):
+ *  K1  (early fast mode) A keyed transaction whose slot f is not the turn
+ *      begins in fast mode at once if every slot from the turn up to f
+ *      is supplied with a known key other than its own and than
+ *      TM_KEY_NONE (seqr_commutes_before; keys never change, so what
+ *      held at its begin holds until its commit), or later (K6).  Every transaction
+ *      still uncommitted before f is then keyed and disjoint from it:
+ *      none writes what it reads, so its plain reads see exactly the
+ *      state after all slots before f as far as its data goes (P3's
+ *      promise, for its data); its writes go in place with version
+ *      f + 1.  P1 becomes: only the holder and early keyed transactions
+ *      write shared memory, and while an early one runs every in-place
+ *      writer (the holder included) is keyed: a keyless or TM_KEY_NONE
+ *      transaction never writes in place beside an early one.
+ *  K2  (shared marks) A keyed attempt marks a stripe by CAS from an
+ *      unmarked word and keeps that word, since another in-place writer
+ *      may share the stripe (different data, same stripe); its writes all
+ *      go through pot_fast_write (no inline path).  At its end it gives
+ *      each stripe the larger of its version and the kept one, rolled
+ *      back or not (P4).  P2 holds for every marker: a marked stripe is
+ *      never read speculatively.
+ *  K3  (no cycle) Meeting a stripe another writer has marked, an early
+ *      attempt that meets an earlier slot's mark rolls back and retries
+ *      (cause write_locked; the retry first waits for that mark to go);
+ *      anyone meeting a later slot's mark waits.  Waits go from earlier
+ *      to later slots and the latest waits for nobody, so they end; the
+ *      holder never gives up.  Marks are held only while a body runs:
+ *      an early attempt unmarks before it waits for its turn, so nobody
+ *      waits for a mark held by a thread that waits for the turn.
+ *  K4  (versions never go down) A stripe's version is at least the
+ *      version of every write it has seen (K2's larger of the two), so a
+ *      write by slot w >= rv leaves a version > rv, as TL2 validation
+ *      needs: a speculative read accepts a version <= rv only when no
+ *      slot >= rv wrote the stripe, and validation and extension (P2, P3)
+ *      still catch every change.  An early write's version f + 1 exceeds
+ *      the clock until f commits: a speculative reader waits for the
+ *      clock (pot_extend) or retries in its turn.  Stripes that an early
+ *      transaction shares with a keyed speculative one it commutes with
+ *      can only cost that one a spurious order abort.
+ *  K5  (ordered commit) An early transaction unmarks (K2), then waits for
+ *      its turn, and passes it: tm_commit returns in slot order, its
+ *      tm_last_order is its slot, and it is counted in early_fast.
+ *      tm_cancel rolls it back and consumes the slot in its turn.  Given
+ *      the promise, the final state and every result are the serial
+ *      order's: commuting transactions' order does not matter on
+ *      disjoint data, and every other pair keeps the ordered commit.
+ *  K6  (early promotion) A keyed speculative attempt looks at K1's
+ *      condition where live promotion looks at the turn (every
+ *      POT_TURN_LOOK_EVERY reads, pot only) and at its commit (pot,
+ *      pot-fast): a slot before it may have been supplied since it
+ *      began.  If it holds, its read set must still be valid against its
+ *      snapshot (slots before the turn with its key wrote nothing it
+ *      read; those after commute), and its write set goes in place under
+ *      K2's marks; then it is an early transaction (K1, K5).  Futures
+ *      unresolved (Pot+LSD) keep it speculative: PL3 settles in the turn.
+ * pot-ordered and pogl (and the HTM backends) accept keys and run keyed
+ * transactions as keyless ones.  LSD runs eagerly in early fast mode (PL4:
+ * its data is the state of its slot).
+ *
  * Explicit aborts.  A decision taken while holding the turn on a valid
  * snapshot is deterministic, one taken speculatively may not be.  So:
  * tm_restart in the turn rolls back, consumes the slot as a no-op (so the
@@ -186,8 +249,8 @@
  * snapshot is current (retrying if not).  With the explicit sequencer a
  * restart keeps its slot: the caller's order has no room for another.
  *
- * Statistics: fast_commits counts commits in fast mode (begun in the turn
- * or promoted), promotions the live promotions, spec_commits the ordered
+ * Statistics: fast_commits counts commits in fast mode (begun in the turn,
+ * promoted, or early: K1), early_fast the early ones, promotions the live promotions, spec_commits the ordered
  * commits of speculative transactions; aborts under TM_ABORT_ORDER are
  * transactions found invalid when their turn came (an earlier one in the
  * order wrote what they read), under TM_ABORT_CONDITION those whose
@@ -202,6 +265,12 @@
 
 #include <stdlib.h>
 
+/* K2: a stripe a keyed attempt marked, and its word before the mark. */
+typedef struct pot_mark {
+	volatile uintptr_t *stripe;
+	uintptr_t prev;
+} pot_mark_t;
+
 typedef struct pot_tx {
 	pot_thread_t pt;               /* first: order state (lib/pot_order.h) */
 	bool fast;                     /* in place, in turn: fast mode or pogl */
@@ -215,6 +284,11 @@ typedef struct pot_tx {
 	bool reading;                  /* P6: its reading word is up */
 	uint64_t epoch;                /* P6: pot.serial_epoch at its start */
 	uintptr_t fast_word;           /* (wv << 1) | 1 while fast */
+	bool early;                    /* K1: fast before its turn */
+	pot_mark_t *marks;             /* K2: the stripes this attempt marked */
+	size_t nmarks, marks_cap;
+	volatile uintptr_t *collided;  /* K3: an earlier slot's mark met: the
+	                                  retry waits for it to go */
 	uint64_t rv;                   /* speculative snapshot */
 	tl2_rset_t rs;                 /* read set: stripe words read */
 	tl2_wset_t ws;                 /* write set */
@@ -272,12 +346,73 @@ static inline void pot_mark(const pot_tx_t *tx, const void *addr)
 	tm_stripe_mark_(pot_stripe_of(addr), tx->fast_word);
 }
 
+static void pot_unmark_shared(pot_tx_t *tx, uint64_t version) __attribute__((noinline));
+
 /* Unmark the stripes of every in-place write of this attempt with version
  * `version`, after all the stores (P2). */
-static void pot_unmark(const pot_tx_t *tx, uint64_t version)
+static inline void pot_unmark(pot_tx_t *tx, uint64_t version)
 {
 	if (tx->mark)
 		tl2_unmark_logged(&tx->pt.th.txd.undo, pot.stripes, pot.mask, pot.shift, version);
+}
+
+static void pot_abort(pot_tx_t *tx, int cause) __attribute__((noreturn, noinline));
+
+/* K2: mark a stripe for a keyed attempt.  Its word is ours already, or
+ * unmarked (taken by CAS, the previous word kept), or marked by another
+ * in-place writer, whose data is disjoint from ours (K1) but shares the
+ * stripe: an earlier slot's mark makes an early attempt give up (K3: the
+ * later one yields, so nobody waits in a cycle); a later slot's mark is
+ * waited for (it goes at that attempt's end or abort, which never waits
+ * for us). */
+static void pot_mark_shared(pot_tx_t *tx, volatile uintptr_t *s) __attribute__((noinline));
+static void pot_mark_shared(pot_tx_t *tx, volatile uintptr_t *s)
+{
+	for (unsigned i = 0;; i++) {
+		uintptr_t w = __atomic_load_n(s, __ATOMIC_ACQUIRE);
+		if (w == tx->fast_word)
+			return;
+		if (!(w & 1)) {
+			if (!__atomic_compare_exchange_n(s, &w, tx->fast_word, false,
+			                                 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				continue;
+			if (tx->nmarks == tx->marks_cap) {
+				tx->marks_cap = tx->marks_cap ? 2 * tx->marks_cap : 64;
+				tx->marks = potm_xrealloc(tx->marks,
+				                          tx->marks_cap * sizeof *tx->marks);
+			}
+			tx->marks[tx->nmarks++] = (pot_mark_t){ s, w };
+			__atomic_thread_fence(__ATOMIC_RELEASE);   /* P2: mark, then store */
+			return;
+		}
+		if (tx->early && w < tx->fast_word) {
+			tx->collided = s;
+			pot_abort(tx, TM_ABORT_WRITE_LOCKED);
+		}
+		if (i < POT_MARKED_SPINS)
+			potm_cpu_relax();
+		else
+			sched_yield();
+	}
+}
+
+/* K2: end of a keyed attempt's in-place writes, after all its stores or
+ * their rollback: each stripe gets the larger of our version and the
+ * version it had (an early attempt of a later slot may have written the
+ * stripe before us: a stripe's version never goes down, K4).  Rolled
+ * back too (P4's A-B-A: a reader that loaded the old word before our mark
+ * must not find it again after our stores were undone). */
+static void pot_unmark_shared(pot_tx_t *tx, uint64_t version)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (size_t i = 0; i < tx->nmarks; i++) {
+		const pot_mark_t *m = &tx->marks[i];
+		uintptr_t w = m->prev;
+		if ((w >> 1) < version)
+			w = (uintptr_t)version << 1;
+		__atomic_store_n(m->stripe, w, __ATOMIC_RELAXED);
+	}
+	tx->nmarks = 0;
 }
 
 static void pot_restart_serial(pot_tx_t *tx) __attribute__((noreturn, noinline, cold));
@@ -287,6 +422,11 @@ static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t
 	const tm_undo_t *u = &tx->pt.th.txd.undo;
 	if (unlikely(u->plain_max) && potm_undo_count(u) >= u->plain_max)
 		pot_restart_serial(tx);   /* P6 */
+	if (unlikely(tx->pt.keyed)) {   /* K2 */
+		pot_mark_shared(tx, pot_stripe_of(a));
+		tl2_write_in_place(&tx->pt.th.txd.undo, NULL, 0, a, size, b);
+		return;
+	}
 	tl2_write_in_place(&tx->pt.th.txd.undo, tx->mark ? pot_stripe_of(a) : NULL,
 	                   tx->fast_word, a, size, b);
 }
@@ -333,6 +473,8 @@ static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
 	pot_set_fast(tx, true);
 	tx->pt.th.txd.undo.plain_max = pot.serial_at;   /* P6: 0: no mark */
 	pot_set_mark(tx, pot_order.mode.speculative);
+	if (unlikely(tx->pt.keyed))   /* K2: every write through pot_fast_write */
+		potm_undo_set_plain(&tx->pt.th.txd.undo, false);
 	potm_undo_clear(&tx->pt.th.txd.undo);
 }
 
@@ -344,15 +486,18 @@ static void pot_rollback_fast(pot_tx_t *tx)
 	potm_undo_entry_t *next = tx->pt.th.txd.undo.next;
 	potm_undo_rollback(&tx->pt.th.txd.undo);
 	tx->pt.th.txd.undo.next = next;
-	pot_unmark(tx, tx->fast_word >> 1);
+	if (unlikely(tx->pt.keyed))
+		pot_unmark_shared(tx, tx->fast_word >> 1);   /* K2 */
+	else
+		pot_unmark(tx, tx->fast_word >> 1);
 	potm_undo_clear(&tx->pt.th.txd.undo);
 }
 
-static void pot_abort(pot_tx_t *tx, int cause) __attribute__((noreturn, noinline));
 static void pot_abort(pot_tx_t *tx, int cause)
 {
 	if (tx->fast)
 		pot_rollback_fast(tx);
+	tx->early = false;
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
 	pot_set_fast(tx, false);
 	pot_stop_reading(tx);
@@ -379,8 +524,15 @@ static void pot_promote(pot_tx_t *tx)
 	if (unlikely(potm_lsd_unsettled(&tx->pt.th)))
 		pot_lsd_settle_in_turn(tx, true);
 	pot_enter_fast(tx, clock);
-	tl2_ws_apply_in_place(&tx->ws, &tx->pt.th.txd.undo, pot.stripes, pot.mask,
-	                      pot.shift, tx->fast_word);
+	if (unlikely(tx->pt.keyed)) {   /* K2: the holder: it waits, never yields */
+		for (size_t i = 0; i < tx->ws.n; i++)
+			pot_mark_shared(tx, pot_stripe_of((const void *)tx->ws.e[i].addr));
+		for (size_t i = 0; i < tx->ws.n; i++)
+			tl2_ws_store_entry(&tx->ws.e[i], &tx->pt.th.txd.undo);
+	} else {
+		tl2_ws_apply_in_place(&tx->ws, &tx->pt.th.txd.undo, pot.stripes, pot.mask,
+		                      pot.shift, tx->fast_word);
+	}
 	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
 	POTM_STAT_INC(&tx->pt.th, promotions);
 }
@@ -529,6 +681,8 @@ static inline __attribute__((always_inline)) bool pot_spec_load(pot_tx_t *tx, co
 	}
 }
 
+static bool pot_try_early_promote(pot_tx_t *tx);
+
 /* A read that is not in fast mode. */
 static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size) __attribute__((noinline));
 static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
@@ -544,10 +698,13 @@ static uint64_t pot_read_spec(pot_tx_t *tx, const void *a, unsigned size)
 	 * since, and a read that finds a stripe newer than its snapshot
 	 * looks anyway (pot_spec_load). */
 	if (pot_order.mode.live_promotion &&
-	    (tx->pt.th.txd.accesses & (POT_TURN_LOOK_EVERY - 1)) == 0 &&
-	    pot_holds_turn(tx)) {
-		pot_promote(tx);
-		return tm_load_bytes_(a, size);
+	    (tx->pt.th.txd.accesses & (POT_TURN_LOOK_EVERY - 1)) == 0) {
+		if (pot_holds_turn(tx)) {
+			pot_promote(tx);
+			return tm_load_bytes_(a, size);
+		}
+		if (unlikely(tx->pt.keyed) && pot_try_early_promote(tx))   /* K6 */
+			return tm_load_bytes_(a, size);
 	}
 	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
 	uint64_t mine = 0, have = 0, mem;
@@ -765,6 +922,57 @@ static inline void pot_begin_spec(pot_tx_t *tx)
 	tx->rv = seqr_clock();
 }
 
+/* K1: the slot supplied for this transaction (explicit order). */
+static inline uint64_t pot_supplied_slot(const pot_tx_t *tx)
+{
+	return tx->pt.key.want >> SEQR_HOLDER_BITS;
+}
+
+/* K1, K3: may this keyed attempt run in fast mode before its turn?  Its
+ * retry after an earlier slot's mark first waits for that mark to go. */
+static bool pot_may_run_early(pot_tx_t *tx)
+{
+	if (unlikely(tx->collided != NULL)) {
+		pot_wait_unmarked(tx->collided);
+		tx->collided = NULL;
+	}
+	return seqr_commutes_before(pot_supplied_slot(tx), tx->pt.key_hash);
+}
+
+/* K1: fast mode before the turn: plain reads, writes in place under
+ * shared marks (K2) with the version of its own slot.  It reads beside
+ * the holder (the read-side section, as a speculative attempt). */
+static void pot_begin_early(pot_tx_t *tx)
+{
+	potm_enter_read_section(&tx->pt.th);
+	tx->early = true;
+	pot_enter_fast(tx, pot_supplied_slot(tx));
+}
+
+/* K6 (early promotion): a keyed speculative attempt that finds K1's
+ * condition true (a slot before it was supplied since it began) goes on in
+ * early fast mode: what it read must still be current (every read stripe
+ * unmarked, no newer than its snapshot: whatever wrote its data since is
+ * an earlier slot with the same key, K1), then its write set goes in place
+ * under shared marks (K2) and the rest runs as K1's.  An attempt with
+ * unresolved futures waits for its turn (PL3 settles them there). */
+static bool pot_try_early_promote(pot_tx_t *tx)
+{
+	if (unlikely(potm_lsd_unsettled(&tx->pt.th)) || !pot_may_run_early(tx))
+		return false;
+	if (!pot_validate(tx))
+		pot_abort(tx, TM_ABORT_ORDER);   /* it would fail in its turn */
+	tx->early = true;
+	pot_enter_fast(tx, pot_supplied_slot(tx));
+	for (size_t i = 0; i < tx->ws.n; i++)
+		pot_mark_shared(tx, pot_stripe_of((const void *)tx->ws.e[i].addr));
+	for (size_t i = 0; i < tx->ws.n; i++)
+		tl2_ws_store_entry(&tx->ws.e[i], &tx->pt.th.txd.undo);
+	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
+	POTM_STAT_INC(&tx->pt.th, promotions);
+	return true;
+}
+
 static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 {
 	pot_tx_t *tx = (pot_tx_t *)d;
@@ -822,6 +1030,8 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 				tx->want_serial = false;
 				pot_enter_serial(tx);
 			}
+		} else if (unlikely(tx->pt.keyed) && pot_may_run_early(tx)) {
+			pot_begin_early(tx);
 		} else {
 			pot_begin_spec(tx);
 		}
@@ -858,6 +1068,15 @@ static void pot_commit_spec(pot_tx_t *tx)
 	if (tx->ws.n) {
 		uint64_t wv = pot_order_clock(&tx->pt) + 1;
 		tx->fast_word = (uintptr_t)wv << 1 | 1;
+		if (unlikely(tx->pt.keyed)) {   /* K2, as the holder */
+			for (size_t i = 0; i < tx->ws.n; i++)
+				pot_mark_shared(tx, pot_stripe_of((const void *)tx->ws.e[i].addr));
+			for (size_t i = 0; i < tx->ws.n; i++)
+				tl2_ws_store_entry(&tx->ws.e[i], NULL);
+			pot_unmark_shared(tx, wv);
+			POTM_STAT_INC(&tx->pt.th, spec_commits);
+			return;
+		}
 		for (size_t i = 0; i < tx->ws.n; i++)
 			pot_mark(tx, (const void *)tx->ws.e[i].addr);
 		for (size_t i = 0; i < tx->ws.n; i++)
@@ -870,11 +1089,47 @@ static void pot_commit_spec(pot_tx_t *tx)
 	POTM_STAT_INC(&tx->pt.th, spec_commits);
 }
 
+/* The commit of a keyed transaction (K2, K5, K6), up to the pass. */
+static bool pot_commit_keyed(pot_tx_t *tx) __attribute__((noinline));
+static bool pot_commit_keyed(pot_tx_t *tx)
+{
+	bool ro;
+	if (!tx->fast && !pot_holds_turn(tx))
+		(void)pot_try_early_promote(tx);   /* K6 */
+	if (tx->fast) {
+		size_t writes = potm_undo_count(&tx->pt.th.txd.undo);
+		ro = writes == 0;
+		if (!ro) {
+			pot_unmark_shared(tx, tx->fast_word >> 1);
+			POTM_STAT_ADD(&tx->pt.th, writes, writes);
+			potm_undo_clear(&tx->pt.th.txd.undo);
+		}
+		pot_set_fast(tx, false);
+		POTM_STAT_INC(&tx->pt.th, fast_commits);
+		if (tx->early) {
+			/* K5: the writes are in place and unmarked (version of
+			 * our slot, K4); the commit point is the turn. */
+			tx->early = false;
+			seqr_wait_turn(&tx->pt.th, &tx->pt.key);
+			POTM_STAT_INC(&tx->pt.th, early_fast);
+		}
+		tx->pt.last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
+	} else {
+		ro = tx->ws.n == 0;
+		pot_commit_spec(tx);
+		tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
+		tx->pt.last_order = pot_order_clock(&tx->pt);
+	}
+	return ro;
+}
+
 static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	pot_tx_t *tx = (pot_tx_t *)d;
 	bool ro;
-	if (likely(tx->fast)) {
+	if (unlikely(tx->pt.keyed)) {
+		ro = pot_commit_keyed(tx);
+	} else if (likely(tx->fast)) {
 		/* Fast commit: unmark what we wrote with our version, then
 		 * publishing the counter (the pass) is the commit. */
 		size_t writes = potm_undo_count(&tx->pt.th.txd.undo);
@@ -946,6 +1201,10 @@ void tm_cancel(void)
 			pot_lsd_settle_with(tx, false, pot_lsd_drop);   /* PL3 */
 	} else {
 		pot_rollback_fast(tx);
+		if (tx->early) {   /* K5: an ordered no-op, in its slot */
+			tx->early = false;
+			seqr_wait_turn(&tx->pt.th, &tx->pt.key);
+		}
 	}
 	pot_set_fast(tx, false);
 	pot_stop_reading(tx);
@@ -979,6 +1238,11 @@ static int pot_init(const tm_config_t *cfg)
 	pot.serial_on = cfg->serial && (m->fast_mode || m->global_lock);
 	pot.serial_fast = cfg->serial && m->fast_mode;
 	pot.serial_at = pot.serial_fast ? cfg->serial_writes : 0;
+	/* K1: keys need fast mode, the explicit order (they come with its
+	 * slots) and no serial mode (P6 runs its holder unmarked, alone among
+	 * readers it can wait for; an early attempt is not one of them).
+	 * Elsewhere a key is accepted and the transaction is not keyed. */
+	pot_order.keys = m->fast_mode && pot_order.explicit_order && !pot.serial_on;
 	pot.serial = 0;
 	pot.serial_epoch = 0;
 	pot.reading = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
@@ -1014,6 +1278,8 @@ static void pot_thread_fini(potm_thread_t *t)
 	pot_order_thread_fini(&tx->pt);
 	tl2_sets_free(&tx->rs, &tx->ws);
 	potm_undo_free(&tx->pt.th.txd.undo);
+	free(tx->marks);
+	tx->marks = NULL;
 }
 
 const potm_backend_t potm_backend = {

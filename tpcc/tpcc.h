@@ -339,7 +339,23 @@ typedef struct tpcc_db {
 	 * transaction of the population and of the checks takes slot
 	 * (*explicit_slot)++ (they run on one thread at a time then). */
 	uint64_t *explicit_slot;
+	/* Partitioned by warehouse (set before tpcc_create; a server's
+	 * choice): HISTORY, NEW-ORDER, ORDER, ORDER-LINE and the index of
+	 * orders by customer exist once per warehouse, in part[w - 1], a copy
+	 * of this descriptor whose other tables are the shared ones.  Every
+	 * transaction inserts and deletes only in its home warehouse's
+	 * partition (tpcc_home), so transactions of different home
+	 * warehouses that touch no other warehouse's rows share no data,
+	 * structures included: they commute (tm_set_next_order_key). */
+	bool partitioned;
+	struct tpcc_db *part;     /* [warehouses], or NULL */
 } tpcc_db_t;
+
+/* The descriptor a transaction of home warehouse w works on. */
+static inline tpcc_db_t *tpcc_home(const tpcc_db_t *db, uint32_t w)
+{
+	return db->part != NULL ? &db->part[w - 1] : (tpcc_db_t *)(uintptr_t)db;
+}
 
 /* Supply the next slot of db's explicit order, if it has one. */
 static inline void tpcc_next_slot(const tpcc_db_t *db)
@@ -451,6 +467,9 @@ typedef struct tpcc_request {
 		tpcc_stock_level_in_t stock_level;
 	} in;
 } tpcc_request_t;
+
+/* A request's home warehouse (the w of its input). */
+uint32_t tpcc_request_home(const tpcc_request_t *req);
 
 typedef struct tpcc_result {
 	const char *missing;      /* an impossible outcome (a missing row), or NULL */

@@ -82,7 +82,8 @@ static int count_row(uint64_t key, void *rec, void *arg)
 	return 0;
 }
 
-static void read_district(const tpcc_db_t *db, uint32_t w, uint32_t d, district_facts_t *f)
+static __attribute__((noinline)) void read_district_in(const tpcc_db_t *db, uint32_t w,
+                                                        uint32_t d, district_facts_t *f)
 {
 	uint64_t lo = tpcc_order_key(w, d, 0), hi = tpcc_order_key(w, d, TPCC_O_ID_MAX);
 	tpcc_next_slot(db);
@@ -106,6 +107,12 @@ static void read_district(const tpcc_db_t *db, uint32_t w, uint32_t d, district_
 	                            tpcc_order_line_key(w, d, TPCC_O_ID_MAX, TPCC_MAX_OL),
 	                            STORE_ASC, count_row, NULL);
 	TM_END();
+}
+
+/* db's, or w's partition's (tpcc_home). */
+static void read_district(const tpcc_db_t *db, uint32_t w, uint32_t d, district_facts_t *f)
+{
+	read_district_in(tpcc_home(db, w), w, d, f);
 }
 
 static void check_district(const tpcc_db_t *db, uint32_t w, uint32_t d,
@@ -156,6 +163,14 @@ void tpcc_check(const tpcc_db_t *db, bool ok[TPCC_CONDITIONS], bench_verdict_t *
 		if (store_check(tables[i]) != 0)
 			bench_fail(v, "table %s is malformed: %s", store_table_name(tables[i]),
 			           tm_last_error());
+	for (uint32_t w = 1; db->part != NULL && w <= db->warehouses; w++) {
+		const tpcc_db_t *p = &db->part[w - 1];
+		const store_table_t *own[] = { p->history, p->new_order, p->order, p->order_line };
+		for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+			if (store_check(own[i]) != 0)
+				bench_fail(v, "table %s of warehouse %u is malformed: %s",
+				           store_table_name(own[i]), w, tm_last_error());
+	}
 }
 
 /* ---- the digest ------------------------------------------------------------------------------- */
@@ -175,5 +190,11 @@ uint64_t tpcc_digest(const tpcc_db_t *db)
 	uint64_t h = 0;
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
 		h = mix64(h ^ store_digest(tables[i]) ^ (uint64_t)(i + 1) << 56);
+	for (uint32_t w = 1; db->part != NULL && w <= db->warehouses; w++) {
+		const tpcc_db_t *p = &db->part[w - 1];
+		const store_table_t *own[] = { p->history, p->new_order, p->order, p->order_line };
+		for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+			h = mix64(h ^ store_digest(own[i]) ^ (uint64_t)w << 32 ^ (i + 1) << 56);
+	}
 	return h;
 }

@@ -113,6 +113,24 @@ static store_table_t *create_table(const char *name, size_t size, store_kind_t k
 	return t;
 }
 
+/* The partitions' copies of everything but their own tables (tpcc.h):
+ * after the descriptor changes (the shared tables, the population's
+ * constants). */
+static void parts_refresh(tpcc_db_t *db)
+{
+	for (uint32_t i = 0; db->part != NULL && i < db->warehouses; i++) {
+		tpcc_db_t own = db->part[i];
+		tpcc_db_t *p = &db->part[i];
+		*p = *db;
+		p->part = NULL;
+		p->history = own.history;
+		p->new_order = own.new_order;
+		p->order = own.order;
+		p->order_line = own.order_line;
+		p->order_by_customer = own.order_by_customer;
+	}
+}
+
 int tpcc_create(tpcc_db_t *db)
 {
 	uint64_t w = db->warehouses, districts = w * TPCC_DISTRICTS,
@@ -138,11 +156,43 @@ int tpcc_create(tpcc_db_t *db)
 		fprintf(stderr, "tpcc: cannot create an index: %s\n", tm_last_error());
 		return -1;
 	}
+	if (!db->partitioned)
+		return 0;
+	db->part = calloc(w, sizeof *db->part);
+	if (db->part == NULL)
+		return -1;
+	for (uint64_t i = 0; i < w; i++) {
+		tpcc_db_t *p = &db->part[i];
+		p->history = create_table("history", sizeof(tpcc_history_t), STORE_HASH,
+		                          2 * TPCC_DISTRICTS * (uint64_t)db->customers);
+		p->new_order = create_table("new_order", sizeof(tpcc_new_order_t), STORE_ORDERED, 0);
+		p->order = create_table("order", sizeof(tpcc_order_t), STORE_ORDERED, 0);
+		p->order_line = create_table("order_line", sizeof(tpcc_order_line_t),
+		                             STORE_ORDERED, 0);
+		if (!p->history || !p->new_order || !p->order || !p->order_line)
+			return -1;
+		p->order_by_customer = store_index_create(p->order, "order_by_customer",
+		                                          order_customer_skey);
+		if (p->order_by_customer == NULL) {
+			fprintf(stderr, "tpcc: cannot create an index: %s\n", tm_last_error());
+			return -1;
+		}
+	}
+	parts_refresh(db);
 	return 0;
 }
 
 void tpcc_destroy(tpcc_db_t *db)
 {
+	for (uint32_t i = 0; db->part != NULL && i < db->warehouses; i++) {
+		tpcc_db_t *p = &db->part[i];
+		store_table_t **own[] = { &p->history, &p->new_order, &p->order, &p->order_line };
+		for (size_t k = 0; k < sizeof own / sizeof own[0]; k++)
+			if (*own[k] != NULL)
+				store_table_destroy(*own[k]);
+	}
+	free(db->part);
+	db->part = NULL;
 	store_table_t **tables[] = { &db->warehouse, &db->district, &db->customer, &db->history,
 	                             &db->new_order, &db->order, &db->order_line, &db->item,
 	                             &db->stock };
@@ -389,6 +439,7 @@ static int load_orders(tpcc_db_t *db, uint32_t w, uint32_t d, bench_rng_t *r, ui
 
 static int load_warehouse(tpcc_db_t *db, uint32_t w, uint32_t *perm)
 {
+	db = tpcc_home(db, w);
 	bench_rng_t rng, *r = &rng;
 	bench_rng_seed(r, db->seed, LOAD_STREAM_WAREHOUSE + w);
 
@@ -482,6 +533,7 @@ static void *loader_main(void *p)
 
 int tpcc_load_warehouses(tpcc_db_t *db, unsigned loaders)
 {
+	parts_refresh(db);   /* the shared population's constants */
 	if (loaders > db->warehouses)
 		loaders = db->warehouses;
 	if (loaders == 0)

@@ -797,9 +797,26 @@ void tpcc_draw(const tpcc_db_t *db, tpcc_worker_t *me, bench_rng_t *r, unsigned 
 	}
 }
 
+uint32_t tpcc_request_home(const tpcc_request_t *req)
+{
+	switch (req->type) {
+	case TPCC_NEW_ORDER:
+		return req->in.new_order.w;
+	case TPCC_PAYMENT:
+		return req->in.payment.w;
+	case TPCC_ORDER_STATUS:
+		return req->in.order_status.w;
+	case TPCC_DELIVERY:
+		return req->in.delivery.w;
+	default:
+		return req->in.stock_level.w;
+	}
+}
+
 void tpcc_execute(tpcc_db_t *db, tpcc_worker_t *scratch, const tpcc_request_t *req,
                   tpcc_result_t *res)
 {
+	db = tpcc_home(db, tpcc_request_home(req));
 	res->missing = NULL;
 	res->rolled_back = false;
 	switch (req->type) {

@@ -77,6 +77,9 @@ typedef struct tm_stats {
 	uint64_t frees;           /* tm_free in committed transactions */
 	uint64_t reclaimed;       /* blocks returned to the allocator after a
 	                             grace period */
+	uint64_t early_fast;      /* pot: fast commits of keyed transactions
+	                             begun before their turn, in place beside
+	                             the earlier ones (tm_set_next_order_key) */
 } tm_stats_t;
 
 /* Sum of all threads, live and exited, since tm_init or tm_stats_reset.

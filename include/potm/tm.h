@@ -321,6 +321,28 @@ bool tm_is_deterministic(void);
  * supplied by another thread, called inside a transaction. */
 int tm_set_next_order(uint64_t seqno);
 
+/* The same, with the transaction's commutativity key (Vale's thesis,
+ * 3.2 "multiple simultaneous fast transactions", and 5.3.2): the
+ * application promises that two transactions with different keys touch
+ * disjoint data (neither reads nor writes what the other writes, the
+ * records and every structure they reach: a tree or a hash chain two of
+ * them insert into is shared data), so that their order does not change
+ * the outcome.  TM_KEY_NONE commutes with nothing.  With pot in a mode
+ * with fast mode (pot, pot-fast), a keyed transaction whose key differs
+ * from those of every slot between the turn and its own (all supplied,
+ * none TM_KEY_NONE) runs in fast mode at once, in place beside them, and
+ * still commits in its slot: tm_commit returns once the turn reached it.
+ * tm_stats' early_fast counts them.  A keyless transaction
+ * (tm_set_next_order) runs exactly as before and, like TM_KEY_NONE,
+ * commutes with nothing.  Other Pot modes and backends (pot-rtm,
+ * pot-rot) accept keys and ignore them.  Returns 0, or -1 with
+ * tm_last_error(): as tm_set_next_order, a key without the explicit
+ * order, and (with tm_set_next_order too) another supply while the
+ * calling thread's keyed slot has not run: a later slot may already run
+ * beside it on the strength of its key. */
+#define TM_KEY_NONE UINT64_MAX
+int tm_set_next_order_key(uint64_t seqno, uint64_t key);
+
 /* Weighted order (POTM_SEQUENCER=weighted, Pot backends): the calling
  * thread's transactions from now on weigh weight (1..TM_WEIGHT_MAX; 1 by
  * default), roughly how long one runs compared with the shortest.  The

@@ -97,6 +97,7 @@ typedef struct tm_stats {
     uint64_t allocs;
     uint64_t frees;
     uint64_t reclaimed;
+    uint64_t early_fast;
 } tm_stats_t;
 
 int tm_stats(tm_stats_t *out);

@@ -73,8 +73,8 @@ STATUS_KEYS = ("batches", "positions", "executed", "digest", "digest_batches",
                "replica", "leader", "leader_id", "snapshots", "restores")
 
 #: The backend binary each mode runs on (server/README.md).
-MODE_BACKENDS = {"sequential": "seq", "pot": "pot", "pot+lsd": "pot", "occ": "tl2",
-                 "2pl": "2pl"}
+MODE_BACKENDS = {"sequential": "seq", "pot": "pot", "pot+lsd": "pot", "pot+fast": "pot",
+                 "pot+lsd+fast": "pot", "occ": "tl2", "2pl": "2pl"}
 
 _REQ_HEAD = struct.Struct("<BBHQQHH")
 _RESP_HEAD = struct.Struct("<BBHQQQHH")

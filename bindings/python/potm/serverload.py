@@ -16,10 +16,13 @@ True
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence, Union
 
 from potm.server import (OK, ROLLED_BACK, TX_DELIVERY, TX_NEW_ORDER, TX_ORDER_STATUS,
@@ -120,6 +123,32 @@ def run_load(port: Union[int, Sequence[int]], clients: int, requests_per_client:
                       elapsed_s=elapsed, throughput=len(lat) / elapsed if elapsed else 0.0,
                       mean_latency_ms=1000 * sum(lat) / len(lat) if lat else 0.0,
                       p99_latency_ms=1000 * _percentile(lat, 99))
+
+
+def run_load_native(binary: Path, port: int, clients: int, requests_per_client: int,
+                    workload: str = "tpcc", warehouses: int = 1, items: int = 1000,
+                    customers: int = 30, accounts: int = 16, seed: int = 1,
+                    timeout_s: float = 600.0) -> LoadResult:
+    """The same closed loop run by potm-load (server/load.c, its binary:
+    build/server/potm-load): C client threads, for measurements where this
+    process's clients, which share one interpreter lock, would be the
+    bottleneck.  Its requests are drawn the same way, from its own random
+    stream.  RuntimeError if it fails."""
+    args = [str(binary), "--port", str(port), "--clients", str(clients),
+            "--requests", str(requests_per_client), "--workload", workload,
+            "-w", str(warehouses), "-I", str(items), "-C", str(customers),
+            "--accounts", str(accounts), "--seed", str(seed)]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=timeout_s)
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"potm-load failed (exit {done.returncode}): "
+                           f"{done.stderr.strip()[-300:]}")
+    r = json.loads(lines[-1])
+    return LoadResult(clients=int(r["clients"]), requests=int(r["requests"]),
+                      errors=int(r["errors"]), elapsed_s=float(r["elapsed_s"]),
+                      throughput=float(r["throughput"]),
+                      mean_latency_ms=float(r["mean_latency_ms"]),
+                      p99_latency_ms=float(r["p99_latency_ms"]))
 
 
 def _percentile(sorted_values: Sequence[float], pct: float) -> float:

@@ -62,7 +62,8 @@ def test_bad_input_leaves_others_served(pot_server: ServerProcess) -> None:
         assert good.call(TX_TRANSFER, [2, 3, 5]).values == [1, 995, 1005]
 
 
-@pytest.mark.parametrize("mode", ["pot", "pot+lsd", "occ", "sequential"])
+@pytest.mark.parametrize("mode", ["pot", "pot+lsd", "pot+fast", "pot+lsd+fast", "occ",
+                                  "sequential"])
 def test_load_run_is_consistent(mode: str) -> None:
     srv = _server(mode)
     with srv:

@@ -1,0 +1,35 @@
+"""potm.serverfig: Figures 5.4/5.5's runs, table and ratios (short)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import build_dir
+from potm.serverfig import Point, main, summary
+
+
+def _point(mode: str, w: int, tput: float) -> Point:
+    return Point(mode, w, 8, 0, 100, tput, 1.0, 2.0, 0, True)
+
+
+def test_summary_gives_the_targets_ratios() -> None:
+    text = summary([_point("pot", 8, 100.0), _point("pot+fast", 8, 150.0),
+                    _point("sequential", 8, 50.0)])
+    assert "w=8 pot+fast/pot 1.50 at 8 clients (target >= 1.2)" in text
+    assert "w=8 pot/sequential 2.00" in text
+    assert "pot+lsd/pot" not in text   # not measured: no ratio
+
+
+def test_quick_pass_writes_table_and_figure(tmp_path: Path) -> None:
+    if not (build_dir() / "server" / "potm-server-pot").exists():
+        pytest.skip("potm-server-pot is not built")
+    rc = main(["--build", str(build_dir()), "--out", str(tmp_path), "--modes", "pot",
+               "pot+fast", "--warehouses", "2", "--clients", "2", "--requests", "15",
+               "--repeat", "1", "--customers", "30"])
+    assert rc == 0
+    rows = (tmp_path / "server.csv").read_text().splitlines()
+    assert len(rows) == 3 and rows[0].startswith("mode,warehouses,clients")
+    assert (tmp_path / "server.png").stat().st_size > 0
+    assert " pot+fast " in (tmp_path / "server.txt").read_text()
