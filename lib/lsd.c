@@ -90,7 +90,10 @@ enum lsd_kind {
 
 typedef struct lsd_node {
 	int64_t val;          /* CONST: the value; else the memo of pass epoch */
-	const void *addr;     /* FUTURE: the word */
+	union {
+		const void *addr;    /* FUTURE: the word */
+		int64_t known;       /* operators: the known operand's value (L8) */
+	};
 	union {
 		struct {
 			uint32_t a, b;   /* operators: the operands (indices) */
@@ -100,12 +103,16 @@ typedef struct lsd_node {
 	uint32_t epoch;       /* the pass val was computed in */
 	uint8_t kind;
 	uint8_t op;           /* CMP: lsd_cmp_op_t; FUTURE: LSD_PEEKED */
-	uint8_t size;         /* FUTURE: 4 or 8 */
+	uint8_t size;         /* FUTURE: 4 or 8; operators: LSD_A_KNOWN, LSD_B_KNOWN */
 	uint8_t depth;        /* operator levels below and including this one */
 } lsd_node_t;
 
 /* A future some condition was evaluated on (L7). */
 #define LSD_PEEKED 1
+/* An operator whose operand a (b) is a known value, held in the node
+ * (known) instead of a constant node (L8). */
+#define LSD_A_KNOWN 1
+#define LSD_B_KNOWN 2
 
 typedef struct lsd_cond_rec {
 	uint32_t node;
@@ -130,7 +137,6 @@ struct potm_lsd {
 	potm_thread_t *owner;
 	lsd_node_t *nodes;
 	uint32_t n, cap;
-	uint32_t made;                /* L4: inline values made by this attempt */
 	uint32_t gen;                 /* L1: this attempt's */
 	uint32_t gen_next, gen_end;   /* the thread's block of generations */
 	uint32_t epoch;               /* L4: evaluation passes of this attempt */
@@ -186,6 +192,9 @@ static struct potm_lsd *lsd_start(potm_thread_t *t)
 	s->gen = lsd_take_generation(s);
 	t->lsd_used = true;
 	t->lsd_lazy = potm_backend.lsd != NULL && potm_backend.lsd->lazy(t);
+	t->txd.lsd_tag = s->gen << 16;
+	t->txd.lsd_room = LSD_MAX_NODES;
+	t->txd.lsd_eager = !t->lsd_lazy;
 	return s;
 }
 
@@ -206,11 +215,12 @@ void potm_lsd_end(potm_thread_t *t)
 		s->index_bits = LSD_INDEX_MIN_BITS;
 		s->indexed = false;
 	}
-	s->n = s->n_frs = s->n_conds = s->n_lw = s->applied = s->made = 0;
+	s->n = s->n_frs = s->n_conds = s->n_lw = s->applied = 0;
 	s->epoch = 0;
 	s->recheck = false;
 	t->lsd_used = false;
 	t->lsd_lazy = false;
+	t->txd.lsd_tag = t->txd.lsd_room = t->txd.lsd_eager = 0;
 }
 
 void potm_lsd_free(potm_thread_t *t)
@@ -226,6 +236,7 @@ void potm_lsd_free(potm_thread_t *t)
 	free(s);
 	t->lsd = NULL;
 	t->lsd_used = false;
+	t->txd.lsd_tag = t->txd.lsd_room = t->txd.lsd_eager = 0;
 }
 
 /* Grow an array of *cap elements of size each, to at least n + 1. */
@@ -240,8 +251,11 @@ static void *lsd_grow(void *v, uint32_t *cap, size_t size)
 /* The low 16 bits of a handle: a node index below LSD_MAX_NODES, or an
  * inline value (a constant: lsd_val_t.k) or inline condition (its answer)
  * of depth d, LSD_INLINE_VAL + d or LSD_INLINE_COND + d. */
-#define LSD_INLINE_VAL 0xff00u
-#define LSD_INLINE_COND 0xff80u
+#define LSD_INLINE_VAL POTM_LSD_IVAL_
+#define LSD_INLINE_COND POTM_LSD_ICOND_
+_Static_assert(POTM_LSD_ADD_ == LSD_K_ADD && POTM_LSD_SUB_ == LSD_K_SUB &&
+               POTM_LSD_MUL_ == LSD_K_MUL && POTM_LSD_MIN_ == LSD_K_MIN &&
+               POTM_LSD_MAX_ == LSD_K_MAX, "<potm/lsd.h>'s operator kinds");
 _Static_assert(LSD_MAX_NODES <= LSD_INLINE_VAL, "node indices stay below the inline tags");
 _Static_assert(LSD_MAX_DEPTH < 0x80, "an inline depth fits its tag's range");
 
@@ -271,8 +285,9 @@ static void lsd_too_many(const char *which)
 
 static inline void lsd_count(struct potm_lsd *s, const char *which)
 {
-	if (unlikely(++s->made + s->n > LSD_MAX_NODES))
+	if (unlikely(s->owner->txd.lsd_room == 0))
 		lsd_too_many(which);
+	s->owner->txd.lsd_room--;
 }
 
 static void lsd_too_deep(const char *which, unsigned depth) __attribute__((noreturn, cold));
@@ -333,7 +348,7 @@ static void lsd_grow_nodes(struct potm_lsd *s, const char *which)
 	__attribute__((noinline, cold));
 static void lsd_grow_nodes(struct potm_lsd *s, const char *which)
 {
-	if (s->n + s->made >= LSD_MAX_NODES)
+	if (s->owner->txd.lsd_room == 0)
 		lsd_too_many(which);
 	if (s->n == s->cap)
 		s->nodes = lsd_grow(s->nodes, &s->cap, sizeof *s->nodes);
@@ -341,8 +356,9 @@ static void lsd_grow_nodes(struct potm_lsd *s, const char *which)
 
 static inline uint32_t lsd_node_new(struct potm_lsd *s, uint8_t kind, const char *which)
 {
-	if (unlikely(s->n == s->cap || s->n + s->made >= LSD_MAX_NODES))
+	if (unlikely(s->n == s->cap || s->owner->txd.lsd_room == 0))
 		lsd_grow_nodes(s, which);
+	s->owner->txd.lsd_room--;
 	uint32_t i = s->n++;
 	lsd_node_t *n = &s->nodes[i];
 	n->kind = kind;
@@ -387,17 +403,26 @@ static inline unsigned lsd_op_depth(const struct potm_lsd *s, uint32_t a, uint32
 	return depth;
 }
 
-/* An operator, comparison or "and" node over handles a and b (values k). */
+/* An operator, comparison or "and" node over handles a and b (values k),
+ * at most one of them known (two known operands fold, L8): the known one
+ * is held in the node. */
 static uint32_t lsd_op_node(struct potm_lsd *s, uint8_t kind, uint8_t op, uint32_t a,
                             int64_t ka, uint32_t b, int64_t kb, unsigned depth,
                             const char *which)
 {
-	uint32_t ia = lsd_node_of(s, a, ka, which), ib = lsd_node_of(s, b, kb, which);
 	uint32_t i = lsd_node_new(s, kind, which);
 	lsd_node_t *n = &s->nodes[i];
 	n->op = op;
-	n->a = ia;
-	n->b = ib;
+	n->a = a & 0xffff;
+	n->b = b & 0xffff;
+	n->size = 0;
+	if (lsd_is_inline(a)) {
+		n->size = LSD_A_KNOWN;
+		n->known = ka;
+	} else if (lsd_is_inline(b)) {
+		n->size = LSD_B_KNOWN;
+		n->known = kb;
+	}
 	n->depth = (uint8_t)depth;
 	return i;
 }
@@ -501,10 +526,12 @@ static int64_t lsd_eval(struct potm_lsd *s, uint32_t i, potm_lsd_read_fn rd, boo
 	if (n->kind == LSD_K_AND) {
 		/* The second operand only if the first holds: a commit reads no
 		 * word it does not need. */
-		v = lsd_value_of(s, n->a, rd, bind) && lsd_value_of(s, n->b, rd, bind);
+		v = (n->size & LSD_A_KNOWN ? n->known : lsd_value_of(s, n->a, rd, bind)) &&
+		    (n->size & LSD_B_KNOWN ? n->known : lsd_value_of(s, n->b, rd, bind));
 	} else {
-		int64_t x = lsd_value_of(s, n->a, rd, bind);
-		v = lsd_apply(n->kind, n->op, x, lsd_value_of(s, n->b, rd, bind));
+		int64_t x = n->size & LSD_A_KNOWN ? n->known : lsd_value_of(s, n->a, rd, bind);
+		int64_t y = n->size & LSD_B_KNOWN ? n->known : lsd_value_of(s, n->b, rd, bind);
+		v = lsd_apply(n->kind, n->op, x, y);
 	}
 	n->val = v;
 	n->epoch = s->epoch;
@@ -662,17 +689,12 @@ standard_read:;
 	return lsd_inline_val(s, v, 0, which);
 }
 
-lsd_val_t lsd_read(const int64_t *addr)
+lsd_val_t potm_lsd_read_(const void *addr, unsigned size)
 {
-	return lsd_read_bytes(addr, 8, "lsd_read");
+	return lsd_read_bytes(addr, size, size == 4 ? "lsd_read_i32" : "lsd_read");
 }
 
-lsd_val_t lsd_read_i32(const int32_t *addr)
-{
-	return lsd_read_bytes(addr, 4, "lsd_read_i32");
-}
-
-lsd_val_t lsd_const(int64_t v)
+lsd_val_t potm_lsd_const_(int64_t v)
 {
 	struct potm_lsd *s = lsd_enter("lsd_const");
 	return lsd_inline_val(s, v, 0, "lsd_const");
@@ -691,13 +713,18 @@ static lsd_val_t lsd_binary(lsd_val_t a, lsd_val_t b, uint8_t kind, const char *
 	return (lsd_val_t){ .ref = lsd_ref(s, i) };
 }
 
-lsd_val_t lsd_add(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_ADD, "lsd_add"); }
-lsd_val_t lsd_sub(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_SUB, "lsd_sub"); }
-lsd_val_t lsd_mul(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_MUL, "lsd_mul"); }
-lsd_val_t lsd_min(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_MIN, "lsd_min"); }
-lsd_val_t lsd_max(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_MAX, "lsd_max"); }
+lsd_val_t potm_lsd_binary_(lsd_val_t a, lsd_val_t b, unsigned kind)
+{
+	switch (kind) {
+	case LSD_K_ADD: return lsd_binary(a, b, LSD_K_ADD, "lsd_add");
+	case LSD_K_SUB: return lsd_binary(a, b, LSD_K_SUB, "lsd_sub");
+	case LSD_K_MUL: return lsd_binary(a, b, LSD_K_MUL, "lsd_mul");
+	case LSD_K_MIN: return lsd_binary(a, b, LSD_K_MIN, "lsd_min");
+	default:        return lsd_binary(a, b, LSD_K_MAX, "lsd_max");
+	}
+}
 
-int64_t lsd_value(lsd_val_t v)
+int64_t potm_lsd_value_(lsd_val_t v)
 {
 	struct potm_lsd *s = lsd_enter("lsd_value");
 	lsd_check(s, v.ref, true, "lsd_value");
@@ -729,19 +756,19 @@ static lsd_cond_t lsd_condition(uint32_t a, int64_t ka, uint32_t b, int64_t kb, 
 	                                                   which)) };
 }
 
-lsd_cond_t lsd_cmp(lsd_val_t a, lsd_cmp_op_t op, lsd_val_t b)
+lsd_cond_t potm_lsd_cmp_(lsd_val_t a, lsd_cmp_op_t op, lsd_val_t b)
 {
 	if ((unsigned)op > LSD_GE)
 		potm_fatal("lsd_cmp: %d is no comparison (LSD_EQ ... LSD_GE)", (int)op);
 	return lsd_condition(a.ref, a.k, b.ref, b.k, true, LSD_K_CMP, (uint8_t)op, "lsd_cmp");
 }
 
-lsd_cond_t lsd_and(lsd_cond_t a, lsd_cond_t b)
+lsd_cond_t potm_lsd_and_(lsd_cond_t a, lsd_cond_t b)
 {
 	return lsd_condition(a.ref, a.k, b.ref, b.k, false, LSD_K_AND, 0, "lsd_and");
 }
 
-bool lsd_is_true(lsd_cond_t c)
+bool potm_lsd_is_true_(lsd_cond_t c)
 {
 	struct potm_lsd *s = lsd_enter("lsd_is_true");
 	lsd_check(s, c.ref, false, "lsd_is_true");
@@ -753,8 +780,22 @@ bool lsd_is_true(lsd_cond_t c)
 		return lsd_value_of(s, i, lsd_no_read, false) != 0;
 	/* Lazy: the condition on the words' latest committed values, and the
 	 * answer joins the condition set, for condition validation at the
-	 * commit. */
-	bool answer = lsd_value_of(s, i, potm_backend.lsd->peek, false) != 0;
+	 * commit.  The most common one, a future against a known value, is
+	 * evaluated here (the pass is new: the future has no memo in it). */
+	lsd_node_t *n = &s->nodes[i];
+	bool answer;
+	lsd_node_t *f = NULL;
+	if (n->kind == LSD_K_CMP && n->size != 0)
+		f = &s->nodes[n->size & LSD_B_KNOWN ? n->a : n->b];
+	if (f != NULL && f->kind == LSD_K_FUTURE) {
+		int64_t v = lsd_eval_future(s, f, potm_backend.lsd->peek, false);
+		answer = n->size & LSD_B_KNOWN ? lsd_compare(v, n->op, n->known)
+		                               : lsd_compare(n->known, n->op, v);
+		n->val = answer;
+		n->epoch = s->epoch;
+	} else {
+		answer = lsd_value_of(s, i, potm_backend.lsd->peek, false) != 0;
+	}
 	if (s->touched) {
 		if (s->n_conds == s->cap_conds)
 			s->conds = lsd_grow(s->conds, &s->cap_conds, sizeof *s->conds);
@@ -797,14 +838,9 @@ standard_write:
 		tm_write_i64((int64_t *)a, x);
 }
 
-void lsd_write(int64_t *addr, lsd_val_t v)
+void potm_lsd_write_(void *addr, unsigned size, lsd_val_t v)
 {
-	lsd_write_bytes(addr, 8, v, "lsd_write");
-}
-
-void lsd_write_i32(int32_t *addr, lsd_val_t v)
-{
-	lsd_write_bytes(addr, 4, v, "lsd_write_i32");
+	lsd_write_bytes(addr, size, v, size == 4 ? "lsd_write_i32" : "lsd_write");
 }
 
 /* ---- settling (the backend's commit) ------------------------------------------------ */
@@ -853,6 +889,20 @@ bool potm_lsd_settle(potm_thread_t *t, potm_lsd_read_fn rd, potm_lsd_put_fn put,
 _Static_assert(LSD_K_FUTURE == POTM_LSD_INSN_FUTURE, "potm_lsd_insn_t's future kind");
 _Static_assert(POTM_LSD_PROGRAM_MAX <= UINT16_MAX, "operand indices are 16 bits");
 
+/* Emit a known operand held in its user's node (L8), as a constant. */
+static int lsd_compile_known(int64_t k, potm_lsd_insn_t *out, uint32_t *nodes, size_t cap,
+                             size_t *n)
+{
+	if (*n == cap)
+		return -1;
+	potm_lsd_insn_t *p = &out[*n];
+	memset(p, 0, sizeof *p);
+	p->kind = LSD_K_CONST;
+	p->val = k;
+	nodes[*n] = UINT32_MAX;   /* no arena node: never shared */
+	return (int)(*n)++;
+}
+
 /* Emit node i (and what it needs) after out[0, *n); nodes[j] is the arena
  * index of out[j], so that shared subexpressions are emitted once.
  * Returns its instruction's index, or -1 if cap is reached. */
@@ -865,8 +915,11 @@ static int lsd_compile_node(const struct potm_lsd *s, uint32_t i, potm_lsd_insn_
 	const lsd_node_t *nd = &s->nodes[i];
 	int a = 0, b = 0;
 	if (nd->kind != LSD_K_CONST && nd->kind != LSD_K_FUTURE) {
-		a = lsd_compile_node(s, nd->a, out, nodes, cap, n);
-		b = a < 0 ? -1 : lsd_compile_node(s, nd->b, out, nodes, cap, n);
+		a = nd->size & LSD_A_KNOWN ? lsd_compile_known(nd->known, out, nodes, cap, n)
+		                           : lsd_compile_node(s, nd->a, out, nodes, cap, n);
+		b = a < 0 ? -1
+		    : nd->size & LSD_B_KNOWN ? lsd_compile_known(nd->known, out, nodes, cap, n)
+		                             : lsd_compile_node(s, nd->b, out, nodes, cap, n);
 		if (b < 0)
 			return -1;
 	}
