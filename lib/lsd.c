@@ -658,16 +658,18 @@ static void lsd_record_lazy_write(struct potm_lsd *s, void *a, unsigned size, ui
 
 /* ---- futures ----------------------------------------------------------------- */
 
-static lsd_val_t lsd_read_bytes(const void *a, unsigned size, const char *which)
+static inline __attribute__((always_inline)) lsd_val_t
+lsd_read_bytes(const void *a, unsigned size, const char *which)
 {
 	struct potm_lsd *s = lsd_enter(which);
 	potm_check_aligned(a, size, which);
 	potm_thread_t *t = s->owner;
-	if (likely(!t->lsd_lazy && s->n_lw == 0))   /* L8: eager, a value */
-		goto standard_read;
-	uint32_t i = lsd_lazily_written(s, a, size, which);
-	if (i != UINT32_MAX)
-		return (lsd_val_t){ .ref = lsd_ref(s, i) };   /* L2: the expression written */
+	uint32_t i;
+	if (unlikely(s->n_lw != 0)) {
+		i = lsd_lazily_written(s, a, size, which);
+		if (i != UINT32_MAX)
+			return (lsd_val_t){ .ref = lsd_ref(s, i) };   /* L2: the expression written */
+	}
 	if (t->lsd_lazy) {
 		uint64_t b;
 		int w = potm_backend.lsd->written(t, a, size, &b);
@@ -684,14 +686,53 @@ static lsd_val_t lsd_read_bytes(const void *a, unsigned size, const char *which)
 			return lsd_inline_val(s, lsd_from_bytes(b, size), 0, which);
 		/* Written in part: a standard read merges the rest. */
 	}
-standard_read:;
+	/* Eager (L8): a standard read, a value. */
 	int64_t v = size == 4 ? tm_read_i32((const int32_t *)a) : tm_read_i64((const int64_t *)a);
 	return lsd_inline_val(s, v, 0, which);
 }
 
+static lsd_val_t lsd_read_generic(const void *addr, unsigned size) __attribute__((noinline));
+static lsd_val_t lsd_read_generic(const void *addr, unsigned size)
+{
+	if (size == 4)
+		return lsd_read_bytes(addr, 4, "lsd_read_i32");
+	return lsd_read_bytes(addr, 8, "lsd_read");
+}
+
 lsd_val_t potm_lsd_read_(const void *addr, unsigned size)
 {
-	return lsd_read_bytes(addr, size, size == 4 ? "lsd_read_i32" : "lsd_read");
+	/* The common lazy case: a word the attempt did not write, a new
+	 * future (as lsd_read_bytes, without its checks' detours). */
+	potm_thread_t *t = potm_self();
+	if (likely(t != NULL && t->lsd_lazy && t->lsd_used && t->txd.lsd_room != 0 &&
+	           ((uintptr_t)addr & (size - 1)) == 0)) {
+		struct potm_lsd *s = t->lsd;
+		uint64_t b;
+		if (s->n_lw == 0 && s->n < s->cap && s->n_frs < s->cap_frs) {
+			/* (written is asked once: pot counts the access there) */
+			int w = potm_backend.lsd->written(t, addr, size, &b);
+			t->txd.lsd_room--;
+			if (likely(w == 0)) {
+				uint32_t i = s->n++;
+				lsd_node_t *n = &s->nodes[i];
+				n->kind = LSD_K_FUTURE;
+				n->op = 0;
+				n->epoch = 0;
+				n->depth = 0;
+				n->addr = addr;
+				n->size = (uint8_t)size;
+				s->frs[s->n_frs++] = i;
+				return (lsd_val_t){ .ref = t->txd.lsd_tag | i };
+			}
+			/* L2: the value written; in part, a standard read merges
+			 * the rest. */
+			int64_t v = w > 0 ? lsd_from_bytes(b, size)
+			            : size == 4 ? tm_read_i32((const int32_t *)addr)
+			                        : tm_read_i64((const int64_t *)addr);
+			return (lsd_val_t){ .k = v, .ref = t->txd.lsd_tag | LSD_INLINE_VAL };
+		}
+	}
+	return lsd_read_generic(addr, size);
 }
 
 lsd_val_t potm_lsd_const_(int64_t v)
@@ -700,7 +741,53 @@ lsd_val_t potm_lsd_const_(int64_t v)
 	return lsd_inline_val(s, v, 0, "lsd_const");
 }
 
+/* The common lazy case of an operator or comparison: a value node of
+ * this attempt against a known value, on either side (L8: the node holds
+ * it).  UINT32_MAX, with nothing made, for anything else (the generic
+ * path then checks the handles and reports misuse). */
+static inline __attribute__((always_inline)) uint32_t
+lsd_node_vs_known(potm_thread_t *t, lsd_val_t a, lsd_val_t b, uint8_t kind, uint8_t op)
+{
+	if (unlikely(t == NULL || !t->lsd_used || t->txd.lsd_room == 0))
+		return UINT32_MAX;
+	struct potm_lsd *s = t->lsd;
+	uint32_t tag = t->txd.lsd_tag;
+	uint32_t node, known_depth;
+	uint8_t side;
+	int64_t k;
+	if (a.ref - tag < s->n && b.ref - (tag | LSD_INLINE_VAL) <= LSD_MAX_DEPTH) {
+		node = a.ref - tag;
+		known_depth = b.ref - (tag | LSD_INLINE_VAL);
+		side = LSD_B_KNOWN;
+		k = b.k;
+	} else if (b.ref - tag < s->n && a.ref - (tag | LSD_INLINE_VAL) <= LSD_MAX_DEPTH) {
+		node = b.ref - tag;
+		known_depth = a.ref - (tag | LSD_INLINE_VAL);
+		side = LSD_A_KNOWN;
+		k = a.k;
+	} else {
+		return UINT32_MAX;
+	}
+	const lsd_node_t *x = &s->nodes[node];
+	unsigned depth = 1 + (x->depth > known_depth ? x->depth : known_depth);
+	if (unlikely(x->kind >= LSD_K_CMP || depth > LSD_MAX_DEPTH || s->n == s->cap))
+		return UINT32_MAX;
+	t->txd.lsd_room--;
+	uint32_t i = s->n++;
+	lsd_node_t *n = &s->nodes[i];
+	n->kind = kind;
+	n->op = op;
+	n->epoch = 0;
+	n->depth = (uint8_t)depth;
+	n->size = side;
+	n->known = k;
+	n->a = n->b = node;
+	return i;
+}
+
 /* An operator: on two inline values, folded at once (L8). */
+static lsd_val_t lsd_binary(lsd_val_t a, lsd_val_t b, uint8_t kind, const char *which)
+	__attribute__((noinline));
 static lsd_val_t lsd_binary(lsd_val_t a, lsd_val_t b, uint8_t kind, const char *which)
 {
 	struct potm_lsd *s = lsd_enter(which);
@@ -715,6 +802,12 @@ static lsd_val_t lsd_binary(lsd_val_t a, lsd_val_t b, uint8_t kind, const char *
 
 lsd_val_t potm_lsd_binary_(lsd_val_t a, lsd_val_t b, unsigned kind)
 {
+	potm_thread_t *t = potm_self();
+	if (kind >= LSD_K_ADD && kind <= LSD_K_MAX) {
+		uint32_t i = lsd_node_vs_known(t, a, b, (uint8_t)kind, 0);
+		if (i != UINT32_MAX)
+			return (lsd_val_t){ .ref = t->txd.lsd_tag | i };
+	}
 	switch (kind) {
 	case LSD_K_ADD: return lsd_binary(a, b, LSD_K_ADD, "lsd_add");
 	case LSD_K_SUB: return lsd_binary(a, b, LSD_K_SUB, "lsd_sub");
@@ -744,6 +837,9 @@ int64_t potm_lsd_value_(lsd_val_t v)
 /* A comparison or "and": on two inline operands, answered at once (L8). */
 static lsd_cond_t lsd_condition(uint32_t a, int64_t ka, uint32_t b, int64_t kb, bool value,
                                 uint8_t kind, uint8_t op, const char *which)
+	__attribute__((noinline));
+static lsd_cond_t lsd_condition(uint32_t a, int64_t ka, uint32_t b, int64_t kb, bool value,
+                                uint8_t kind, uint8_t op, const char *which)
 {
 	struct potm_lsd *s = lsd_enter(which);
 	lsd_check(s, a, value, which);
@@ -760,6 +856,10 @@ lsd_cond_t potm_lsd_cmp_(lsd_val_t a, lsd_cmp_op_t op, lsd_val_t b)
 {
 	if ((unsigned)op > LSD_GE)
 		potm_fatal("lsd_cmp: %d is no comparison (LSD_EQ ... LSD_GE)", (int)op);
+	potm_thread_t *t = potm_self();
+	uint32_t i = lsd_node_vs_known(t, a, b, LSD_K_CMP, (uint8_t)op);
+	if (i != UINT32_MAX)
+		return (lsd_cond_t){ .ref = t->txd.lsd_tag | i };
 	return lsd_condition(a.ref, a.k, b.ref, b.k, true, LSD_K_CMP, (uint8_t)op, "lsd_cmp");
 }
 
@@ -768,7 +868,37 @@ lsd_cond_t potm_lsd_and_(lsd_cond_t a, lsd_cond_t b)
 	return lsd_condition(a.ref, a.k, b.ref, b.k, false, LSD_K_AND, 0, "lsd_and");
 }
 
+static bool lsd_is_true_generic(lsd_cond_t c) __attribute__((noinline));
+
 bool potm_lsd_is_true_(lsd_cond_t c)
+{
+	/* The common lazy case: a comparison of a future against a known
+	 * value, evaluated here (a new pass: the future has no memo in it). */
+	potm_thread_t *t = potm_self();
+	if (likely(t != NULL && t->lsd_lazy && t->lsd_used)) {
+		struct potm_lsd *s = t->lsd;
+		uint32_t i = c.ref - t->txd.lsd_tag;
+		lsd_node_t *n = &s->nodes[i < s->n ? i : 0];
+		lsd_node_t *f;
+		if (i < s->n && n->kind == LSD_K_CMP && n->size != 0 &&
+		    (f = &s->nodes[n->size & LSD_B_KNOWN ? n->a : n->b])->kind == LSD_K_FUTURE &&
+		    s->n_conds < s->cap_conds) {
+			lsd_new_pass(s);
+			int64_t v = lsd_eval_future(s, f, potm_backend.lsd->peek, false);
+			bool answer = n->size & LSD_B_KNOWN ? lsd_compare(v, n->op, n->known)
+			                                    : lsd_compare(n->known, n->op, v);
+			n->val = answer;
+			n->epoch = s->epoch;
+			s->conds[s->n_conds++] = (lsd_cond_rec_t){ .node = i, .answer = answer };
+			if (potm_backend.lsd->held != NULL)
+				potm_backend.lsd->held(t, s->n_conds - 1);
+			return answer;
+		}
+	}
+	return lsd_is_true_generic(c);
+}
+
+static bool lsd_is_true_generic(lsd_cond_t c)
 {
 	struct potm_lsd *s = lsd_enter("lsd_is_true");
 	lsd_check(s, c.ref, false, "lsd_is_true");
@@ -951,6 +1081,27 @@ size_t potm_lsd_cond_compile(potm_thread_t *t, uint32_t k, potm_lsd_insn_t *out,
 	if (cap > POTM_LSD_PROGRAM_MAX)
 		cap = POTM_LSD_PROGRAM_MAX;
 	*answer = s->conds[k].answer;
+	/* The common condition, a future against a known value: three
+	 * instructions, emitted as lsd_compile_node would. */
+	const lsd_node_t *c = &s->nodes[s->conds[k].node];
+	if (c->kind == LSD_K_CMP && c->size != 0 && cap >= 3) {
+		const lsd_node_t *f = &s->nodes[c->size & LSD_B_KNOWN ? c->a : c->b];
+		if (f->kind == LSD_K_FUTURE) {
+			unsigned fi = c->size & LSD_B_KNOWN ? 0 : 1;
+			memset(out, 0, 3 * sizeof *out);
+			out[fi].kind = LSD_K_FUTURE;
+			out[fi].addr = f->addr;
+			out[fi].size = f->size;
+			out[fi].held = f->epoch == s->epoch;
+			out[1 - fi].kind = LSD_K_CONST;
+			out[1 - fi].val = c->known;
+			out[2].kind = LSD_K_CMP;
+			out[2].op = c->op;
+			out[2].a = 0;
+			out[2].b = 1;
+			return 3;
+		}
+	}
 	return lsd_compile_node(s, s->conds[k].node, out, nodes, cap, &n) < 0 ? 0 : n;
 }
 
