@@ -32,7 +32,9 @@
  *     generation: never 0, taken in blocks from one global counter, so
  *     each differs from the last 65,534 handed out on any thread.  A
  *     handle of another attempt or thread, or one never made (0), is a
- *     misuse, caught unless 65,535 generations came between.
+ *     misuse, caught unless 65,535 generations came between.  From the
+ *     attempt's first call to its end tm_txd_t.lsd_tag is gen << 16, and
+ *     0 outside (potm_lsd_end, potm_lsd_free clear it).
  *  L2 (futures mean the pre-state) A FUTURE node stands for its word's
  *     value before the transaction's own writes.  lsd_read never makes one
  *     for a word the transaction wrote before the read: a lazily written
@@ -47,7 +49,9 @@
  *  L4 (bounds) An operator, comparison or "and" is one level; no node is
  *     deeper than LSD_MAX_DEPTH, so evaluation recurses at most that far,
  *     and memoizes by pass (epoch): each node is evaluated once per pass.
- *     An attempt makes at most LSD_MAX_NODES nodes.
+ *     An attempt makes at most LSD_MAX_NODES nodes and inline values in
+ *     all: tm_txd_t.lsd_room counts down what is left, from LSD_MAX_NODES
+ *     at the first call; 0 before it and outside an attempt.
  *  L5 (settled) After potm_lsd_settle the attempt is eager: the futures it
  *     reached are constants, and the lazy writes made so far were handed
  *     to the backend (they stay in the index, so that lsd_read still
@@ -63,12 +67,36 @@
  *     an eager read, an operator or comparison over known operands — is
  *     no node: its handle carries it (lsd_val_t.k, lsd_cond_t.k) under a
  *     tag of the attempt's generation and its depth, so L1 and L4 hold
- *     for it as for nodes, and it counts towards LSD_MAX_NODES with them.  In eager mode every handle is such a value, so an
- *     eager transaction builds no node at all; a lazy one makes a constant
- *     node only where a known value meets a future.
+ *     for it as for nodes, and it counts towards LSD_MAX_NODES with them.
+ *     In eager mode every handle is such a value, so an eager transaction
+ *     builds no node at all.  In a lazy one an operator or comparison of
+ *     a future-bearing node and a known value holds the value in its node
+ *     (known, LSD_A_KNOWN / LSD_B_KNOWN: two known operands fold, so at
+ *     most one is); a constant node is made only for a lazy write of a
+ *     known value.
  *  L6 (cost) A transaction that makes no LSD call costs nothing here: the
  *     state is allocated at a thread's first call, and lib/tx.c resets it
  *     only after an attempt that used it (potm_thread_t.lsd_used).
+ *  L9 (inline and short paths) <potm/lsd.h> runs a call inline when its
+ *     handles are known values or conditions of the running attempt: ref
+ *     - (lsd_tag | LSD_INLINE_VAL) is the depth of a known value of this
+ *     attempt, and no more than LSD_MAX_DEPTH only for one (a node's
+ *     index is below LSD_INLINE_VAL, another generation's difference is
+ *     at least 1 << 16, and lsd_tag is 0 outside, where no handle
+ *     matches); the same with LSD_INLINE_COND for conditions.  It folds
+ *     as lsd_binary and lsd_condition would, with the same depth and
+ *     count (L4), and takes room only where lsd_room is not 0 (so the
+ *     first call of an attempt starts it here).  tm_txd_t.lsd_eager is
+ *     set from the first call of an attempt that starts eagerly to its
+ *     end (an eager attempt never makes a lazy write: every handle is
+ *     known), and only then are a read and a write of a known value the
+ *     standard accesses inline.  Everything else, and every misuse, comes
+ *     here (potm_lsd_*_), which checks and reports as before.  Here the
+ *     lazy common cases (a future of a word the attempt did not write, a
+ *     node against a known value, lsd_is_true of a comparison of a future
+ *     with a known value, its program for condition locking) take short
+ *     paths that make what the generic code would, and fall back to it
+ *     for anything they do not recognize.
  */
 #include "potm_internal.h"
 
