@@ -511,7 +511,8 @@ static inline int64_t lsd_apply(unsigned kind, unsigned op, int64_t a, int64_t b
 /* A future's value in the current pass, read by rd; with bind it becomes
  * a constant (its value is now the transaction's), without it the pass is
  * a peek (lsd_is_true), which L7 records. */
-static int64_t lsd_eval_future(struct potm_lsd *s, lsd_node_t *n, potm_lsd_read_fn rd, bool bind)
+static inline __attribute__((always_inline)) int64_t
+lsd_eval_future(struct potm_lsd *s, lsd_node_t *n, potm_lsd_read_fn rd, bool bind)
 {
 	int64_t v = lsd_from_bytes(rd(s->owner, n->addr, n->size), n->size);
 	s->touched = true;
@@ -828,6 +829,9 @@ static lsd_val_t lsd_binary(lsd_val_t a, lsd_val_t b, uint8_t kind, const char *
 	return (lsd_val_t){ .ref = lsd_ref(s, i) };
 }
 
+static lsd_val_t lsd_binary_generic(lsd_val_t a, lsd_val_t b, unsigned kind)
+	__attribute__((noinline));
+
 lsd_val_t potm_lsd_binary_(lsd_val_t a, lsd_val_t b, unsigned kind)
 {
 	potm_thread_t *t = potm_self();
@@ -836,6 +840,11 @@ lsd_val_t potm_lsd_binary_(lsd_val_t a, lsd_val_t b, unsigned kind)
 		if (i != UINT32_MAX)
 			return (lsd_val_t){ .ref = t->txd.lsd_tag | i };
 	}
+	return lsd_binary_generic(a, b, kind);
+}
+
+static lsd_val_t lsd_binary_generic(lsd_val_t a, lsd_val_t b, unsigned kind)
+{
 	switch (kind) {
 	case LSD_K_ADD: return lsd_binary(a, b, LSD_K_ADD, "lsd_add");
 	case LSD_K_SUB: return lsd_binary(a, b, LSD_K_SUB, "lsd_sub");
@@ -880,15 +889,24 @@ static lsd_cond_t lsd_condition(uint32_t a, int64_t ka, uint32_t b, int64_t kb, 
 	                                                   which)) };
 }
 
-lsd_cond_t potm_lsd_cmp_(lsd_val_t a, lsd_cmp_op_t op, lsd_val_t b)
+static lsd_cond_t lsd_cmp_generic(lsd_val_t a, lsd_cmp_op_t op, lsd_val_t b)
+	__attribute__((noinline));
+static lsd_cond_t lsd_cmp_generic(lsd_val_t a, lsd_cmp_op_t op, lsd_val_t b)
 {
 	if ((unsigned)op > LSD_GE)
 		potm_fatal("lsd_cmp: %d is no comparison (LSD_EQ ... LSD_GE)", (int)op);
-	potm_thread_t *t = potm_self();
-	uint32_t i = lsd_node_vs_known(t, a, b, LSD_K_CMP, (uint8_t)op);
-	if (i != UINT32_MAX)
-		return (lsd_cond_t){ .ref = t->txd.lsd_tag | i };
 	return lsd_condition(a.ref, a.k, b.ref, b.k, true, LSD_K_CMP, (uint8_t)op, "lsd_cmp");
+}
+
+lsd_cond_t potm_lsd_cmp_(lsd_val_t a, lsd_cmp_op_t op, lsd_val_t b)
+{
+	potm_thread_t *t = potm_self();
+	if (likely((unsigned)op <= LSD_GE)) {
+		uint32_t i = lsd_node_vs_known(t, a, b, LSD_K_CMP, (uint8_t)op);
+		if (i != UINT32_MAX)
+			return (lsd_cond_t){ .ref = t->txd.lsd_tag | i };
+	}
+	return lsd_cmp_generic(a, op, b);   /* (a tail call) */
 }
 
 lsd_cond_t potm_lsd_and_(lsd_cond_t a, lsd_cond_t b)
