@@ -781,6 +781,53 @@ START_TEST(hot_counter_known_left_8)
 }
 END_TEST
 
+/* Conditions on two words that writers keep opposite (y == -x) and move
+ * together: a committed transaction's answers come from one state, so
+ * "x >= 2" and "y <= -2" agree, whatever its peeks met (tl2 reads a word
+ * a committer holds without waiting, O6) and however many threads run
+ * (8 here, more than the cores).  Half the threads write, half read. */
+#define AGREE_ROUNDS (4000 / SCALE)
+static int64_t ax[8], ay[8];   /* x at [0], y at [7]: different lines */
+static long disagreed, agreed_true, agreed_false;
+
+static void agree_work(unsigned id, unsigned n)
+{
+	(void)n;
+	long dis = 0, yes = 0, no = 0;
+	for (long i = 0; i < AGREE_ROUNDS; i++) {
+		if (id % 2 == 0) {
+			TM_BEGIN();
+			int64_t v = (TM_LOAD(&ax[0]) + 1) % 4;
+			TM_STORE(&ax[0], v);
+			TM_STORE(&ay[7], -v);
+			TM_END();
+			continue;
+		}
+		volatile bool a = false, b = false;
+		TM_BEGIN();
+		a = lsd_is_true(lsd_cmp(lsd_read(&ax[0]), LSD_GE, K(2)));
+		b = lsd_is_true(lsd_cmp(K(-2), LSD_GE, lsd_read(&ay[7])));
+		TM_END();
+		dis += a != b;
+		yes += a && b;
+		no += !a && !b;
+	}
+	__atomic_fetch_add(&disagreed, dis, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&agreed_true, yes, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&agreed_false, no, __ATOMIC_RELAXED);
+}
+
+START_TEST(conditions_agree_at_commit_8)
+{
+	start_tm();
+	test_run_threads(8, agree_work);
+	ck_assert_int_eq(disagreed, 0);
+	ck_assert_int_eq(agreed_true + agreed_false, 4 * AGREE_ROUNDS);
+	ck_assert_int_eq(ax[0], -ay[7]);
+	tm_shutdown();
+}
+END_TEST
+
 /* tl2, step by step (thread 0 commits in the middle of thread 1's
  * transaction; tl2 runs them side by side, holding no lock before the
  * commit).  stock starts at 10; thread 1 asks for 5 while thread 0 takes
@@ -1012,6 +1059,7 @@ int main(void)
 		tcase_add_test(conc, hot_counter_2);
 		tcase_add_test(conc, hot_counter_8);
 		tcase_add_test(conc, hot_counter_known_left_8);
+		tcase_add_test(conc, conditions_agree_at_commit_8);
 		if (IS("tl2")) {
 			tcase_add_test(conc, condition_still_true_commits);
 			tcase_add_test(conc, condition_turned_false_reexecutes);
