@@ -81,17 +81,18 @@
  *     handles are known values or conditions of the running attempt: ref
  *     - (lsd_tag | LSD_INLINE_VAL) is the depth of a known value of this
  *     attempt, and no more than LSD_MAX_DEPTH only for one (a node's
- *     index is below LSD_INLINE_VAL, another generation's difference is
- *     at least 1 << 16, and lsd_tag is 0 outside, where no handle
- *     matches); the same with LSD_INLINE_COND for conditions.  It folds
- *     as lsd_binary and lsd_condition would, with the same depth and
- *     count (L4), and takes room only where lsd_room is not 0 (so the
- *     first call of an attempt starts it here).  tm_txd_t.lsd_eager is
+ *     index is below LSD_INLINE_VAL, a handle of another generation is
+ *     more than 0x10000 - LSD_INLINE_COND away, and lsd_tag is 0 outside,
+ *     where no handle is below 1 << 16); the same with LSD_INLINE_COND
+ *     for conditions.  It folds as lsd_binary and lsd_condition would,
+ *     with the same depth and count (L4), and only while lsd_room is not
+ *     0 (so an attempt's first call comes here and starts it).
+ *     tm_txd_t.lsd_eager is
  *     set from the first call of an attempt that starts eagerly to its
  *     end (an eager attempt never makes a lazy write: every handle is
  *     known), and only then are a read and a write of a known value the
  *     standard accesses inline.  Everything else, and every misuse, comes
- *     here (potm_lsd_*_), which checks and reports as before.  Here the
+ *     here (potm_lsd_*_), which checks and reports.  Here the
  *     lazy common cases (a future of a word the attempt did not write, a
  *     node against a known value, lsd_is_true of a comparison of a future
  *     with a known value, its program for condition locking) take short

@@ -160,7 +160,7 @@ static inline void lsd_write_i32(int32_t *addr, lsd_val_t v);
  * depth.  So does a read or write of a known value in eager mode
  * (tm_txd_t.lsd_eager), as the standard access.  Anything else, the
  * attempt's first LSD call and every misuse go to the library
- * (potm_lsd_*_), which reports misuse as before. */
+ * (potm_lsd_*_), which checks the handles and reports misuse. */
 #define POTM_LSD_IVAL_ 0xff00u
 #define POTM_LSD_ICOND_ 0xff80u
 #define POTM_LSD_ADD_ 2u   /* lib/lsd.c's operator kinds */
