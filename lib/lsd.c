@@ -32,7 +32,9 @@
  *     generation: never 0, taken in blocks from one global counter, so
  *     each differs from the last 65,534 handed out on any thread.  A
  *     handle of another attempt or thread, or one never made (0), is a
- *     misuse, caught unless 65,535 generations came between.
+ *     misuse, caught unless 65,535 generations came between.  From the
+ *     attempt's first call to its end tm_txd_t.lsd_tag is gen << 16, and
+ *     0 outside (potm_lsd_end, potm_lsd_free clear it).
  *  L2 (futures mean the pre-state) A FUTURE node stands for its word's
  *     value before the transaction's own writes.  lsd_read never makes one
  *     for a word the transaction wrote before the read: a lazily written
@@ -47,7 +49,9 @@
  *  L4 (bounds) An operator, comparison or "and" is one level; no node is
  *     deeper than LSD_MAX_DEPTH, so evaluation recurses at most that far,
  *     and memoizes by pass (epoch): each node is evaluated once per pass.
- *     An attempt makes at most LSD_MAX_NODES nodes.
+ *     An attempt makes at most LSD_MAX_NODES nodes and inline values in
+ *     all: tm_txd_t.lsd_room counts down what is left, from LSD_MAX_NODES
+ *     at the first call; 0 before it and outside an attempt.
  *  L5 (settled) After potm_lsd_settle the attempt is eager: the futures it
  *     reached are constants, and the lazy writes made so far were handed
  *     to the backend (they stay in the index, so that lsd_read still
@@ -63,12 +67,37 @@
  *     an eager read, an operator or comparison over known operands — is
  *     no node: its handle carries it (lsd_val_t.k, lsd_cond_t.k) under a
  *     tag of the attempt's generation and its depth, so L1 and L4 hold
- *     for it as for nodes, and it counts towards LSD_MAX_NODES with them.  In eager mode every handle is such a value, so an
- *     eager transaction builds no node at all; a lazy one makes a constant
- *     node only where a known value meets a future.
+ *     for it as for nodes, and it counts towards LSD_MAX_NODES with them.
+ *     In eager mode every handle is such a value, so an eager transaction
+ *     builds no node at all.  In a lazy one an operator or comparison of
+ *     a future-bearing node and a known value holds the value in its node
+ *     (known, LSD_A_KNOWN / LSD_B_KNOWN: two known operands fold, so at
+ *     most one is); a constant node is made only for a lazy write of a
+ *     known value.
  *  L6 (cost) A transaction that makes no LSD call costs nothing here: the
  *     state is allocated at a thread's first call, and lib/tx.c resets it
  *     only after an attempt that used it (potm_thread_t.lsd_used).
+ *  L9 (inline and short paths) <potm/lsd.h> runs a call inline when its
+ *     handles are known values or conditions of the running attempt: ref
+ *     - (lsd_tag | LSD_INLINE_VAL) is the depth of a known value of this
+ *     attempt, and no more than LSD_MAX_DEPTH only for one (a node's
+ *     index is below LSD_INLINE_VAL, a handle of another generation is
+ *     more than 0x10000 - LSD_INLINE_COND away, and lsd_tag is 0 outside,
+ *     where no handle is below 1 << 16); the same with LSD_INLINE_COND
+ *     for conditions.  It folds as lsd_binary and lsd_condition would,
+ *     with the same depth and count (L4), and only while lsd_room is not
+ *     0 (so an attempt's first call comes here and starts it).
+ *     tm_txd_t.lsd_eager is
+ *     set from the first call of an attempt that starts eagerly to its
+ *     end (an eager attempt never makes a lazy write: every handle is
+ *     known), and only then are a read and a write of a known value the
+ *     standard accesses inline.  Everything else, and every misuse, comes
+ *     here (potm_lsd_*_), which checks and reports.  Here the
+ *     lazy common cases (a future of a word the attempt did not write, a
+ *     node against a known value, lsd_is_true of a comparison of a future
+ *     with a known value, its program for condition locking) take short
+ *     paths that make what the generic code would, and fall back to it
+ *     for anything they do not recognize.
  */
 #include "potm_internal.h"
 
@@ -90,7 +119,10 @@ enum lsd_kind {
 
 typedef struct lsd_node {
 	int64_t val;          /* CONST: the value; else the memo of pass epoch */
-	const void *addr;     /* FUTURE: the word */
+	union {
+		const void *addr;    /* FUTURE: the word */
+		int64_t known;       /* operators: the known operand's value (L8) */
+	};
 	union {
 		struct {
 			uint32_t a, b;   /* operators: the operands (indices) */
@@ -100,12 +132,16 @@ typedef struct lsd_node {
 	uint32_t epoch;       /* the pass val was computed in */
 	uint8_t kind;
 	uint8_t op;           /* CMP: lsd_cmp_op_t; FUTURE: LSD_PEEKED */
-	uint8_t size;         /* FUTURE: 4 or 8 */
+	uint8_t size;         /* FUTURE: 4 or 8; operators: LSD_A_KNOWN, LSD_B_KNOWN */
 	uint8_t depth;        /* operator levels below and including this one */
 } lsd_node_t;
 
 /* A future some condition was evaluated on (L7). */
 #define LSD_PEEKED 1
+/* An operator whose operand a (b) is a known value, held in the node
+ * (known) instead of a constant node (L8). */
+#define LSD_A_KNOWN 1
+#define LSD_B_KNOWN 2
 
 typedef struct lsd_cond_rec {
 	uint32_t node;
@@ -130,7 +166,6 @@ struct potm_lsd {
 	potm_thread_t *owner;
 	lsd_node_t *nodes;
 	uint32_t n, cap;
-	uint32_t made;                /* L4: inline values made by this attempt */
 	uint32_t gen;                 /* L1: this attempt's */
 	uint32_t gen_next, gen_end;   /* the thread's block of generations */
 	uint32_t epoch;               /* L4: evaluation passes of this attempt */
@@ -186,6 +221,9 @@ static struct potm_lsd *lsd_start(potm_thread_t *t)
 	s->gen = lsd_take_generation(s);
 	t->lsd_used = true;
 	t->lsd_lazy = potm_backend.lsd != NULL && potm_backend.lsd->lazy(t);
+	t->txd.lsd_tag = s->gen << 16;
+	t->txd.lsd_room = LSD_MAX_NODES;
+	t->txd.lsd_eager = !t->lsd_lazy;
 	return s;
 }
 
@@ -206,11 +244,12 @@ void potm_lsd_end(potm_thread_t *t)
 		s->index_bits = LSD_INDEX_MIN_BITS;
 		s->indexed = false;
 	}
-	s->n = s->n_frs = s->n_conds = s->n_lw = s->applied = s->made = 0;
+	s->n = s->n_frs = s->n_conds = s->n_lw = s->applied = 0;
 	s->epoch = 0;
 	s->recheck = false;
 	t->lsd_used = false;
 	t->lsd_lazy = false;
+	t->txd.lsd_tag = t->txd.lsd_room = t->txd.lsd_eager = 0;
 }
 
 void potm_lsd_free(potm_thread_t *t)
@@ -226,6 +265,7 @@ void potm_lsd_free(potm_thread_t *t)
 	free(s);
 	t->lsd = NULL;
 	t->lsd_used = false;
+	t->txd.lsd_tag = t->txd.lsd_room = t->txd.lsd_eager = 0;
 }
 
 /* Grow an array of *cap elements of size each, to at least n + 1. */
@@ -240,8 +280,11 @@ static void *lsd_grow(void *v, uint32_t *cap, size_t size)
 /* The low 16 bits of a handle: a node index below LSD_MAX_NODES, or an
  * inline value (a constant: lsd_val_t.k) or inline condition (its answer)
  * of depth d, LSD_INLINE_VAL + d or LSD_INLINE_COND + d. */
-#define LSD_INLINE_VAL 0xff00u
-#define LSD_INLINE_COND 0xff80u
+#define LSD_INLINE_VAL POTM_LSD_IVAL_
+#define LSD_INLINE_COND POTM_LSD_ICOND_
+_Static_assert(POTM_LSD_ADD_ == LSD_K_ADD && POTM_LSD_SUB_ == LSD_K_SUB &&
+               POTM_LSD_MUL_ == LSD_K_MUL && POTM_LSD_MIN_ == LSD_K_MIN &&
+               POTM_LSD_MAX_ == LSD_K_MAX, "<potm/lsd.h>'s operator kinds");
 _Static_assert(LSD_MAX_NODES <= LSD_INLINE_VAL, "node indices stay below the inline tags");
 _Static_assert(LSD_MAX_DEPTH < 0x80, "an inline depth fits its tag's range");
 
@@ -271,8 +314,9 @@ static void lsd_too_many(const char *which)
 
 static inline void lsd_count(struct potm_lsd *s, const char *which)
 {
-	if (unlikely(++s->made + s->n > LSD_MAX_NODES))
+	if (unlikely(s->owner->txd.lsd_room == 0))
 		lsd_too_many(which);
+	s->owner->txd.lsd_room--;
 }
 
 static void lsd_too_deep(const char *which, unsigned depth) __attribute__((noreturn, cold));
@@ -333,7 +377,7 @@ static void lsd_grow_nodes(struct potm_lsd *s, const char *which)
 	__attribute__((noinline, cold));
 static void lsd_grow_nodes(struct potm_lsd *s, const char *which)
 {
-	if (s->n + s->made >= LSD_MAX_NODES)
+	if (s->owner->txd.lsd_room == 0)
 		lsd_too_many(which);
 	if (s->n == s->cap)
 		s->nodes = lsd_grow(s->nodes, &s->cap, sizeof *s->nodes);
@@ -341,8 +385,9 @@ static void lsd_grow_nodes(struct potm_lsd *s, const char *which)
 
 static inline uint32_t lsd_node_new(struct potm_lsd *s, uint8_t kind, const char *which)
 {
-	if (unlikely(s->n == s->cap || s->n + s->made >= LSD_MAX_NODES))
+	if (unlikely(s->n == s->cap || s->owner->txd.lsd_room == 0))
 		lsd_grow_nodes(s, which);
+	s->owner->txd.lsd_room--;
 	uint32_t i = s->n++;
 	lsd_node_t *n = &s->nodes[i];
 	n->kind = kind;
@@ -387,17 +432,26 @@ static inline unsigned lsd_op_depth(const struct potm_lsd *s, uint32_t a, uint32
 	return depth;
 }
 
-/* An operator, comparison or "and" node over handles a and b (values k). */
+/* An operator, comparison or "and" node over handles a and b (values k),
+ * at most one of them known (two known operands fold, L8): the known one
+ * is held in the node. */
 static uint32_t lsd_op_node(struct potm_lsd *s, uint8_t kind, uint8_t op, uint32_t a,
                             int64_t ka, uint32_t b, int64_t kb, unsigned depth,
                             const char *which)
 {
-	uint32_t ia = lsd_node_of(s, a, ka, which), ib = lsd_node_of(s, b, kb, which);
 	uint32_t i = lsd_node_new(s, kind, which);
 	lsd_node_t *n = &s->nodes[i];
 	n->op = op;
-	n->a = ia;
-	n->b = ib;
+	n->a = a & 0xffff;
+	n->b = b & 0xffff;
+	n->size = 0;
+	if (lsd_is_inline(a)) {
+		n->size = LSD_A_KNOWN;
+		n->known = ka;
+	} else if (lsd_is_inline(b)) {
+		n->size = LSD_B_KNOWN;
+		n->known = kb;
+	}
 	n->depth = (uint8_t)depth;
 	return i;
 }
@@ -458,7 +512,8 @@ static inline int64_t lsd_apply(unsigned kind, unsigned op, int64_t a, int64_t b
 /* A future's value in the current pass, read by rd; with bind it becomes
  * a constant (its value is now the transaction's), without it the pass is
  * a peek (lsd_is_true), which L7 records. */
-static int64_t lsd_eval_future(struct potm_lsd *s, lsd_node_t *n, potm_lsd_read_fn rd, bool bind)
+static inline __attribute__((always_inline)) int64_t
+lsd_eval_future(struct potm_lsd *s, lsd_node_t *n, potm_lsd_read_fn rd, bool bind)
 {
 	int64_t v = lsd_from_bytes(rd(s->owner, n->addr, n->size), n->size);
 	s->touched = true;
@@ -501,10 +556,12 @@ static int64_t lsd_eval(struct potm_lsd *s, uint32_t i, potm_lsd_read_fn rd, boo
 	if (n->kind == LSD_K_AND) {
 		/* The second operand only if the first holds: a commit reads no
 		 * word it does not need. */
-		v = lsd_value_of(s, n->a, rd, bind) && lsd_value_of(s, n->b, rd, bind);
+		v = (n->size & LSD_A_KNOWN ? n->known : lsd_value_of(s, n->a, rd, bind)) &&
+		    (n->size & LSD_B_KNOWN ? n->known : lsd_value_of(s, n->b, rd, bind));
 	} else {
-		int64_t x = lsd_value_of(s, n->a, rd, bind);
-		v = lsd_apply(n->kind, n->op, x, lsd_value_of(s, n->b, rd, bind));
+		int64_t x = n->size & LSD_A_KNOWN ? n->known : lsd_value_of(s, n->a, rd, bind);
+		int64_t y = n->size & LSD_B_KNOWN ? n->known : lsd_value_of(s, n->b, rd, bind);
+		v = lsd_apply(n->kind, n->op, x, y);
 	}
 	n->val = v;
 	n->epoch = s->epoch;
@@ -631,16 +688,18 @@ static void lsd_record_lazy_write(struct potm_lsd *s, void *a, unsigned size, ui
 
 /* ---- futures ----------------------------------------------------------------- */
 
-static lsd_val_t lsd_read_bytes(const void *a, unsigned size, const char *which)
+static inline __attribute__((always_inline)) lsd_val_t
+lsd_read_bytes(const void *a, unsigned size, const char *which)
 {
 	struct potm_lsd *s = lsd_enter(which);
 	potm_check_aligned(a, size, which);
 	potm_thread_t *t = s->owner;
-	if (likely(!t->lsd_lazy && s->n_lw == 0))   /* L8: eager, a value */
-		goto standard_read;
-	uint32_t i = lsd_lazily_written(s, a, size, which);
-	if (i != UINT32_MAX)
-		return (lsd_val_t){ .ref = lsd_ref(s, i) };   /* L2: the expression written */
+	uint32_t i;
+	if (unlikely(s->n_lw != 0)) {
+		i = lsd_lazily_written(s, a, size, which);
+		if (i != UINT32_MAX)
+			return (lsd_val_t){ .ref = lsd_ref(s, i) };   /* L2: the expression written */
+	}
 	if (t->lsd_lazy) {
 		uint64_t b;
 		int w = potm_backend.lsd->written(t, a, size, &b);
@@ -657,28 +716,108 @@ static lsd_val_t lsd_read_bytes(const void *a, unsigned size, const char *which)
 			return lsd_inline_val(s, lsd_from_bytes(b, size), 0, which);
 		/* Written in part: a standard read merges the rest. */
 	}
-standard_read:;
+	/* Eager (L8): a standard read, a value. */
 	int64_t v = size == 4 ? tm_read_i32((const int32_t *)a) : tm_read_i64((const int64_t *)a);
 	return lsd_inline_val(s, v, 0, which);
 }
 
-lsd_val_t lsd_read(const int64_t *addr)
+static lsd_val_t lsd_read_generic(const void *addr, unsigned size) __attribute__((noinline));
+static lsd_val_t lsd_read_generic(const void *addr, unsigned size)
 {
+	if (size == 4)
+		return lsd_read_bytes(addr, 4, "lsd_read_i32");
 	return lsd_read_bytes(addr, 8, "lsd_read");
 }
 
-lsd_val_t lsd_read_i32(const int32_t *addr)
+lsd_val_t potm_lsd_read_(const void *addr, unsigned size)
 {
-	return lsd_read_bytes(addr, 4, "lsd_read_i32");
+	/* The common lazy case: a word the attempt did not write, a new
+	 * future (as lsd_read_bytes, without its checks' detours). */
+	potm_thread_t *t = potm_self();
+	if (likely(t != NULL && t->lsd_lazy && t->lsd_used && t->txd.lsd_room != 0 &&
+	           ((uintptr_t)addr & (size - 1)) == 0)) {
+		struct potm_lsd *s = t->lsd;
+		uint64_t b;
+		if (s->n_lw == 0 && s->n < s->cap && s->n_frs < s->cap_frs) {
+			/* (written is asked once: pot counts the access there) */
+			int w = potm_backend.lsd->written(t, addr, size, &b);
+			t->txd.lsd_room--;
+			if (likely(w == 0)) {
+				uint32_t i = s->n++;
+				lsd_node_t *n = &s->nodes[i];
+				n->kind = LSD_K_FUTURE;
+				n->op = 0;
+				n->epoch = 0;
+				n->depth = 0;
+				n->addr = addr;
+				n->size = (uint8_t)size;
+				s->frs[s->n_frs++] = i;
+				return (lsd_val_t){ .ref = t->txd.lsd_tag | i };
+			}
+			/* L2: the value written; in part, a standard read merges
+			 * the rest. */
+			int64_t v = w > 0 ? lsd_from_bytes(b, size)
+			            : size == 4 ? tm_read_i32((const int32_t *)addr)
+			                        : tm_read_i64((const int64_t *)addr);
+			return (lsd_val_t){ .k = v, .ref = t->txd.lsd_tag | LSD_INLINE_VAL };
+		}
+	}
+	return lsd_read_generic(addr, size);
 }
 
-lsd_val_t lsd_const(int64_t v)
+lsd_val_t potm_lsd_const_(int64_t v)
 {
 	struct potm_lsd *s = lsd_enter("lsd_const");
 	return lsd_inline_val(s, v, 0, "lsd_const");
 }
 
+/* The common lazy case of an operator or comparison: a value node of
+ * this attempt against a known value, on either side (L8: the node holds
+ * it).  UINT32_MAX, with nothing made, for anything else (the generic
+ * path then checks the handles and reports misuse). */
+static inline __attribute__((always_inline)) uint32_t
+lsd_node_vs_known(potm_thread_t *t, lsd_val_t a, lsd_val_t b, uint8_t kind, uint8_t op)
+{
+	if (unlikely(t == NULL || !t->lsd_used || t->txd.lsd_room == 0))
+		return UINT32_MAX;
+	struct potm_lsd *s = t->lsd;
+	uint32_t tag = t->txd.lsd_tag;
+	uint32_t node, known_depth;
+	uint8_t side;
+	int64_t k;
+	if (a.ref - tag < s->n && b.ref - (tag | LSD_INLINE_VAL) <= LSD_MAX_DEPTH) {
+		node = a.ref - tag;
+		known_depth = b.ref - (tag | LSD_INLINE_VAL);
+		side = LSD_B_KNOWN;
+		k = b.k;
+	} else if (b.ref - tag < s->n && a.ref - (tag | LSD_INLINE_VAL) <= LSD_MAX_DEPTH) {
+		node = b.ref - tag;
+		known_depth = a.ref - (tag | LSD_INLINE_VAL);
+		side = LSD_A_KNOWN;
+		k = a.k;
+	} else {
+		return UINT32_MAX;
+	}
+	const lsd_node_t *x = &s->nodes[node];
+	unsigned depth = 1 + (x->depth > known_depth ? x->depth : known_depth);
+	if (unlikely(x->kind >= LSD_K_CMP || depth > LSD_MAX_DEPTH || s->n == s->cap))
+		return UINT32_MAX;
+	t->txd.lsd_room--;
+	uint32_t i = s->n++;
+	lsd_node_t *n = &s->nodes[i];
+	n->kind = kind;
+	n->op = op;
+	n->epoch = 0;
+	n->depth = (uint8_t)depth;
+	n->size = side;
+	n->known = k;
+	n->a = n->b = node;
+	return i;
+}
+
 /* An operator: on two inline values, folded at once (L8). */
+static lsd_val_t lsd_binary(lsd_val_t a, lsd_val_t b, uint8_t kind, const char *which)
+	__attribute__((noinline));
 static lsd_val_t lsd_binary(lsd_val_t a, lsd_val_t b, uint8_t kind, const char *which)
 {
 	struct potm_lsd *s = lsd_enter(which);
@@ -691,13 +830,32 @@ static lsd_val_t lsd_binary(lsd_val_t a, lsd_val_t b, uint8_t kind, const char *
 	return (lsd_val_t){ .ref = lsd_ref(s, i) };
 }
 
-lsd_val_t lsd_add(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_ADD, "lsd_add"); }
-lsd_val_t lsd_sub(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_SUB, "lsd_sub"); }
-lsd_val_t lsd_mul(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_MUL, "lsd_mul"); }
-lsd_val_t lsd_min(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_MIN, "lsd_min"); }
-lsd_val_t lsd_max(lsd_val_t a, lsd_val_t b) { return lsd_binary(a, b, LSD_K_MAX, "lsd_max"); }
+static lsd_val_t lsd_binary_generic(lsd_val_t a, lsd_val_t b, unsigned kind)
+	__attribute__((noinline));
 
-int64_t lsd_value(lsd_val_t v)
+lsd_val_t potm_lsd_binary_(lsd_val_t a, lsd_val_t b, unsigned kind)
+{
+	potm_thread_t *t = potm_self();
+	if (kind >= LSD_K_ADD && kind <= LSD_K_MAX) {
+		uint32_t i = lsd_node_vs_known(t, a, b, (uint8_t)kind, 0);
+		if (i != UINT32_MAX)
+			return (lsd_val_t){ .ref = t->txd.lsd_tag | i };
+	}
+	return lsd_binary_generic(a, b, kind);
+}
+
+static lsd_val_t lsd_binary_generic(lsd_val_t a, lsd_val_t b, unsigned kind)
+{
+	switch (kind) {
+	case LSD_K_ADD: return lsd_binary(a, b, LSD_K_ADD, "lsd_add");
+	case LSD_K_SUB: return lsd_binary(a, b, LSD_K_SUB, "lsd_sub");
+	case LSD_K_MUL: return lsd_binary(a, b, LSD_K_MUL, "lsd_mul");
+	case LSD_K_MIN: return lsd_binary(a, b, LSD_K_MIN, "lsd_min");
+	default:        return lsd_binary(a, b, LSD_K_MAX, "lsd_max");
+	}
+}
+
+int64_t potm_lsd_value_(lsd_val_t v)
 {
 	struct potm_lsd *s = lsd_enter("lsd_value");
 	lsd_check(s, v.ref, true, "lsd_value");
@@ -717,6 +875,9 @@ int64_t lsd_value(lsd_val_t v)
 /* A comparison or "and": on two inline operands, answered at once (L8). */
 static lsd_cond_t lsd_condition(uint32_t a, int64_t ka, uint32_t b, int64_t kb, bool value,
                                 uint8_t kind, uint8_t op, const char *which)
+	__attribute__((noinline));
+static lsd_cond_t lsd_condition(uint32_t a, int64_t ka, uint32_t b, int64_t kb, bool value,
+                                uint8_t kind, uint8_t op, const char *which)
 {
 	struct potm_lsd *s = lsd_enter(which);
 	lsd_check(s, a, value, which);
@@ -729,19 +890,62 @@ static lsd_cond_t lsd_condition(uint32_t a, int64_t ka, uint32_t b, int64_t kb, 
 	                                                   which)) };
 }
 
-lsd_cond_t lsd_cmp(lsd_val_t a, lsd_cmp_op_t op, lsd_val_t b)
+static lsd_cond_t lsd_cmp_generic(lsd_val_t a, lsd_cmp_op_t op, lsd_val_t b)
+	__attribute__((noinline));
+static lsd_cond_t lsd_cmp_generic(lsd_val_t a, lsd_cmp_op_t op, lsd_val_t b)
 {
 	if ((unsigned)op > LSD_GE)
 		potm_fatal("lsd_cmp: %d is no comparison (LSD_EQ ... LSD_GE)", (int)op);
 	return lsd_condition(a.ref, a.k, b.ref, b.k, true, LSD_K_CMP, (uint8_t)op, "lsd_cmp");
 }
 
-lsd_cond_t lsd_and(lsd_cond_t a, lsd_cond_t b)
+lsd_cond_t potm_lsd_cmp_(lsd_val_t a, lsd_cmp_op_t op, lsd_val_t b)
+{
+	potm_thread_t *t = potm_self();
+	if (likely((unsigned)op <= LSD_GE)) {
+		uint32_t i = lsd_node_vs_known(t, a, b, LSD_K_CMP, (uint8_t)op);
+		if (i != UINT32_MAX)
+			return (lsd_cond_t){ .ref = t->txd.lsd_tag | i };
+	}
+	return lsd_cmp_generic(a, op, b);   /* (a tail call) */
+}
+
+lsd_cond_t potm_lsd_and_(lsd_cond_t a, lsd_cond_t b)
 {
 	return lsd_condition(a.ref, a.k, b.ref, b.k, false, LSD_K_AND, 0, "lsd_and");
 }
 
-bool lsd_is_true(lsd_cond_t c)
+static bool lsd_is_true_generic(lsd_cond_t c) __attribute__((noinline));
+
+bool potm_lsd_is_true_(lsd_cond_t c)
+{
+	/* The common lazy case: a comparison of a future against a known
+	 * value, evaluated here (a new pass: the future has no memo in it). */
+	potm_thread_t *t = potm_self();
+	if (likely(t != NULL && t->lsd_lazy && t->lsd_used)) {
+		struct potm_lsd *s = t->lsd;
+		uint32_t i = c.ref - t->txd.lsd_tag;
+		lsd_node_t *n = &s->nodes[i < s->n ? i : 0];
+		lsd_node_t *f;
+		if (i < s->n && n->kind == LSD_K_CMP && n->size != 0 &&
+		    (f = &s->nodes[n->size & LSD_B_KNOWN ? n->a : n->b])->kind == LSD_K_FUTURE &&
+		    s->n_conds < s->cap_conds) {
+			lsd_new_pass(s);
+			int64_t v = lsd_eval_future(s, f, potm_backend.lsd->peek, false);
+			bool answer = n->size & LSD_B_KNOWN ? lsd_compare(v, n->op, n->known)
+			                                    : lsd_compare(n->known, n->op, v);
+			n->val = answer;
+			n->epoch = s->epoch;
+			s->conds[s->n_conds++] = (lsd_cond_rec_t){ .node = i, .answer = answer };
+			if (potm_backend.lsd->held != NULL)
+				potm_backend.lsd->held(t, s->n_conds - 1);
+			return answer;
+		}
+	}
+	return lsd_is_true_generic(c);
+}
+
+static bool lsd_is_true_generic(lsd_cond_t c)
 {
 	struct potm_lsd *s = lsd_enter("lsd_is_true");
 	lsd_check(s, c.ref, false, "lsd_is_true");
@@ -753,8 +957,22 @@ bool lsd_is_true(lsd_cond_t c)
 		return lsd_value_of(s, i, lsd_no_read, false) != 0;
 	/* Lazy: the condition on the words' latest committed values, and the
 	 * answer joins the condition set, for condition validation at the
-	 * commit. */
-	bool answer = lsd_value_of(s, i, potm_backend.lsd->peek, false) != 0;
+	 * commit.  The most common one, a future against a known value, is
+	 * evaluated here (the pass is new: the future has no memo in it). */
+	lsd_node_t *n = &s->nodes[i];
+	bool answer;
+	lsd_node_t *f = NULL;
+	if (n->kind == LSD_K_CMP && n->size != 0)
+		f = &s->nodes[n->size & LSD_B_KNOWN ? n->a : n->b];
+	if (f != NULL && f->kind == LSD_K_FUTURE) {
+		int64_t v = lsd_eval_future(s, f, potm_backend.lsd->peek, false);
+		answer = n->size & LSD_B_KNOWN ? lsd_compare(v, n->op, n->known)
+		                               : lsd_compare(n->known, n->op, v);
+		n->val = answer;
+		n->epoch = s->epoch;
+	} else {
+		answer = lsd_value_of(s, i, potm_backend.lsd->peek, false) != 0;
+	}
 	if (s->touched) {
 		if (s->n_conds == s->cap_conds)
 			s->conds = lsd_grow(s->conds, &s->cap_conds, sizeof *s->conds);
@@ -797,14 +1015,9 @@ standard_write:
 		tm_write_i64((int64_t *)a, x);
 }
 
-void lsd_write(int64_t *addr, lsd_val_t v)
+void potm_lsd_write_(void *addr, unsigned size, lsd_val_t v)
 {
-	lsd_write_bytes(addr, 8, v, "lsd_write");
-}
-
-void lsd_write_i32(int32_t *addr, lsd_val_t v)
-{
-	lsd_write_bytes(addr, 4, v, "lsd_write_i32");
+	lsd_write_bytes(addr, size, v, size == 4 ? "lsd_write_i32" : "lsd_write");
 }
 
 /* ---- settling (the backend's commit) ------------------------------------------------ */
@@ -853,6 +1066,20 @@ bool potm_lsd_settle(potm_thread_t *t, potm_lsd_read_fn rd, potm_lsd_put_fn put,
 _Static_assert(LSD_K_FUTURE == POTM_LSD_INSN_FUTURE, "potm_lsd_insn_t's future kind");
 _Static_assert(POTM_LSD_PROGRAM_MAX <= UINT16_MAX, "operand indices are 16 bits");
 
+/* Emit a known operand held in its user's node (L8), as a constant. */
+static int lsd_compile_known(int64_t k, potm_lsd_insn_t *out, uint32_t *nodes, size_t cap,
+                             size_t *n)
+{
+	if (*n == cap)
+		return -1;
+	potm_lsd_insn_t *p = &out[*n];
+	memset(p, 0, sizeof *p);
+	p->kind = LSD_K_CONST;
+	p->val = k;
+	nodes[*n] = UINT32_MAX;   /* no arena node: never shared */
+	return (int)(*n)++;
+}
+
 /* Emit node i (and what it needs) after out[0, *n); nodes[j] is the arena
  * index of out[j], so that shared subexpressions are emitted once.
  * Returns its instruction's index, or -1 if cap is reached. */
@@ -865,8 +1092,11 @@ static int lsd_compile_node(const struct potm_lsd *s, uint32_t i, potm_lsd_insn_
 	const lsd_node_t *nd = &s->nodes[i];
 	int a = 0, b = 0;
 	if (nd->kind != LSD_K_CONST && nd->kind != LSD_K_FUTURE) {
-		a = lsd_compile_node(s, nd->a, out, nodes, cap, n);
-		b = a < 0 ? -1 : lsd_compile_node(s, nd->b, out, nodes, cap, n);
+		a = nd->size & LSD_A_KNOWN ? lsd_compile_known(nd->known, out, nodes, cap, n)
+		                           : lsd_compile_node(s, nd->a, out, nodes, cap, n);
+		b = a < 0 ? -1
+		    : nd->size & LSD_B_KNOWN ? lsd_compile_known(nd->known, out, nodes, cap, n)
+		                             : lsd_compile_node(s, nd->b, out, nodes, cap, n);
 		if (b < 0)
 			return -1;
 	}
@@ -898,6 +1128,27 @@ size_t potm_lsd_cond_compile(potm_thread_t *t, uint32_t k, potm_lsd_insn_t *out,
 	if (cap > POTM_LSD_PROGRAM_MAX)
 		cap = POTM_LSD_PROGRAM_MAX;
 	*answer = s->conds[k].answer;
+	/* The common condition, a future against a known value: three
+	 * instructions, emitted as lsd_compile_node would. */
+	const lsd_node_t *c = &s->nodes[s->conds[k].node];
+	if (c->kind == LSD_K_CMP && c->size != 0 && cap >= 3) {
+		const lsd_node_t *f = &s->nodes[c->size & LSD_B_KNOWN ? c->a : c->b];
+		if (f->kind == LSD_K_FUTURE) {
+			unsigned fi = c->size & LSD_B_KNOWN ? 0 : 1;
+			memset(out, 0, 3 * sizeof *out);
+			out[fi].kind = LSD_K_FUTURE;
+			out[fi].addr = f->addr;
+			out[fi].size = f->size;
+			out[fi].held = f->epoch == s->epoch;
+			out[1 - fi].kind = LSD_K_CONST;
+			out[1 - fi].val = c->known;
+			out[2].kind = LSD_K_CMP;
+			out[2].op = c->op;
+			out[2].a = 0;
+			out[2].b = 1;
+			return 3;
+		}
+	}
 	return lsd_compile_node(s, s->conds[k].node, out, nodes, cap, &n) < 0 ? 0 : n;
 }
 

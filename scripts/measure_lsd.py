@@ -30,8 +30,13 @@ for rep in range(REPS):
         line = out.stdout.strip().splitlines()[0]
         d = json.loads(line)
         st = d["stats"]
-        res.setdefault(name, []).append((d["throughput"], st["aborts"], st["commits"]))
+        res.setdefault(name, []).append((d["throughput"], st["aborts"], st["commits"],
+                                         st.get("fast_commits", 0)))
 for name, v in res.items():
     thr = statistics.median(x[0] for x in v)
     ab = statistics.median(x[1] / max(1, x[1] + x[2]) for x in v)
-    print(f"{name:24s} {thr:14.1f} tx/s  aborts {100*ab:5.1f}%  n={len(v)}")
+    # Pot: the share of commits in fast mode (begun in the turn or
+    # promoted), which decides most of a Pot variant's cost.
+    fast = statistics.median(x[3] / max(1, x[2]) for x in v)
+    tail = f"  fast {100*fast:5.1f}%" if any(x[3] for x in v) else ""
+    print(f"{name:24s} {thr:14.1f} tx/s  aborts {100*ab:5.1f}%  n={len(v)}{tail}")

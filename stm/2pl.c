@@ -671,13 +671,11 @@ static void tpl_lsd_held(potm_thread_t *t, uint32_t k)
 		tx->n_peeked = 0;
 		return;
 	}
-	uint64_t words[TPL_INSN_WORDS];
-	for (size_t i = 0; i < n; i++) {
-		memcpy(words, &tx->prog[i], sizeof words);
-		for (size_t j = 0; j < TPL_INSN_WORDS; j++)
-			__atomic_store_n(&p->insn[(p->n_insn + i) * TPL_INSN_WORDS + j], words[j],
-			                 __ATOMIC_RELAXED);
-	}
+	uint64_t words[POTM_LSD_PROGRAM_MAX * TPL_INSN_WORDS];
+	memcpy(words, tx->prog, n * sizeof tx->prog[0]);
+	uint64_t *to = &p->insn[(size_t)p->n_insn * TPL_INSN_WORDS];
+	for (size_t j = 0; j < n * TPL_INSN_WORDS; j++)
+		__atomic_store_n(&to[j], words[j], __ATOMIC_RELAXED);
 	tpl_rec_t *r = &p->rec[p->n_rec];
 	__atomic_store_n(&r->first, p->n_insn, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->len, (uint32_t)n, __ATOMIC_RELAXED);

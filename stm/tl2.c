@@ -137,8 +137,8 @@
  *     does not see it.  lsd_value binds the futures it reaches through
  *     tl2_load (snapshot, read set), as a standard read of memory.
  *  O2 (conditions) lsd_is_true evaluates its condition on the words'
- *     latest committed values (tl2_lsd_peek: a consistent read of a free
- *     stripe, waiting for a committer as reads do, not logged) and the
+ *     latest committed values (tl2_lsd_peek: a read of the word, not
+ *     logged, that waits for an in-place writer only, O6) and the
  *     answer joins the condition set.  A condition gives no opacity:
  *     its answer may come from a later state than the snapshot, and is
  *     checked at the commit; concrete reads keep theirs.
@@ -163,6 +163,18 @@
  *     its conditions are validated and its futures bound on memory as it
  *     is, its lazy writes merged into the write set that then goes in
  *     place, and the rest of the attempt is eager.
+ *  O6 (peeks do not wait for committers) A condition's peek reads a word
+ *     whose stripe a committer holds without waiting for it: the word
+ *     holds the value before that commit or the committer's (write-back
+ *     comes after the committer's validation, when it can no longer
+ *     abort; a word it writes back in pieces, sub-word writes, may be
+ *     seen in between).  Either way O4 validates the answer at the
+ *     commit (lib/lsd.c L7: a future whose value at the commit differs
+ *     from its peeked one has every condition evaluated again there), and
+ *     a condition gives no opacity (O2).  So a transaction on a hot word
+ *     does not queue behind each commit of it, as a concrete read does.
+ *     A stripe written in place (I2), whose stores may be undone, is
+ *     waited for.
  */
 #include "tl2_sets.h"
 
@@ -958,8 +970,11 @@ static int tl2_lsd_written(potm_thread_t *t, const void *a, unsigned size, uint6
 	return have ? -1 : 0;
 }
 
-/* O2: the latest committed value, consistent (the stripe free and the
- * same before and after the load), whatever its version; not logged. */
+/* O2: the word's value, whatever its version; not logged.  A free stripe
+ * (the same before and after the load) gives its latest committed value;
+ * one a committer held across the load gives the value before that
+ * commit or the committer's (O6).  Only an in-place writer's stripe (I2:
+ * its stores may yet be undone) is waited for, as reads wait. */
 static uint64_t tl2_lsd_peek(potm_thread_t *t, const void *a, unsigned size)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)t;
@@ -969,7 +984,7 @@ static uint64_t tl2_lsd_peek(potm_thread_t *t, const void *a, unsigned size)
 		uint64_t v = tm_load_bytes_(a, size);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
-		if (likely(l1 == l2 && !(l1 & 1)))
+		if (likely(l1 == l2 && (!(l1 & 1) || l1 != TL2_IRREVOCABLE)))
 			return v;
 		if ((l1 | l2) & 1) {
 			/* A committer writes back: wait, as tl2_load does. */

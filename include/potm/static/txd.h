@@ -242,6 +242,15 @@ typedef struct tm_txd {
 	unsigned flags;     /* TM_TXD_* */
 	unsigned accesses;  /* pot: reads and writes of this attempt, which
 	                       decide its runs of turns (lib/sequencer.h) */
+	/* LSD (<potm/lsd.h>'s inline calls, lib/lsd.c): from the attempt's
+	 * first LSD call to its end, lsd_tag is its handles' tag (generation
+	 * << 16, never 0) and lsd_room how many more handles it may make
+	 * (LSD_MAX_NODES in all); lsd_eager is set while its reads and
+	 * writes of known values are standard accesses (eager mode, no lazy
+	 * write).  All 0 outside. */
+	uint32_t lsd_tag;
+	uint32_t lsd_room;
+	uint32_t lsd_eager;
 	tm_undo_t undo;     /* pot: the attempt's in-place writes */
 	tm_snap_t snap;     /* tl2: the attempt's snapshot reads */
 	uint64_t attempt_id; /* the running (or last) attempt's number, one

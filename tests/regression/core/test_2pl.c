@@ -228,11 +228,13 @@ START_TEST(hot_counter_8) { hot_counter(8); }
 END_TEST
 
 /* Thread 0 takes a condition (and, with lazy, a write-function lock) on
- * stock, then waits inside its transaction; thread 1 writes stock with
- * `second', a lazy or concrete write of stock - take, and commits or is
- * refused.  Thread 0 goes on once thread 1 committed or tried twice. */
+ * stock, then waits inside its transaction; thread 1, once the condition
+ * is held, writes stock with `second', a lazy or concrete write of stock
+ * - take, and commits or is refused.  Thread 0 goes on once thread 1
+ * committed or tried twice. */
 static int64_t stock;
-static volatile long holder_attempts, writer_tries, writer_committed, holder_saw_commit;
+static volatile long holder_attempts, holder_holds, writer_tries, writer_committed,
+	holder_saw_commit;
 static int64_t take;
 static bool lazy_writer, holder_writes;
 
@@ -240,7 +242,7 @@ static void hold_work(unsigned id, unsigned n)
 {
 	(void)n;
 	if (id == 1) {
-		wait_at_least(&holder_attempts, 1);
+		wait_at_least(&holder_holds, 1);
 		TM_BEGIN();
 		__atomic_fetch_add(&writer_tries, 1, __ATOMIC_RELEASE);
 		if (lazy_writer)
@@ -257,6 +259,7 @@ static void hold_work(unsigned id, unsigned n)
 	if (lsd_is_true(lsd_cmp(s, LSD_GE, K(5)))) {
 		if (holder_writes)
 			lsd_write(&stock, lsd_sub(s, K(5)));
+		__atomic_store_n(&holder_holds, 1, __ATOMIC_RELEASE);
 		while (!__atomic_load_n(&writer_committed, __ATOMIC_ACQUIRE) &&
 		       __atomic_load_n(&writer_tries, __ATOMIC_ACQUIRE) < 2)
 			sched_yield();
@@ -271,7 +274,7 @@ static tm_stats_t hold(int64_t t, bool lazy, bool holder_lazy)
 	take = t;
 	lazy_writer = lazy;
 	holder_writes = holder_lazy;
-	holder_attempts = writer_tries = writer_committed = holder_saw_commit = 0;
+	holder_attempts = holder_holds = writer_tries = writer_committed = holder_saw_commit = 0;
 	start_tm();
 	tm_stats_reset();
 	test_run_threads(2, hold_work);

@@ -105,6 +105,40 @@ START_TEST(expressions)
 }
 END_TEST
 
+/* A known value on either side of an operator or comparison with a
+ * future (the node holds it), known values folded first, and the result
+ * used lazily (a lazy write) and concretely (lsd_value). */
+START_TEST(known_operand_either_side)
+{
+	start();
+	w[0] = 7;
+	w[3] = 0;
+	volatile int64_t left = 0, right = 0, lo = 0, folded = 0;
+	volatile bool le = false, gt = true, both = false;
+	TM_BEGIN();
+	lsd_val_t a = lsd_read(&w[0]);
+	lsd_write(&w[3], lsd_sub(K(100), a));
+	le = lsd_is_true(lsd_cmp(K(5), LSD_LE, a));
+	gt = lsd_is_true(lsd_cmp(K(7), LSD_GT, a));
+	both = lsd_is_true(lsd_and(lsd_cmp(K(7), LSD_EQ, a), lsd_cmp(a, LSD_NE, K(8))));
+	lo = lsd_value(lsd_min(K(3), a));
+	folded = lsd_value(lsd_mul(lsd_add(lsd_mul(K(2), K(3)), K(1)), a));
+	left = lsd_value(lsd_sub(K(100), a));
+	right = lsd_value(lsd_sub(a, K(100)));
+	TM_END();
+	ck_assert(le);
+	ck_assert(!gt);
+	ck_assert(both);
+	ck_assert_int_eq(lo, 3);
+	ck_assert_int_eq(folded, 49);
+	ck_assert_int_eq(left, 93);
+	ck_assert_int_eq(right, -93);
+	ck_assert_int_eq(w[3], 93);
+	ck_assert_int_eq(w[0], 7);
+	stop();
+}
+END_TEST
+
 START_TEST(wrap_around)
 {
 	start();
@@ -475,6 +509,47 @@ START_TEST(misuse_previous_transaction)
 }
 END_TEST
 
+static lsd_val_t kept_known;
+
+/* A known value (no node: its handle carries it) of an attempt that is
+ * over, folded with a known value of the running one. */
+START_TEST(misuse_previous_known)
+{
+	start();
+	TM_BEGIN();
+	kept_known = K(1);
+	TM_END();
+	TM_BEGIN();
+	(void)lsd_add(K(2), kept_known);
+	TM_END();
+}
+END_TEST
+
+/* A known value's handle where a condition is expected. */
+START_TEST(misuse_value_as_condition)
+{
+	start();
+	TM_BEGIN();
+	lsd_val_t v = K(1);
+	lsd_cond_t c = { .k = v.k, .ref = v.ref };
+	(void)lsd_is_true(c);
+	TM_END();
+}
+END_TEST
+
+/* Known values folded past LSD_MAX_DEPTH. */
+START_TEST(misuse_known_too_deep)
+{
+	start();
+	TM_BEGIN();
+	lsd_val_t v = K(0);
+	for (int i = 0; i <= LSD_MAX_DEPTH; i++)
+		v = lsd_add(v, K(1));
+	(void)lsd_value(v);
+	TM_END();
+}
+END_TEST
+
 START_TEST(misuse_uninitialized)
 {
 	start();
@@ -654,11 +729,35 @@ static void hot_work(unsigned id, unsigned n)
 	__atomic_fetch_add(&taken, got, __ATOMIC_RELAXED);
 }
 
+/* hot_work with the known value on the left of the condition and of the
+ * lazy writes. */
+static void hot_work_known_left(unsigned id, unsigned n)
+{
+	long got = 0;
+	for (long i = 0; i < HOT_TRIES / (long)n; i++) {
+		volatile bool ok = false;
+		TM_BEGIN();
+		lsd_val_t v = lsd_read(&hot);
+		ok = lsd_is_true(lsd_cmp(K(1), LSD_LE, v));
+		if (ok) {
+			lsd_write(&hot, lsd_add(K(-1), v));
+			lsd_write(&mine[id * 8], lsd_add(K(1), lsd_read(&mine[id * 8])));
+		}
+		TM_END();
+		got += ok;
+	}
+	__atomic_fetch_add(&taken, got, __ATOMIC_RELAXED);
+}
+
+static bool known_left;
+
 static void hot_counter(unsigned n)
 {
 	hot = HOT_INITIAL;
+	taken = 0;
+	memset(mine, 0, sizeof mine);
 	start_tm();
-	test_run_threads(n, hot_work);
+	test_run_threads(n, known_left ? hot_work_known_left : hot_work);
 	ck_assert_int_ge(hot, 0);
 	ck_assert_int_eq(hot, HOT_INITIAL - taken);
 	ck_assert_int_eq(hot, 0);   /* more tries than units */
@@ -672,6 +771,61 @@ static void hot_counter(unsigned n)
 START_TEST(hot_counter_2) { hot_counter(2); }
 END_TEST
 START_TEST(hot_counter_8) { hot_counter(8); }
+END_TEST
+/* Oversubscribed (8 threads on fewer cores), the known values on the
+ * left: the short paths of lib/lsd.c for either side. */
+START_TEST(hot_counter_known_left_8)
+{
+	known_left = true;
+	hot_counter(8);
+}
+END_TEST
+
+/* Conditions on two words that writers keep opposite (y == -x) and move
+ * together: a committed transaction's answers come from one state, so
+ * "x >= 2" and "y <= -2" agree, whatever its peeks met (tl2 reads a word
+ * a committer holds without waiting, O6) and however many threads run
+ * (8 here, more than the cores).  Half the threads write, half read. */
+#define AGREE_ROUNDS (4000 / SCALE)
+static int64_t ax[8], ay[8];   /* x at [0], y at [7]: different lines */
+static long disagreed, agreed_true, agreed_false;
+
+static void agree_work(unsigned id, unsigned n)
+{
+	(void)n;
+	long dis = 0, yes = 0, no = 0;
+	for (long i = 0; i < AGREE_ROUNDS; i++) {
+		if (id % 2 == 0) {
+			TM_BEGIN();
+			int64_t v = (TM_LOAD(&ax[0]) + 1) % 4;
+			TM_STORE(&ax[0], v);
+			TM_STORE(&ay[7], -v);
+			TM_END();
+			continue;
+		}
+		volatile bool a = false, b = false;
+		TM_BEGIN();
+		a = lsd_is_true(lsd_cmp(lsd_read(&ax[0]), LSD_GE, K(2)));
+		b = lsd_is_true(lsd_cmp(K(-2), LSD_GE, lsd_read(&ay[7])));
+		TM_END();
+		dis += a != b;
+		yes += a && b;
+		no += !a && !b;
+	}
+	__atomic_fetch_add(&disagreed, dis, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&agreed_true, yes, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&agreed_false, no, __ATOMIC_RELAXED);
+}
+
+START_TEST(conditions_agree_at_commit_8)
+{
+	start_tm();
+	test_run_threads(8, agree_work);
+	ck_assert_int_eq(disagreed, 0);
+	ck_assert_int_eq(agreed_true + agreed_false, 4 * AGREE_ROUNDS);
+	ck_assert_int_eq(ax[0], -ay[7]);
+	tm_shutdown();
+}
 END_TEST
 
 /* tl2, step by step (thread 0 commits in the middle of thread 1's
@@ -864,6 +1018,7 @@ int main(void)
 	Suite *s = suite_create("lsd_" POTM_BACKEND_NAME);
 	TCase *sem = tcase_create("semantics");
 	tcase_add_test(sem, expressions);
+	tcase_add_test(sem, known_operand_either_side);
 	tcase_add_test(sem, wrap_around);
 	tcase_add_test(sem, comparisons);
 	tcase_add_test(sem, and_nesting);
@@ -885,6 +1040,9 @@ int main(void)
 	tcase_add_test_raise_signal(mis, misuse_outside_transaction, SIGABRT);
 	tcase_add_test_raise_signal(mis, misuse_previous_transaction, SIGABRT);
 	tcase_add_test_raise_signal(mis, misuse_uninitialized, SIGABRT);
+	tcase_add_test_raise_signal(mis, misuse_previous_known, SIGABRT);
+	tcase_add_test_raise_signal(mis, misuse_value_as_condition, SIGABRT);
+	tcase_add_test_raise_signal(mis, misuse_known_too_deep, SIGABRT);
 	tcase_add_test_raise_signal(mis, misuse_too_deep, SIGABRT);
 	tcase_add_test_raise_signal(mis, misuse_too_many_nodes, SIGABRT);
 	/* Two threads; pot's order would make the second wait for a turn
@@ -900,6 +1058,8 @@ int main(void)
 		tcase_add_test(conc, bank_8);
 		tcase_add_test(conc, hot_counter_2);
 		tcase_add_test(conc, hot_counter_8);
+		tcase_add_test(conc, hot_counter_known_left_8);
+		tcase_add_test(conc, conditions_agree_at_commit_8);
 		if (IS("tl2")) {
 			tcase_add_test(conc, condition_still_true_commits);
 			tcase_add_test(conc, condition_turned_false_reexecutes);
