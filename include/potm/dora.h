@@ -177,8 +177,16 @@ potm_dora_tx_t *potm_dora_act_tx(const potm_dora_act_t *a);
 unsigned potm_dora_act_executor(const potm_dora_act_t *a);
 
 /* store_get, after saving the record's bytes in the undo log; NULL if
- * absent. */
+ * absent.  An abort puts every byte back: use it when the action's locks
+ * cover the whole record. */
 void *potm_dora_update(potm_dora_act_t *a, store_table_t *t, uint64_t key);
+/* Save n bytes at field, inside record rec of table t (from store_get),
+ * in the undo log before changing them: an abort puts back these bytes
+ * alone.  Use it when the locks cover some fields of a record and other
+ * transactions may change its other fields meanwhile (TPC-C's district:
+ * D_YTD under one lock, D_NEXT_O_ID under another). */
+void potm_dora_save(potm_dora_act_t *a, store_table_t *t, const void *rec, const void *field,
+                    size_t n);
 /* store_insert, logging its inverse; NULL if the key is present. */
 void *potm_dora_insert(potm_dora_act_t *a, store_table_t *t, uint64_t key, const void *rec);
 /* store_delete, logging the record; 1 if it was there. */

@@ -132,6 +132,7 @@ typedef struct dora_undo {
 	int kind;                 /* DORA_UNDO_* */
 	store_table_t *table;
 	uint64_t key;
+	size_t at;                /* UPDATE: the saved bytes' offset in the record */
 	size_t off, len;          /* the saved bytes in the action's arena */
 } dora_undo_t;
 
@@ -612,7 +613,7 @@ static void lock_release_all(dora_exec_t *x, dora_part_t *p)
 /* ---- the undo log ------------------------------------------------------ */
 
 static void undo_add(potm_dora_act_t *a, int kind, store_table_t *t, uint64_t key,
-                     const void *rec, size_t len)
+                     size_t at, const void *rec, size_t len)
 {
 	if (a->nundo == a->capundo) {
 		size_t cap = a->capundo ? 2 * a->capundo : 8;
@@ -634,8 +635,8 @@ static void undo_add(potm_dora_act_t *a, int kind, store_table_t *t, uint64_t ke
 		a->arena_cap = cap;
 	}
 	dora_undo_t *u = &a->undo[a->nundo++];
-	*u = (dora_undo_t){ .kind = kind, .table = t, .key = key, .off = a->arena_len,
-	                    .len = len };
+	*u = (dora_undo_t){ .kind = kind, .table = t, .key = key, .at = at,
+	                    .off = a->arena_len, .len = len };
 	if (len)
 		store_read_bytes(a->arena + a->arena_len, rec, len);
 	a->arena_len += need;
@@ -645,15 +646,27 @@ void *potm_dora_update(potm_dora_act_t *a, store_table_t *t, uint64_t key)
 {
 	void *rec = store_get(t, key);
 	if (rec != NULL)
-		undo_add(a, DORA_UNDO_UPDATE, t, key, rec, store_record_size(t));
+		undo_add(a, DORA_UNDO_UPDATE, t, key, 0, rec, store_record_size(t));
 	return rec;
+}
+
+void potm_dora_save(potm_dora_act_t *a, store_table_t *t, const void *rec, const void *field,
+                    size_t n)
+{
+	size_t at = (size_t)((const char *)field - (const char *)rec);
+	if ((const char *)field < (const char *)rec || at + n > store_record_size(t)) {
+		fprintf(stderr, "potm dora: potm_dora_save: bytes %zu..%zu are outside the %s "
+		        "record\n", at, at + n, store_table_name(t));
+		abort();
+	}
+	undo_add(a, DORA_UNDO_UPDATE, t, store_key_of(rec), at, field, n);
 }
 
 void *potm_dora_insert(potm_dora_act_t *a, store_table_t *t, uint64_t key, const void *rec)
 {
 	void *r = store_insert(t, key, rec);
 	if (r != NULL)
-		undo_add(a, DORA_UNDO_INSERT, t, key, NULL, 0);
+		undo_add(a, DORA_UNDO_INSERT, t, key, 0, NULL, 0);
 	return r;
 }
 
@@ -662,7 +675,7 @@ int potm_dora_delete(potm_dora_act_t *a, store_table_t *t, uint64_t key)
 	void *rec = store_get(t, key);
 	if (rec == NULL)
 		return 0;
-	undo_add(a, DORA_UNDO_DELETE, t, key, rec, store_record_size(t));
+	undo_add(a, DORA_UNDO_DELETE, t, key, 0, rec, store_record_size(t));
 	return store_delete(t, key);
 }
 
@@ -681,7 +694,8 @@ static void undo_part(dora_exec_t *x, dora_part_t *p)
 			case DORA_UNDO_UPDATE: {
 				void *rec = store_get(u->table, u->key);
 				if (rec != NULL)
-					store_write_bytes(rec, a->arena + u->off, u->len);
+					store_write_bytes((char *)rec + u->at, a->arena + u->off,
+					                  u->len);
 				break;
 			}
 			case DORA_UNDO_INSERT:
