@@ -60,6 +60,9 @@ RUBIS_MODES: tuple[str, ...] = ("doppel", "occ", "split")
 #: The tpcc benchmark's transaction mixes: the standard one, or one type alone.
 TPCC_MIXES: tuple[str, ...] = ("standard", "new-order", "payment", "order-status",
                                "delivery", "stock-level")
+#: How tpcc runs its transactions: whole on a worker, or as DORA flow graphs
+#: on executors that own their warehouses.
+TPCC_EXECUTIONS: tuple[str, ...] = ("conventional", "dora")
 #: TPC-C's population per warehouse (clause 4.3): items, customers per district.
 TPCC_ITEMS = 100000
 TPCC_CUSTOMERS = 3000
@@ -474,6 +477,10 @@ WORKLOADS: dict[str, Workload] = {
                   "Payment written with LSD (lazy counters and balances, stock quantity "
                   "conditions, the next order id as a future key)", choices=LSD_INTERFACES,
                   default="std"),
+            Param("execution", "-e", "conventional: each worker runs whole transactions; "
+                  "dora: the workers are DORA executors owning the warehouses in equal "
+                  "ranges, each transaction a flow graph of actions (not on Pot's "
+                  "backends)", choices=TPCC_EXECUTIONS, default="conventional"),
             Param("items", "-I", "items, and stock rows per warehouse (below 100000 is not "
                   "TPC-C's population)", minimum=1, maximum=TPCC_ITEMS, default=TPCC_ITEMS),
             Param("customers", "-C", "customers, and initial orders, per district (below "
