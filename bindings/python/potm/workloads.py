@@ -488,6 +488,18 @@ WORKLOADS: dict[str, Workload] = {
                   default=TPCC_CUSTOMERS),
             THREADS, DURATION, OPS, SEED,
         )),
+        Workload("tm1", "Nokia's TM1 (TATP) on the record store: the subscriber "
+                 "database and its seven transactions in the standard mix (80 % "
+                 "reads), conventionally or under DORA, then structure and "
+                 "call-forwarding count checks", (
+            Param("subscribers", "-s", "subscribers, the population's scale",
+                  minimum=1, maximum=1 << 22, default=100000),
+            Param("execution", "-e", "conventional: each worker runs whole transactions; "
+                  "dora: the workers are DORA executors owning ranges of subscribers "
+                  "(not on Pot's backends)", choices=TPCC_EXECUTIONS,
+                  default="conventional"),
+            THREADS, DURATION, OPS, SEED,
+        )),
     )
 }
 WORKLOADS.update((w.name, w) for w in (*STAMP_WORKLOADS, STMBENCH7))

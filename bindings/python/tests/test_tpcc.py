@@ -125,3 +125,19 @@ def test_dora_execution_keeps_consistency() -> None:
     kinds = ("new_order", "payment", "order_status", "delivery", "stock_level")
     assert sum(counts[k] for k in kinds) == 400
     assert counts["dora_actions"] >= 400
+
+
+def test_tm1_conventional_and_dora() -> None:
+    """TM1 from the package: both executions pass their checks and run the
+    mix's seven transactions."""
+    spec = potm.WORKLOADS["tm1"]
+    assert spec.argv(spec.validate({"subscribers": 1000, "execution": "dora"})) == \
+        ["tm1", "-s", "1000", "-e", "dora"]
+    libs = build_dir_with("tm1", "tl2")
+    for execution in ("conventional", "dora"):
+        r = potm.run("tm1", backend="tl2", threads=2, subscribers=1000, ops=1000,
+                     execution=execution, lib_dir=libs).check()
+        assert r.raw is not None and r.raw["execution"] == execution
+        counts = r.raw["counts"]
+        assert counts["get_subscriber_data"] > 0 and counts["update_location"] > 0
+        assert counts["get_subscriber_data_ok"] == counts["get_subscriber_data"]
