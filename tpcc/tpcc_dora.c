@@ -52,6 +52,7 @@
 #include <potm/dora.h>
 
 #include <sched.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,17 @@ static void set_missing(tdora_slot_t *s, const char *why)
 static potm_dora_lock_t lock_of(uint32_t space, uint64_t key, uint32_t mode)
 {
 	return (potm_dora_lock_t){ .space = space, .key = key, .mode = mode };
+}
+
+/* Save what Payment and Delivery change of a customer before they change
+ * it: C_BALANCE through C_DELIVERY_CNT (adjacent), and C_DATA if asked. */
+static void save_customer(potm_dora_act_t *a, store_table_t *t, tpcc_customer_t *cu, bool data)
+{
+	potm_dora_save(a, t, cu, &cu->c_balance,
+	               offsetof(tpcc_customer_t, c_delivery_cnt) + sizeof cu->c_delivery_cnt -
+	               offsetof(tpcc_customer_t, c_balance));
+	if (data)
+		potm_dora_save(a, t, cu, cu->c_data, sizeof cu->c_data);
 }
 
 static bool contains_original(const char *s)
@@ -237,12 +249,15 @@ static int no_stock(potm_dora_act_t *a, void *arg)
 		store_read_bytes(out->line[i].i_name, it->i_name, sizeof it->i_name);
 		store_read_bytes(i_data, it->i_data, sizeof it->i_data);
 		int64_t price = TM_LOAD(&it->i_price);
-		tpcc_stock_t *st = potm_dora_update(a, db->stock,
-		                                    tpcc_stock_key(g->supply_w, in->line[i].i_id));
+		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(g->supply_w, in->line[i].i_id));
 		if (st == NULL) {
 			set_missing(s, "New-Order: a STOCK row of an item is missing");
 			return 1;
 		}
+		/* S_QUANTITY, S_YTD, S_ORDER_CNT, S_REMOTE_CNT: adjacent. */
+		potm_dora_save(a, db->stock, st, &st->s_quantity,
+		               offsetof(tpcc_stock_t, s_remote_cnt) + sizeof st->s_remote_cnt -
+		               offsetof(tpcc_stock_t, s_quantity));
 		int32_t s_qty = TM_LOAD(&st->s_quantity);
 		s_qty = s_qty >= (int32_t)qty + 10 ? s_qty - (int32_t)qty
 		                                   : s_qty - (int32_t)qty + 91;
@@ -417,19 +432,20 @@ static int pay_customer(potm_dora_act_t *a, void *arg)
 	tpcc_db_t *db = s->run->db;
 	const tpcc_payment_in_t *in = &s->req.in.payment;
 	tpcc_payment_out_t *out = &s->res.out.payment;
-	tpcc_customer_t *cu = potm_dora_update(a, db->customer,
-	                                       tpcc_customer_key(in->c_w, in->c_d, s->c_id));
+	tpcc_customer_t *cu = store_get(db->customer, tpcc_customer_key(in->c_w, in->c_d, s->c_id));
 	if (cu == NULL) {
 		set_missing(s, "Payment: the customer is missing");
 		return 1;
 	}
+	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
+	bool bad = out->c_credit[0] == 'B' && out->c_credit[1] == 'C';
+	save_customer(a, db->customer, cu, bad);
 	out->c_id = s->c_id;
 	TM_STORE(&cu->c_balance, TM_LOAD(&cu->c_balance) - in->amount);
 	TM_STORE(&cu->c_ytd_payment, TM_LOAD(&cu->c_ytd_payment) + in->amount);
 	TM_STORE(&cu->c_payment_cnt, TM_LOAD(&cu->c_payment_cnt) + 1);
 	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
-	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
-	if (out->c_credit[0] == 'B' && out->c_credit[1] == 'C')
+	if (bad)
 		pay_bad_credit(cu, in, s->c_id);
 	out->c_balance = TM_LOAD(&cu->c_balance);
 	return 0;
@@ -571,13 +587,22 @@ static void order_status_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
 
 /* ---- Delivery --------------------------------------------------------------------- */
 
-static int collect_key(uint64_t key, void *rec, void *arg)
+/* Deliver one order line in the scan (an update in place, its old date
+ * saved first). */
+typedef struct deliver_lines {
+	potm_dora_act_t *a;
+	store_table_t *t;
+	int64_t date, sum;
+} deliver_lines_t;
+
+static int deliver_line(uint64_t key, void *rec, void *arg)
 {
-	uint64_t *keys = arg;
-	(void)rec;
-	if (keys[0] == TPCC_MAX_OL)
-		return 1;
-	keys[1 + keys[0]++] = key;
+	deliver_lines_t *dl = arg;
+	tpcc_order_line_t *ol = rec;
+	(void)key;
+	potm_dora_save(dl->a, dl->t, ol, &ol->ol_delivery_d, sizeof ol->ol_delivery_d);
+	TM_STORE(&ol->ol_delivery_d, dl->date);
+	dl->sum += TM_LOAD(&ol->ol_amount);
 	return 0;
 }
 
@@ -602,23 +627,19 @@ static int dl_orders(potm_dora_act_t *a, void *arg)
 		}
 		uint64_t o_id = tpcc_order_id_of(key);
 		potm_dora_delete(a, db->new_order, key);
-		tpcc_order_t *o = potm_dora_update(a, db->order, key);
+		tpcc_order_t *o = store_get(db->order, key);
 		if (o == NULL) {
 			set_missing(s, "Delivery: the order of a NEW-ORDER row is missing");
 			return 1;
 		}
+		potm_dora_save(a, db->order, o, &o->o_carrier_id, sizeof o->o_carrier_id);
 		uint32_t c_id = (uint32_t)TM_LOAD(&o->o_c_id);
 		TM_STORE(&o->o_carrier_id, in->carrier);
-		uint64_t keys[1 + TPCC_MAX_OL] = { 0 };
+		deliver_lines_t dl = { .a = a, .t = db->order_line, .date = in->date };
 		store_scan(db->order_line, tpcc_order_line_key(w, d, o_id, 0),
-		           tpcc_order_line_key(w, d, o_id, TPCC_MAX_OL), STORE_ASC, collect_key,
-		           keys);
-		int64_t sum = 0;
-		for (uint64_t k = 0; k < keys[0]; k++) {
-			tpcc_order_line_t *ol = potm_dora_update(a, db->order_line, keys[1 + k]);
-			TM_STORE(&ol->ol_delivery_d, in->date);
-			sum += TM_LOAD(&ol->ol_amount);
-		}
+		           tpcc_order_line_key(w, d, o_id, TPCC_MAX_OL), STORE_ASC, deliver_line,
+		           &dl);
+		int64_t sum = dl.sum;
 		s->delivered_c[d - 1] = c_id;
 		s->delivered_sum[d - 1] = sum;
 		out->o_id[d - 1] = o_id;
@@ -635,12 +656,13 @@ static int dl_customers(potm_dora_act_t *a, void *arg)
 	for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++) {
 		if (s->delivered_c[d - 1] == 0)
 			continue;
-		tpcc_customer_t *cu = potm_dora_update(
-			a, db->customer, tpcc_customer_key(w, d, s->delivered_c[d - 1]));
+		tpcc_customer_t *cu = store_get(db->customer,
+		                                tpcc_customer_key(w, d, s->delivered_c[d - 1]));
 		if (cu == NULL) {
 			set_missing(s, "Delivery: the customer of an order is missing");
 			return 1;
 		}
+		save_customer(a, db->customer, cu, false);
 		TM_STORE(&cu->c_balance, TM_LOAD(&cu->c_balance) + s->delivered_sum[d - 1]);
 		TM_STORE(&cu->c_delivery_cnt, TM_LOAD(&cu->c_delivery_cnt) + 1);
 	}

@@ -51,6 +51,9 @@ int potm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define DORA_CACHELINE 64
 #define DORA_LOCK_BUCKETS 4096u   /* per executor; chains grow past it */
+#define DORA_INLINE_LOCKS 4       /* an action's locks without an allocation */
+#define DORA_INLINE_UNDO 4        /* its undo entries ... */
+#define DORA_INLINE_ARENA 128     /* ... and saved bytes */
 
 static void dora_oom(const char *what)
 {
@@ -156,6 +159,11 @@ struct potm_dora_act {
 	size_t nundo, capundo;
 	unsigned char *arena;
 	size_t arena_len, arena_cap;
+	/* room for a short action's locks and log, so that it needs no
+	 * allocation but its own */
+	potm_dora_lock_t inline_locks[DORA_INLINE_LOCKS];
+	dora_undo_t inline_undo[DORA_INLINE_UNDO];
+	unsigned char inline_arena[DORA_INLINE_ARENA] __attribute__((aligned(8)));
 };
 
 /* One executor's share of a transaction: touched only by that executor,
@@ -413,10 +421,14 @@ void potm_dora_add(potm_dora_tx_t *tx, unsigned r, uint64_t route, potm_dora_fn 
 	a->rule = r;
 	a->route = route;
 	a->nlocks = nlocks;
-	if (nlocks) {
-		a->locks = dora_alloc(nlocks * sizeof *locks, "locks");
+	a->locks = nlocks <= DORA_INLINE_LOCKS ? a->inline_locks
+	                                       : dora_alloc(nlocks * sizeof *locks, "locks");
+	if (nlocks)
 		memcpy(a->locks, locks, nlocks * sizeof *locks);
-	}
+	a->undo = a->inline_undo;
+	a->capundo = DORA_INLINE_UNDO;
+	a->arena = a->inline_arena;
+	a->arena_cap = DORA_INLINE_ARENA;
 	a->phase_next = tx->building;
 	tx->building = a;
 	tx->nbuilding++;
@@ -616,21 +628,27 @@ static void undo_add(potm_dora_act_t *a, int kind, store_table_t *t, uint64_t ke
                      size_t at, const void *rec, size_t len)
 {
 	if (a->nundo == a->capundo) {
-		size_t cap = a->capundo ? 2 * a->capundo : 8;
-		dora_undo_t *u = realloc(a->undo, cap * sizeof *u);
+		size_t cap = 2 * a->capundo;
+		dora_undo_t *u = a->undo == a->inline_undo ? malloc(cap * sizeof *u)
+		                                           : realloc(a->undo, cap * sizeof *u);
 		if (u == NULL)
 			dora_oom("undo log");
+		if (a->undo == a->inline_undo)
+			memcpy(u, a->inline_undo, sizeof a->inline_undo);
 		a->undo = u;
 		a->capundo = cap;
 	}
 	size_t need = (len + 7) & ~(size_t)7;
 	if (a->arena_len + need > a->arena_cap) {
-		size_t cap = a->arena_cap ? a->arena_cap : 1024;
+		size_t cap = 2 * a->arena_cap;
 		while (cap < a->arena_len + need)
 			cap *= 2;
-		unsigned char *ar = realloc(a->arena, cap);
+		unsigned char *ar = a->arena == a->inline_arena ? malloc(cap)
+		                                                : realloc(a->arena, cap);
 		if (ar == NULL)
 			dora_oom("undo log");
+		if (a->arena == a->inline_arena)
+			memcpy(ar, a->inline_arena, a->arena_len);
 		a->arena = ar;
 		a->arena_cap = cap;
 	}
@@ -737,9 +755,12 @@ static void act_body(potm_dora_act_t *a)
 
 static void act_free(potm_dora_act_t *a)
 {
-	free(a->locks);
-	free(a->undo);
-	free(a->arena);
+	if (a->locks != a->inline_locks)
+		free(a->locks);
+	if (a->undo != a->inline_undo)
+		free(a->undo);
+	if (a->arena != a->inline_arena)
+		free(a->arena);
 	free(a);
 }
 
