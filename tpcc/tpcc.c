@@ -137,7 +137,7 @@ static int tpcc_setup(tpcc_db_t *db, const bench_common_t *c, uint64_t *load_ns)
 int potm_bench_tpcc(int argc, char **argv)
 {
 	bench_common_t c = { .name = "tpcc" };
-	uint64_t warehouses = 1, items = TPCC_ITEMS, customers = TPCC_CUSTOMERS;
+	uint64_t warehouses = 1, items = TPCC_ITEMS, customers = TPCC_CUSTOMERS, reroute_ms = 0;
 	unsigned mix = TPCC_MIX_STANDARD, interface = 0, execution = 0;
 	bool items_given = false, customers_given = false;
 	const bench_option_t opts[] = {
@@ -157,6 +157,10 @@ int potm_bench_tpcc(int argc, char **argv)
 		  "are DORA executors owning their warehouses, transactions are flow "
 		  "graphs of actions (default conventional)",
 		  0, 0, tpcc_executions, &execution, NULL },
+		{ 'R', BENCH_OPT_UINT, "reroute period",
+		  "-e dora: every this many milliseconds DORA's resource manager moves a "
+		  "random range of warehouses to a random executor (default 0: never)",
+		  0, 60000, NULL, &reroute_ms, NULL },
 		{ 'I', BENCH_OPT_UINT, "item count",
 		  "items, and stock rows per warehouse; below 100000 is not standard "
 		  "(default 100000)", 1, TPCC_ITEMS, NULL, &items, &items_given },
@@ -177,6 +181,8 @@ int potm_bench_tpcc(int argc, char **argv)
 			                         "warehouses", c.threads, TPCC_MAX_WAREHOUSES);
 		warehouses = c.threads;
 	}
+	if (execution == 0 && reroute_ms != 0)
+		return bench_usage_error(&c, "-R: rerouting needs -e dora");
 	if (execution == 1 && interface == 1)
 		return bench_usage_error(&c, "-e dora: New-Order and Payment run with standard "
 		                         "accesses (-a std)");
@@ -228,7 +234,7 @@ int potm_bench_tpcc(int argc, char **argv)
 	memset(&dst, 0, sizeof dst);
 	uint64_t retries = 0;
 	if (execution == 1) {
-		rc = tpcc_dora_run(&db, &c, &run, &dst);
+		rc = tpcc_dora_run(&db, &c, reroute_ms, &run, &dst);
 		retries = dst.conflicts;
 	} else {
 		rc = bench_run(&c, tpcc_op, &db, &run);
@@ -324,6 +330,7 @@ int potm_bench_tpcc(int argc, char **argv)
 		BENCH_U64("dora_lock_waits", dst.lock_waits),
 		BENCH_U64("dora_retries", retries),
 		BENCH_U64("dora_undone_actions", dst.undone),
+		BENCH_U64("dora_reroutes", dst.reroutes),
 		BENCH_STR("consistency_1", verdicts[0]),
 		BENCH_STR("consistency_2", verdicts[1]),
 		BENCH_STR("consistency_3", verdicts[2]),

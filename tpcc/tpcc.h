@@ -513,12 +513,13 @@ void tpcc_tally(tpcc_worker_t *me, const tpcc_request_t *req, const tpcc_result_
 /* tpcc_dora.c: the run under DORA (-e dora): the workers are the
  * executors (worker i serves executor i and submits its terminal's
  * transactions, a few at a time), warehouses routed to executors in equal
- * ranges.  The same tallies in db->worker as tpcc_op's; the executor's
- * counters in *st.  BENCH_EXIT_OK, BENCH_EXIT_USAGE (a backend DORA
+ * ranges; with reroute_ms, a resource manager moves a random range of
+ * warehouses to a random executor that often.  The same tallies in
+ * db->worker as tpcc_op's; the executor's counters in *st.  BENCH_EXIT_OK, BENCH_EXIT_USAGE (a backend DORA
  * cannot run on) or BENCH_EXIT_FAILED. */
 struct potm_dora_stats;
-int tpcc_dora_run(tpcc_db_t *db, const bench_common_t *c, bench_run_result_t *run,
-                  struct potm_dora_stats *st);
+int tpcc_dora_run(tpcc_db_t *db, const bench_common_t *c, uint64_t reroute_ms,
+                  bench_run_result_t *run, struct potm_dora_stats *st);
 
 /* tpcc_tx.c: draw the input of a transaction of type as the benchmark's
  * worker id does (home warehouse w, the logical time now; a Payment's

@@ -51,12 +51,14 @@
 
 #include <potm/dora.h>
 
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define TDORA_WINDOW 4     /* transactions in flight per terminal */
 #define TDORA_RULE 0       /* the warehouse rule */
@@ -109,6 +111,10 @@ typedef struct tdora_run {
 	potm_dora_t *d;
 	tdora_term_t *term;       /* [threads] */
 	atomic_uint finished;     /* terminals done submitting */
+	/* the resource manager */
+	uint64_t reroute_ms;
+	atomic_int stop;
+	uint64_t reroutes;
 } tdora_run_t;
 
 static void set_missing(tdora_slot_t *s, const char *why)
@@ -901,10 +907,33 @@ static void tdora_leave(void *shared, bench_thread_t *self)
 		serve_or_yield(r, id);
 }
 
-int tpcc_dora_run(tpcc_db_t *db, const bench_common_t *c, bench_run_result_t *run,
-                  potm_dora_stats_t *st)
+/* The resource manager (-R): every reroute_ms, a random range of
+ * warehouses goes to a random executor, behind potm_dora_reroute's
+ * quiescence, until the run ends. */
+static void *resource_manager(void *arg)
 {
-	tdora_run_t r = { .db = db };
+	tdora_run_t *r = arg;
+	bench_rng_t rng;
+	bench_rng_seed(&rng, r->db->seed, 0xd0a);
+	uint32_t w = r->db->warehouses;
+	while (!atomic_load(&r->stop)) {
+		struct timespec ts = { .tv_sec = (time_t)(r->reroute_ms / 1000),
+		                       .tv_nsec = (long)(r->reroute_ms % 1000) * 1000000 };
+		nanosleep(&ts, NULL);
+		if (atomic_load(&r->stop))
+			break;
+		uint32_t lo = tpcc_rand(&rng, 1, w), hi = tpcc_rand(&rng, lo, w);
+		unsigned e = (unsigned)bench_rng_below(&rng, r->db->threads);
+		if (potm_dora_reroute(r->d, TDORA_RULE, lo, hi, e) == 0)
+			r->reroutes++;
+	}
+	return NULL;
+}
+
+int tpcc_dora_run(tpcc_db_t *db, const bench_common_t *c, uint64_t reroute_ms,
+                  bench_run_result_t *run, potm_dora_stats_t *st)
+{
+	tdora_run_t r = { .db = db, .reroute_ms = reroute_ms };
 	r.d = potm_dora_create(db->threads, 1);
 	if (r.d == NULL) {
 		fprintf(stderr, "tpcc: -e dora: %s\n", tm_last_error());
@@ -927,7 +956,13 @@ int tpcc_dora_run(tpcc_db_t *db, const bench_common_t *c, bench_run_result_t *ru
 			r.term[i].slot[k].run = &r;
 			r.term[i].slot[k].owner = i;
 		}
+	pthread_t rm;
+	bool rm_running = reroute_ms != 0 && pthread_create(&rm, NULL, resource_manager, &r) == 0;
 	int rc = bench_run_with(c, tdora_op, NULL, tdora_leave, &r, run);
+	if (rm_running) {
+		atomic_store(&r.stop, 1);
+		pthread_join(rm, NULL);
+	}
 	potm_dora_stats(r.d, st);
 	potm_dora_destroy(r.d);
 	free(r.term);

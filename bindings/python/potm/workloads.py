@@ -481,12 +481,17 @@ WORKLOADS: dict[str, Workload] = {
                   "dora: the workers are DORA executors owning the warehouses in equal "
                   "ranges, each transaction a flow graph of actions (not on Pot's "
                   "backends)", choices=TPCC_EXECUTIONS, default="conventional"),
+            Param("reroute", "-R", "execution dora: DORA's resource manager moves a random "
+                  "range of warehouses to a random executor every this many milliseconds "
+                  "(0: never)", maximum=60000, unit="ms", default=0),
             Param("items", "-I", "items, and stock rows per warehouse (below 100000 is not "
                   "TPC-C's population)", minimum=1, maximum=TPCC_ITEMS, default=TPCC_ITEMS),
             Param("customers", "-C", "customers, and initial orders, per district (below "
                   "3000 is not TPC-C's population)", minimum=1, maximum=TPCC_CUSTOMERS,
                   default=TPCC_CUSTOMERS),
             THREADS, DURATION, OPS, SEED,
+        ), rules=(
+            Needs("reroute", "execution", ("dora",), unless=0),
         )),
         Workload("tm1", "Nokia's TM1 (TATP) on the record store: the subscriber "
                  "database and its seven transactions in the standard mix (80 % "
