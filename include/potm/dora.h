@@ -36,7 +36,11 @@
  * may submit it again (as a new, youngest transaction).  Every waits-for
  * edge thus goes from a younger to an older transaction: no cycle.  The
  * waiters of an identifier are granted in FIFO order.  A shared lock
- * wanted exclusive by the same transaction while others hold it dies.
+ * wanted exclusive by the same transaction while others hold it dies, as
+ * does a second action of one transaction queueing on an identifier
+ * another of its actions waits for.  A lock the transaction holds in a
+ * mode at least as strong is granted at once (a later phase may name it
+ * again).
  *
  * Threads: the program runs the executors.  Executor e is served by one
  * registered TM thread calling potm_dora_serve(d, e) repeatedly; any
