@@ -357,8 +357,8 @@ int potm_dora_rule_hash(potm_dora_t *d, unsigned r, uint64_t lo, uint64_t hi)
 
 unsigned potm_dora_owner(const potm_dora_t *d, unsigned r, uint64_t v)
 {
-	const dora_rule_t *ru = &d->rule[r];
-	if (r >= d->nrules || ru->owner == NULL || v < ru->lo || v > ru->hi) {
+	const dora_rule_t *ru = r < d->nrules ? &d->rule[r] : NULL;
+	if (ru == NULL || ru->owner == NULL || v < ru->lo || v > ru->hi) {
 		fprintf(stderr, "potm dora: value %llu is outside routing rule %u\n",
 		        (unsigned long long)v, r);
 		abort();
