@@ -138,6 +138,7 @@ int potm_bench_tpcc(int argc, char **argv)
 {
 	bench_common_t c = { .name = "tpcc" };
 	uint64_t warehouses = 1, items = TPCC_ITEMS, customers = TPCC_CUSTOMERS, reroute_ms = 0;
+	uint64_t remote_pct = 1;
 	unsigned mix = TPCC_MIX_STANDARD, interface = 0, execution = 0;
 	bool items_given = false, customers_given = false;
 	const bench_option_t opts[] = {
@@ -157,6 +158,9 @@ int potm_bench_tpcc(int argc, char **argv)
 		  "are DORA executors owning their warehouses, transactions are flow "
 		  "graphs of actions (default conventional)",
 		  0, 0, tpcc_executions, &execution, NULL },
+		{ 'x', BENCH_OPT_UINT, "remote line percentage",
+		  "percentage of New-Order lines supplied by another warehouse, when there "
+		  "are several (default 1, clause 2.4.1.5)", 0, 100, NULL, &remote_pct, NULL },
 		{ 'R', BENCH_OPT_UINT, "reroute period",
 		  "-e dora: every this many milliseconds DORA's resource manager moves a "
 		  "random range of warehouses to a random executor (default 0: never)",
@@ -208,7 +212,7 @@ int potm_bench_tpcc(int argc, char **argv)
 		.customers = (uint32_t)customers, .threads = (unsigned)c.threads,
 		.mix = mix, .seed = c.seed,
 		.can_cancel = strcmp(tm_backend_name(), "seq") != 0,
-		.lsd = interface == 1,
+		.lsd = interface == 1, .remote_pct = (uint32_t)remote_pct,
 	};
 	if (workers_alloc(&db) != 0) {
 		fprintf(stderr, "tpcc: out of memory for %" PRIu64 " workers\n", c.threads);
@@ -292,6 +296,7 @@ int potm_bench_tpcc(int argc, char **argv)
 		BENCH_STR("mix", tpcc_mixes[mix]),
 		BENCH_STR("interface", tpcc_interfaces[interface]),
 		BENCH_STR("execution", tpcc_executions[execution]),
+		BENCH_U64("remote_lines_pct", remote_pct),
 		BENCH_U64("items", items),
 		BENCH_U64("customers_per_district", customers),
 		BENCH_STR("scale", standard ? "standard" : "reduced"),

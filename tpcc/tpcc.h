@@ -327,6 +327,7 @@ typedef struct tpcc_db {
 	unsigned mix;             /* enum tpcc_mix */
 	bool can_cancel;          /* the backend can roll back (tm_cancel): not seq */
 	bool lsd;                 /* -a lsd: New-Order and Payment with LSD */
+	uint32_t remote_pct;      /* -x: New-Order lines from a remote warehouse, % (1) */
 	uint64_t seed;
 	tpcc_nurand_c_t nurand;
 	/* tables */

@@ -393,10 +393,10 @@ static void draw_new_order(const tpcc_db_t *db, bench_rng_t *r, uint32_t w, int6
 	in->entry_d = now;
 	for (uint32_t i = 0; i < in->ol_cnt; i++) {
 		in->line[i].i_id = tpcc_nurand(r, 8191, db->nurand.ol_i_id, 1, db->items);
-		/* Clause 2.4.1.5: 1 % of the lines come from a remote
+		/* Clause 2.4.1.5: 1 % of the lines (-x) come from a remote
 		 * warehouse, when there is one. */
 		in->line[i].supply_w = w;
-		if (db->warehouses > 1 && tpcc_rand(r, 1, 100) == 1) {
+		if (db->warehouses > 1 && tpcc_rand(r, 1, 100) <= db->remote_pct) {
 			in->line[i].supply_w = other_warehouse(db, r, w);
 			in->all_local = 0;
 		}

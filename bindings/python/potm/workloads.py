@@ -481,6 +481,9 @@ WORKLOADS: dict[str, Workload] = {
                   "dora: the workers are DORA executors owning the warehouses in equal "
                   "ranges, each transaction a flow graph of actions (not on Pot's "
                   "backends)", choices=TPCC_EXECUTIONS, default="conventional"),
+            Param("remote_lines", "-x", "percentage of New-Order lines supplied by another "
+                  "warehouse, when there are several (TPC-C: 1)", maximum=100, unit="%",
+                  default=1),
             Param("reroute", "-R", "execution dora: DORA's resource manager moves a random "
                   "range of warehouses to a random executor every this many milliseconds "
                   "(0: never)", maximum=60000, unit="ms", default=0),
