@@ -1,7 +1,8 @@
 /*
  * tpcc/tpcc.c — TPC-C on the record store, as a benchmark of the harness.
  *
- *   tpcc-<b> [-w warehouses (0: one per thread)] [-m mix] [-I items] [-C customers] [-t -d -n -S -H]
+ *   tpcc-<b> [-w warehouses (0: one per thread)] [-m mix] [-e execution] [-I items]
+ *            [-C customers] [-t -d -n -S -H]
  *
  * The database of -w warehouses is populated (clause 4.3), the workers run
  * the mix (-m: the standard 45/43/4/4/4, or one transaction type) with no
@@ -10,6 +11,11 @@
  * One JSON line reports the throughput (all transactions per second), the
  * counts of each type, rollbacks, latency percentiles, the aborts by cause,
  * each condition's verdict and the digest.
+ *
+ * -e dora runs the same mix as DORA flow graphs (tpcc_dora.c): the -t
+ * workers are the executors, warehouses routed to them by range; the
+ * JSON line gains the executor's counters (actions, lock waits, retries
+ * of transactions that died on a lock, undone actions).
  *
  * -I and -C scale the population down (fewer items; fewer customers, and
  * so orders, per district) for quick tests; a run that uses them reports
@@ -24,6 +30,8 @@
 #include "tpcc.h"
 #include "potm_bench.h"
 
+#include <potm/dora.h>
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +40,7 @@
 POTM_BENCH_EXPORT int potm_bench_tpcc(int argc, char **argv);
 
 static const char *const tpcc_interfaces[] = { "std", "lsd", NULL };
+static const char *const tpcc_executions[] = { "conventional", "dora", NULL };
 static const char *const tpcc_mixes[] = {
 	"standard", "new-order", "payment", "order-status", "delivery", "stock-level", NULL,
 };
@@ -128,8 +137,9 @@ static int tpcc_setup(tpcc_db_t *db, const bench_common_t *c, uint64_t *load_ns)
 int potm_bench_tpcc(int argc, char **argv)
 {
 	bench_common_t c = { .name = "tpcc" };
-	uint64_t warehouses = 1, items = TPCC_ITEMS, customers = TPCC_CUSTOMERS;
-	unsigned mix = TPCC_MIX_STANDARD, interface = 0;
+	uint64_t warehouses = 1, items = TPCC_ITEMS, customers = TPCC_CUSTOMERS, reroute_ms = 0;
+	uint64_t remote_pct = 1;
+	unsigned mix = TPCC_MIX_STANDARD, interface = 0, execution = 0;
 	bool items_given = false, customers_given = false;
 	const bench_option_t opts[] = {
 		{ 'w', BENCH_OPT_UINT, "warehouse count",
@@ -143,6 +153,18 @@ int potm_bench_tpcc(int argc, char **argv)
 		  "std: standard reads and writes; lsd: New-Order and Payment with "
 		  "futures, conditions and lazy writes (default std)",
 		  0, 0, tpcc_interfaces, &interface, NULL },
+		{ 'e', BENCH_OPT_CHOICE, "execution",
+		  "conventional: each worker runs whole transactions; dora: the workers "
+		  "are DORA executors owning their warehouses, transactions are flow "
+		  "graphs of actions (default conventional)",
+		  0, 0, tpcc_executions, &execution, NULL },
+		{ 'x', BENCH_OPT_UINT, "remote line percentage",
+		  "percentage of New-Order lines supplied by another warehouse, when there "
+		  "are several (default 1, clause 2.4.1.5)", 0, 100, NULL, &remote_pct, NULL },
+		{ 'R', BENCH_OPT_UINT, "reroute period",
+		  "-e dora: every this many milliseconds DORA's resource manager moves a "
+		  "random range of warehouses to a random executor (default 0: never)",
+		  0, 60000, NULL, &reroute_ms, NULL },
 		{ 'I', BENCH_OPT_UINT, "item count",
 		  "items, and stock rows per warehouse; below 100000 is not standard "
 		  "(default 100000)", 1, TPCC_ITEMS, NULL, &items, &items_given },
@@ -163,6 +185,11 @@ int potm_bench_tpcc(int argc, char **argv)
 			                         "warehouses", c.threads, TPCC_MAX_WAREHOUSES);
 		warehouses = c.threads;
 	}
+	if (execution == 0 && reroute_ms != 0)
+		return bench_usage_error(&c, "-R: rerouting needs -e dora");
+	if (execution == 1 && interface == 1)
+		return bench_usage_error(&c, "-e dora: New-Order and Payment run with standard "
+		                         "accesses (-a std)");
 	/* A district's order ids have TPCC_O_BITS bits: with -n, even if
 	 * every transaction were a New-Order in one district they must fit. */
 	if (c.ops_per_thread &&
@@ -185,7 +212,7 @@ int potm_bench_tpcc(int argc, char **argv)
 		.customers = (uint32_t)customers, .threads = (unsigned)c.threads,
 		.mix = mix, .seed = c.seed,
 		.can_cancel = strcmp(tm_backend_name(), "seq") != 0,
-		.lsd = interface == 1,
+		.lsd = interface == 1, .remote_pct = (uint32_t)remote_pct,
 	};
 	if (workers_alloc(&db) != 0) {
 		fprintf(stderr, "tpcc: out of memory for %" PRIu64 " workers\n", c.threads);
@@ -207,7 +234,15 @@ int potm_bench_tpcc(int argc, char **argv)
 
 	tm_stats_reset();
 	bench_run_result_t run;
-	rc = bench_run(&c, tpcc_op, &db, &run);
+	potm_dora_stats_t dst;
+	memset(&dst, 0, sizeof dst);
+	uint64_t retries = 0;
+	if (execution == 1) {
+		rc = tpcc_dora_run(&db, &c, reroute_ms, &run, &dst);
+		retries = dst.conflicts;
+	} else {
+		rc = bench_run(&c, tpcc_op, &db, &run);
+	}
 	tm_stats_t stats;
 	tm_stats(&stats);
 
@@ -260,6 +295,8 @@ int potm_bench_tpcc(int argc, char **argv)
 		BENCH_U64("warehouses", warehouses),
 		BENCH_STR("mix", tpcc_mixes[mix]),
 		BENCH_STR("interface", tpcc_interfaces[interface]),
+		BENCH_STR("execution", tpcc_executions[execution]),
+		BENCH_U64("remote_lines_pct", remote_pct),
 		BENCH_U64("items", items),
 		BENCH_U64("customers_per_district", customers),
 		BENCH_STR("scale", standard ? "standard" : "reduced"),
@@ -294,6 +331,11 @@ int potm_bench_tpcc(int argc, char **argv)
 		BENCH_U64("stock_level_p50_ns", t.p50[TPCC_STOCK_LEVEL]),
 		BENCH_U64("stock_level_p99_ns", t.p99[TPCC_STOCK_LEVEL]),
 		BENCH_U64("load_ms", load_ns / 1000000),
+		BENCH_U64("dora_actions", dst.actions),
+		BENCH_U64("dora_lock_waits", dst.lock_waits),
+		BENCH_U64("dora_retries", retries),
+		BENCH_U64("dora_undone_actions", dst.undone),
+		BENCH_U64("dora_reroutes", dst.reroutes),
 		BENCH_STR("consistency_1", verdicts[0]),
 		BENCH_STR("consistency_2", verdicts[1]),
 		BENCH_STR("consistency_3", verdicts[2]),

@@ -327,6 +327,7 @@ typedef struct tpcc_db {
 	unsigned mix;             /* enum tpcc_mix */
 	bool can_cancel;          /* the backend can roll back (tm_cancel): not seq */
 	bool lsd;                 /* -a lsd: New-Order and Payment with LSD */
+	uint32_t remote_pct;      /* -x: New-Order lines from a remote warehouse, % (1) */
 	uint64_t seed;
 	tpcc_nurand_c_t nurand;
 	/* tables */
@@ -518,6 +519,27 @@ void tpcc_destroy(tpcc_db_t *db);
 
 /* tpcc_tx.c: one transaction of the worker's mix (a bench_op_fn). */
 void tpcc_op(void *shared, bench_thread_t *self);
+
+/* tpcc_tx.c: the type of a worker's next transaction (-m: the standard
+ * mix, or one type). */
+enum tpcc_tx_type tpcc_pick_type(const tpcc_db_t *db, bench_rng_t *r);
+
+/* tpcc_tx.c: count a finished transaction in me (its type's commits, a
+ * rollback, an impossible outcome as an error, the per-type extras);
+ * home is the worker's warehouse. */
+void tpcc_tally(tpcc_worker_t *me, const tpcc_request_t *req, const tpcc_result_t *res,
+                uint32_t home);
+
+/* tpcc_dora.c: the run under DORA (-e dora): the workers are the
+ * executors (worker i serves executor i and submits its terminal's
+ * transactions, a few at a time), warehouses routed to executors in equal
+ * ranges; with reroute_ms, a resource manager moves a random range of
+ * warehouses to a random executor that often.  The same tallies in
+ * db->worker as tpcc_op's; the executor's counters in *st.  BENCH_EXIT_OK, BENCH_EXIT_USAGE (a backend DORA
+ * cannot run on) or BENCH_EXIT_FAILED. */
+struct potm_dora_stats;
+int tpcc_dora_run(tpcc_db_t *db, const bench_common_t *c, uint64_t reroute_ms,
+                  bench_run_result_t *run, struct potm_dora_stats *st);
 
 /* tpcc_tx.c: draw the input of a transaction of type as the benchmark's
  * worker id does (home warehouse w, the logical time now; a Payment's

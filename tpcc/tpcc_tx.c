@@ -393,10 +393,10 @@ static void draw_new_order(const tpcc_db_t *db, bench_rng_t *r, uint32_t w, int6
 	in->entry_d = now;
 	for (uint32_t i = 0; i < in->ol_cnt; i++) {
 		in->line[i].i_id = tpcc_nurand(r, 8191, db->nurand.ol_i_id, 1, db->items);
-		/* Clause 2.4.1.5: 1 % of the lines come from a remote
+		/* Clause 2.4.1.5: 1 % of the lines (-x) come from a remote
 		 * warehouse, when there is one. */
 		in->line[i].supply_w = w;
-		if (db->warehouses > 1 && tpcc_rand(r, 1, 100) == 1) {
+		if (db->warehouses > 1 && tpcc_rand(r, 1, 100) <= db->remote_pct) {
 			in->line[i].supply_w = other_warehouse(db, r, w);
 			in->all_local = 0;
 		}
@@ -754,7 +754,7 @@ static void draw_stock_level(const tpcc_db_t *db, bench_rng_t *r, unsigned id, u
 
 /* The standard mix: 45 % New-Order, 43 % Payment, 4 % each of the others
  * (the minimum percentages of clause 5.2.3, New-Order taking the rest). */
-static enum tpcc_tx_type pick_type(const tpcc_db_t *db, bench_rng_t *r)
+enum tpcc_tx_type tpcc_pick_type(const tpcc_db_t *db, bench_rng_t *r)
 {
 	if (db->mix != TPCC_MIX_STANDARD)
 		return (enum tpcc_tx_type)(db->mix - TPCC_MIX_ONLY_FIRST);
@@ -917,8 +917,8 @@ const char *tpcc_request_invalid(const tpcc_db_t *db, const tpcc_request_t *req)
 /* ---- the benchmark's worker ------------------------------------------------------------------ */
 
 /* The tally after the transaction, as each type counts it. */
-static void tally(tpcc_worker_t *me, const tpcc_request_t *req, const tpcc_result_t *res,
-                  uint32_t home)
+void tpcc_tally(tpcc_worker_t *me, const tpcc_request_t *req, const tpcc_result_t *res,
+                uint32_t home)
 {
 	if (req->type == TPCC_NEW_ORDER && res->rolled_back) {
 		me->rollbacks++;
@@ -978,7 +978,7 @@ void tpcc_op(void *shared, bench_thread_t *self)
 	tpcc_worker_t *me = &db->worker[self->id];
 	bench_rng_t *r = &self->rng;
 	uint32_t w = home_warehouse(db, self->id);
-	enum tpcc_tx_type type = pick_type(db, r);
+	enum tpcc_tx_type type = tpcc_pick_type(db, r);
 	int64_t now = tpcc_now(db, self->id, me->clock++);
 
 	uint64_t t0 = bench_now_ns();
@@ -986,7 +986,7 @@ void tpcc_op(void *shared, bench_thread_t *self)
 	tpcc_result_t res;
 	tpcc_draw(db, me, r, self->id, w, type, now, &req);
 	tpcc_execute(db, me, &req, &res);
-	tally(me, &req, &res, w);
+	tpcc_tally(me, &req, &res, w);
 	bench_lat_add(&me->lat[req.type], bench_now_ns() - t0);
 	me->done[req.type]++;
 }

@@ -108,3 +108,36 @@ def test_lsd_interface_keeps_consistency_and_pot_s_digest() -> None:
         return str(run.raw["counts"]["digest"])
 
     assert digest("lsd") == digest("std")
+
+
+def test_dora_execution_keeps_consistency() -> None:
+    """The transactions as DORA flow graphs (the workers as executors):
+    the consistency checks hold and every transaction is counted; Pot's
+    backends, which DORA cannot run on, refuse it."""
+    spec = potm.WORKLOADS["tpcc"]
+    assert spec.argv(spec.validate({"execution": "dora"})) == ["tpcc", "-e", "dora"]
+    libs = _libs_with_tpcc("tl2")
+    r = potm.run("tpcc", backend="tl2", threads=2, warehouses=2, ops=200,
+                 execution="dora", lib_dir=libs, **SMALL).check()
+    assert r.raw is not None and r.raw["execution"] == "dora"
+    counts = r.raw["counts"]
+    assert all(counts[f"consistency_{i}"] == "ok" for i in (1, 2, 3, 4))
+    kinds = ("new_order", "payment", "order_status", "delivery", "stock_level")
+    assert sum(counts[k] for k in kinds) == 400
+    assert counts["dora_actions"] >= 400
+
+
+def test_tm1_conventional_and_dora() -> None:
+    """TM1 from the package: both executions pass their checks and run the
+    mix's seven transactions."""
+    spec = potm.WORKLOADS["tm1"]
+    assert spec.argv(spec.validate({"subscribers": 1000, "execution": "dora"})) == \
+        ["tm1", "-s", "1000", "-e", "dora"]
+    libs = build_dir_with("tm1", "tl2")
+    for execution in ("conventional", "dora"):
+        r = potm.run("tm1", backend="tl2", threads=2, subscribers=1000, ops=1000,
+                     execution=execution, lib_dir=libs).check()
+        assert r.raw is not None and r.raw["execution"] == execution
+        counts = r.raw["counts"]
+        assert counts["get_subscriber_data"] > 0 and counts["update_location"] > 0
+        assert counts["get_subscriber_data_ok"] == counts["get_subscriber_data"]

@@ -1,0 +1,918 @@
+/*
+ * lib/dora/dora.c — the DORA executor (see <potm/dora.h>): routing rules,
+ * executors' queues, local lock tables, actions and their undo logs,
+ * rendezvous points, the terminal RVP's commit or abort, the resource
+ * manager's quiescence.
+ *
+ * Who touches what:
+ *  - An executor's lock table, ready list, counters and its slot of every
+ *    transaction (dora_part_t: the actions it ran, the locks it granted)
+ *    belong to the thread serving it: plain accesses.
+ *  - Its incoming queue is multi-producer, single-consumer (Vyukov's
+ *    intrusive queue): one exchange per push.  Actions, and completions
+ *    of transactions, travel through it.
+ *  - A transaction's RVP counter, failure flag and reference count are
+ *    shared by the executors that run its actions: atomics.  The
+ *    acquire-release decrement of the RVP counter orders every action of
+ *    a phase before the continuation, and the continuation before the
+ *    next phase's actions (they are enqueued after it returns).
+ *  - Routing rules are read by whoever enqueues a phase, and written by
+ *    the resource manager only while no transaction is in flight (Q1).
+ *
+ * Invariants:
+ *  L1: a lock entry's queue holds granted requests, then waiting ones, in
+ *      arrival order; a waiting request's transaction is younger than
+ *      every other transaction in the queue when it arrived, so waits-for
+ *      edges go from younger to older (no deadlock).
+ *  L2: locks are released only by the completion of their transaction,
+ *      after its terminal RVP and, for an abort, after the executor undid
+ *      its actions' effects (strict 2PL: nothing uncommitted is seen).
+ *  U1: an action's undo log is rebuilt by each attempt of its backend
+ *      transaction (reset at the start), so it holds exactly the changes
+ *      of the attempt that committed.
+ *  Q1: a transaction is counted in flight from submission to its last
+ *      completion; admission adds to the count and then checks the pause
+ *      flag, the resource manager sets the flag and then waits for the
+ *      count to reach zero (both sequentially consistent), so no routing
+ *      decision overlaps a change of the rule.
+ */
+#define _GNU_SOURCE
+#include <potm/dora.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int potm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define DORA_CACHELINE 64
+#define DORA_LOCK_BUCKETS 4096u   /* per executor; chains grow past it */
+#define DORA_INLINE_LOCKS 4       /* an action's locks without an allocation */
+#define DORA_INLINE_UNDO 4        /* its undo entries ... */
+#define DORA_INLINE_ARENA 128     /* ... and saved bytes */
+
+static void dora_oom(const char *what)
+{
+	fprintf(stderr, "potm dora: out of memory (%s)\n", what);
+	abort();
+}
+
+static void *dora_alloc(size_t n, const char *what)
+{
+	void *p = calloc(1, n);
+	if (p == NULL)
+		dora_oom(what);
+	return p;
+}
+
+/* ---- queues ------------------------------------------------------------ */
+
+enum dora_kind { DORA_ACTION, DORA_COMPLETE, DORA_STUB };
+
+typedef struct dora_node {
+	_Atomic(struct dora_node *) next;
+	enum dora_kind kind;
+} dora_node_t;
+
+typedef struct dora_queue {
+	_Atomic(dora_node_t *) head __attribute__((aligned(DORA_CACHELINE)));   /* producers */
+	dora_node_t *tail __attribute__((aligned(DORA_CACHELINE)));             /* consumer */
+	dora_node_t stub;
+} dora_queue_t;
+
+static void queue_init(dora_queue_t *q)
+{
+	atomic_store_explicit(&q->stub.next, NULL, memory_order_relaxed);
+	q->stub.kind = DORA_STUB;
+	atomic_store_explicit(&q->head, &q->stub, memory_order_relaxed);
+	q->tail = &q->stub;
+}
+
+static void queue_push(dora_queue_t *q, dora_node_t *n)
+{
+	atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
+	dora_node_t *prev = atomic_exchange_explicit(&q->head, n, memory_order_acq_rel);
+	atomic_store_explicit(&prev->next, n, memory_order_release);
+}
+
+/* The oldest node, or NULL (empty, or a push half done: seen next time). */
+static dora_node_t *queue_pop(dora_queue_t *q)
+{
+	dora_node_t *tail = q->tail;
+	dora_node_t *next = atomic_load_explicit(&tail->next, memory_order_acquire);
+	if (tail == &q->stub) {
+		if (next == NULL)
+			return NULL;
+		q->tail = next;
+		tail = next;
+		next = atomic_load_explicit(&tail->next, memory_order_acquire);
+	}
+	if (next != NULL) {
+		q->tail = next;
+		return tail;
+	}
+	if (tail != atomic_load_explicit(&q->head, memory_order_acquire))
+		return NULL;
+	queue_push(q, &q->stub);
+	next = atomic_load_explicit(&tail->next, memory_order_acquire);
+	if (next != NULL) {
+		q->tail = next;
+		return tail;
+	}
+	return NULL;
+}
+
+/* ---- transactions, actions, locks ------------------------------------- */
+
+typedef struct dora_req dora_req_t;
+typedef struct dora_act dora_act_t;
+
+typedef struct dora_undo {
+	int kind;                 /* DORA_UNDO_* */
+	store_table_t *table;
+	uint64_t key;
+	size_t at;                /* UPDATE: the saved bytes' offset in the record */
+	size_t off, len;          /* the saved bytes in the action's arena */
+} dora_undo_t;
+
+enum { DORA_UNDO_UPDATE, DORA_UNDO_INSERT, DORA_UNDO_DELETE };
+
+struct potm_dora_act {
+	dora_node_t node;         /* first: the queue's node */
+	potm_dora_tx_t *tx;
+	potm_dora_fn fn;
+	void *arg;
+	unsigned rule;
+	uint64_t route;
+	unsigned executor;        /* set when enqueued */
+	unsigned nlocks, next_lock;
+	potm_dora_lock_t *locks;
+	int rc;
+	potm_dora_act_t *phase_next;   /* the phase being built */
+	potm_dora_act_t *part_next;    /* the actions its executor ran for tx */
+	/* the undo log (U1) */
+	dora_undo_t *undo;
+	size_t nundo, capundo;
+	unsigned char *arena;
+	size_t arena_len, arena_cap;
+	/* room for a short action's locks and log, so that it needs no
+	 * allocation but its own */
+	potm_dora_lock_t inline_locks[DORA_INLINE_LOCKS];
+	dora_undo_t inline_undo[DORA_INLINE_UNDO];
+	unsigned char inline_arena[DORA_INLINE_ARENA] __attribute__((aligned(8)));
+};
+
+/* One executor's share of a transaction: touched only by that executor,
+ * until the terminal RVP reads `used` (after the RVP counters ordered
+ * every action before it). */
+typedef struct dora_part {
+	dora_node_t node;         /* the completion message */
+	potm_dora_act_t *acts;    /* ran here, newest first */
+	dora_req_t *reqs;         /* granted or waiting here */
+	bool used;
+} dora_part_t;
+
+struct potm_dora_tx {
+	potm_dora_t *d;
+	uint64_t ts;              /* start stamp: smaller is older */
+	potm_dora_done_fn done;
+	void *ctx;
+	/* the phase being built */
+	potm_dora_act_t *building;
+	unsigned nbuilding;
+	potm_dora_next_fn next;
+	void *next_ctx;
+	/* shared by the executors */
+	atomic_uint pending;      /* actions of the current phase not yet done */
+	atomic_int failed;        /* 0, POTM_DORA_ABORTED or POTM_DORA_CONFLICT */
+	atomic_uint refs;         /* completions still to run */
+	int outcome;
+	dora_part_t part[];       /* [executors] */
+};
+
+struct dora_req {
+	dora_req_t *next;         /* in the entry's queue (L1) */
+	dora_req_t *tx_next;      /* in the transaction's part */
+	struct dora_entry *entry;
+	potm_dora_tx_t *tx;
+	potm_dora_act_t *waiter;  /* the action blocked on it, or NULL */
+	uint32_t mode;
+	bool granted;
+};
+
+typedef struct dora_entry {
+	struct dora_entry *chain;
+	uint64_t key;
+	uint32_t space;
+	dora_req_t *head, *tail;
+} dora_entry_t;
+
+typedef struct dora_exec {
+	dora_queue_t q;
+	dora_entry_t **bucket;    /* the local lock table */
+	dora_entry_t *free_entries;
+	dora_req_t *free_reqs;
+	potm_dora_act_t *ready, *ready_tail;   /* granted after waiting */
+	potm_dora_stats_t st;
+} __attribute__((aligned(DORA_CACHELINE))) dora_exec_t;
+
+typedef struct dora_rule {
+	uint64_t lo, hi;          /* 0 values: not defined */
+	uint16_t *owner;          /* [hi - lo + 1] */
+} dora_rule_t;
+
+struct potm_dora {
+	unsigned executors, nrules;
+	dora_exec_t *ex;
+	dora_rule_t *rule;
+	atomic_uint_fast64_t clock;        /* start stamps */
+	atomic_uint_fast64_t in_flight __attribute__((aligned(DORA_CACHELINE)));
+	atomic_int paused;
+	pthread_mutex_t rm;                /* one resource manager at a time */
+	uint64_t reroutes;
+};
+
+/* ---- creation and routing -------------------------------------------- */
+
+potm_dora_t *potm_dora_create(unsigned executors, unsigned rules)
+{
+	if (executors < 1 || executors > POTM_DORA_MAX_EXECUTORS) {
+		potm_error("potm_dora_create: executors %u: must be 1..%u", executors,
+		           POTM_DORA_MAX_EXECUTORS);
+		return NULL;
+	}
+	if (rules > POTM_DORA_MAX_RULES) {
+		potm_error("potm_dora_create: rules %u: at most %u", rules, POTM_DORA_MAX_RULES);
+		return NULL;
+	}
+	const char *b = tm_backend_name();
+	if (strncmp(b, "pot", 3) == 0) {
+		potm_error("potm_dora_create: the %s backend orders every thread's transactions, "
+		           "which idle executors would stall", b);
+		return NULL;
+	}
+	potm_dora_t *d = calloc(1, sizeof *d);
+	if (d == NULL) {
+		potm_error("potm_dora_create: out of memory");
+		return NULL;
+	}
+	d->executors = executors;
+	d->nrules = rules;
+	d->ex = aligned_alloc(DORA_CACHELINE, sizeof(dora_exec_t) * executors);
+	d->rule = calloc(rules ? rules : 1, sizeof *d->rule);
+	if (d->ex == NULL || d->rule == NULL) {
+		free(d->ex);
+		free(d->rule);
+		free(d);
+		potm_error("potm_dora_create: out of memory");
+		return NULL;
+	}
+	memset(d->ex, 0, sizeof(dora_exec_t) * executors);
+	for (unsigned e = 0; e < executors; e++) {
+		queue_init(&d->ex[e].q);
+		d->ex[e].bucket = dora_alloc(DORA_LOCK_BUCKETS * sizeof(dora_entry_t *),
+		                             "lock table");
+	}
+	pthread_mutex_init(&d->rm, NULL);
+	return d;
+}
+
+void potm_dora_destroy(potm_dora_t *d)
+{
+	if (d == NULL)
+		return;
+	for (unsigned e = 0; e < d->executors; e++) {
+		dora_exec_t *x = &d->ex[e];
+		for (unsigned b = 0; b < DORA_LOCK_BUCKETS; b++)
+			for (dora_entry_t *en = x->bucket[b], *n; en != NULL; en = n) {
+				n = en->chain;
+				free(en);
+			}
+		free(x->bucket);
+		for (dora_entry_t *en = x->free_entries, *n; en != NULL; en = n) {
+			n = en->chain;
+			free(en);
+		}
+		for (dora_req_t *r = x->free_reqs, *n; r != NULL; r = n) {
+			n = r->next;
+			free(r);
+		}
+	}
+	for (unsigned r = 0; r < d->nrules; r++)
+		free(d->rule[r].owner);
+	pthread_mutex_destroy(&d->rm);
+	free(d->rule);
+	free(d->ex);
+	free(d);
+}
+
+unsigned potm_dora_executors(const potm_dora_t *d)
+{
+	return d->executors;
+}
+
+static uint64_t dora_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static int rule_define(potm_dora_t *d, unsigned r, uint64_t lo, uint64_t hi, bool hash,
+                       const char *call)
+{
+	if (r >= d->nrules)
+		return potm_error("%s: rule %u: the executor has %u", call, r, d->nrules);
+	if (hi < lo || hi - lo >= POTM_DORA_MAX_DOMAIN)
+		return potm_error("%s: values %llu..%llu: 1..%u values", call,
+		                  (unsigned long long)lo, (unsigned long long)hi,
+		                  POTM_DORA_MAX_DOMAIN);
+	uint64_t n = hi - lo + 1;
+	uint16_t *owner = malloc(n * sizeof *owner);
+	if (owner == NULL)
+		return potm_error("%s: out of memory", call);
+	for (uint64_t i = 0; i < n; i++)
+		owner[i] = (uint16_t)(hash ? dora_mix(lo + i) % d->executors
+		                           : i * d->executors / n);
+	free(d->rule[r].owner);
+	d->rule[r] = (dora_rule_t){ .lo = lo, .hi = hi, .owner = owner };
+	return 0;
+}
+
+int potm_dora_rule_range(potm_dora_t *d, unsigned r, uint64_t lo, uint64_t hi)
+{
+	return rule_define(d, r, lo, hi, false, "potm_dora_rule_range");
+}
+
+int potm_dora_rule_hash(potm_dora_t *d, unsigned r, uint64_t lo, uint64_t hi)
+{
+	return rule_define(d, r, lo, hi, true, "potm_dora_rule_hash");
+}
+
+unsigned potm_dora_owner(const potm_dora_t *d, unsigned r, uint64_t v)
+{
+	const dora_rule_t *ru = r < d->nrules ? &d->rule[r] : NULL;
+	if (ru == NULL || ru->owner == NULL || v < ru->lo || v > ru->hi) {
+		fprintf(stderr, "potm dora: value %llu is outside routing rule %u\n",
+		        (unsigned long long)v, r);
+		abort();
+	}
+	return ru->owner[v - ru->lo];
+}
+
+uint64_t potm_dora_in_flight(const potm_dora_t *d)
+{
+	return atomic_load_explicit(&d->in_flight, memory_order_acquire);
+}
+
+int potm_dora_reroute(potm_dora_t *d, unsigned r, uint64_t lo, uint64_t hi, unsigned e)
+{
+	if (r >= d->nrules || d->rule[r].owner == NULL)
+		return potm_error("potm_dora_reroute: rule %u is not defined", r);
+	const dora_rule_t *ru = &d->rule[r];
+	if (lo > hi || lo < ru->lo || hi > ru->hi)
+		return potm_error("potm_dora_reroute: values %llu..%llu are outside the rule's "
+		                  "%llu..%llu", (unsigned long long)lo, (unsigned long long)hi,
+		                  (unsigned long long)ru->lo, (unsigned long long)ru->hi);
+	if (e >= d->executors)
+		return potm_error("potm_dora_reroute: executor %u: there are %u", e, d->executors);
+	pthread_mutex_lock(&d->rm);
+	/* Q1: close admissions, then wait for quiescence. */
+	atomic_store_explicit(&d->paused, 1, memory_order_seq_cst);
+	while (atomic_load_explicit(&d->in_flight, memory_order_seq_cst) != 0)
+		sched_yield();
+	for (uint64_t v = lo; v <= hi; v++)
+		ru->owner[v - ru->lo] = (uint16_t)e;
+	d->reroutes++;
+	atomic_store_explicit(&d->paused, 0, memory_order_seq_cst);
+	pthread_mutex_unlock(&d->rm);
+	return 0;
+}
+
+/* ---- building transactions ------------------------------------------- */
+
+potm_dora_tx_t *potm_dora_tx_new(potm_dora_t *d, potm_dora_done_fn done, void *ctx)
+{
+	potm_dora_tx_t *tx = calloc(1, sizeof *tx + d->executors * sizeof(dora_part_t));
+	if (tx == NULL)
+		return NULL;
+	tx->d = d;
+	tx->done = done;
+	tx->ctx = ctx;
+	for (unsigned e = 0; e < d->executors; e++)
+		tx->part[e].node.kind = DORA_COMPLETE;
+	return tx;
+}
+
+void potm_dora_add(potm_dora_tx_t *tx, unsigned r, uint64_t route, potm_dora_fn fn, void *arg,
+                   const potm_dora_lock_t *locks, unsigned nlocks)
+{
+	/* The inline room needs no zeroing: only its used prefix is read. */
+	potm_dora_act_t *a = malloc(sizeof *a);
+	if (a == NULL)
+		dora_oom("action");
+	memset(a, 0, offsetof(potm_dora_act_t, inline_locks));
+	a->node.kind = DORA_ACTION;
+	a->tx = tx;
+	a->fn = fn;
+	a->arg = arg;
+	a->rule = r;
+	a->route = route;
+	a->nlocks = nlocks;
+	a->locks = nlocks <= DORA_INLINE_LOCKS ? a->inline_locks
+	                                       : dora_alloc(nlocks * sizeof *locks, "locks");
+	if (nlocks)
+		memcpy(a->locks, locks, nlocks * sizeof *locks);
+	a->undo = a->inline_undo;
+	a->capundo = DORA_INLINE_UNDO;
+	a->arena = a->inline_arena;
+	a->arena_cap = DORA_INLINE_ARENA;
+	a->phase_next = tx->building;
+	tx->building = a;
+	tx->nbuilding++;
+}
+
+void potm_dora_then(potm_dora_tx_t *tx, potm_dora_next_fn next, void *ctx)
+{
+	tx->next = next;
+	tx->next_ctx = ctx;
+}
+
+/* Enqueue the phase built (the RVP's count first, so that no action of
+ * it can reach the RVP before the count is set). */
+static void phase_start(potm_dora_tx_t *tx)
+{
+	potm_dora_t *d = tx->d;
+	potm_dora_act_t *a = tx->building;
+	atomic_store_explicit(&tx->pending, tx->nbuilding, memory_order_relaxed);
+	tx->building = NULL;
+	tx->nbuilding = 0;
+	/* Added last first: enqueue in the order added. */
+	potm_dora_act_t *rev = NULL;
+	while (a != NULL) {
+		potm_dora_act_t *n = a->phase_next;
+		a->phase_next = rev;
+		rev = a;
+		a = n;
+	}
+	for (a = rev; a != NULL;) {
+		potm_dora_act_t *n = a->phase_next;   /* a may run and finish at once */
+		a->executor = potm_dora_owner(d, a->rule, a->route);
+		queue_push(&d->ex[a->executor].q, &a->node);
+		a = n;
+	}
+}
+
+int potm_dora_submit(potm_dora_tx_t *tx)
+{
+	potm_dora_t *d = tx->d;
+	if (tx->nbuilding == 0) {
+		fprintf(stderr, "potm dora: potm_dora_submit: a transaction without actions\n");
+		abort();
+	}
+	/* Q1: count first, then look at the flag. */
+	atomic_fetch_add_explicit(&d->in_flight, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&d->paused, memory_order_seq_cst)) {
+		atomic_fetch_sub_explicit(&d->in_flight, 1, memory_order_seq_cst);
+		return POTM_DORA_PAUSED;
+	}
+	tx->ts = atomic_fetch_add_explicit(&d->clock, 1, memory_order_relaxed) + 1;
+	phase_start(tx);
+	return 0;
+}
+
+/* ---- the local lock table ---------------------------------------------- */
+
+static dora_entry_t **entry_slot(dora_exec_t *x, uint32_t space, uint64_t key)
+{
+	uint64_t h = dora_mix(key ^ (uint64_t)space << 56 ^ space);
+	dora_entry_t **p = &x->bucket[h & (DORA_LOCK_BUCKETS - 1)];
+	while (*p != NULL && ((*p)->key != key || (*p)->space != space))
+		p = &(*p)->chain;
+	return p;
+}
+
+static dora_req_t *req_new(dora_exec_t *x)
+{
+	dora_req_t *r = x->free_reqs;
+	if (r != NULL)
+		x->free_reqs = r->next;
+	else
+		r = dora_alloc(sizeof *r, "lock request");
+	memset(r, 0, sizeof *r);
+	return r;
+}
+
+static bool compatible(uint32_t a, uint32_t b)
+{
+	return a == POTM_DORA_S && b == POTM_DORA_S;
+}
+
+enum { LOCK_GRANTED, LOCK_WAIT, LOCK_DIE };
+
+/* Request one lock for action a of tx on executor x (L1). */
+static int lock_request(dora_exec_t *x, unsigned e, potm_dora_act_t *a, const potm_dora_lock_t *l)
+{
+	potm_dora_tx_t *tx = a->tx;
+	dora_entry_t **slot = entry_slot(x, l->space, l->key);
+	dora_entry_t *en = *slot;
+	if (en == NULL) {
+		en = x->free_entries;
+		if (en != NULL)
+			x->free_entries = en->chain;
+		else
+			en = dora_alloc(sizeof *en, "lock entry");
+		*en = (dora_entry_t){ .key = l->key, .space = l->space };
+		*slot = en;
+	}
+	bool conflict = false, younger_than_all = true;
+	for (dora_req_t *r = en->head; r != NULL; r = r->next) {
+		if (r->tx == tx) {
+			if (!r->granted)
+				return LOCK_DIE;   /* not reached: an action waits on one lock */
+			if (r->mode == POTM_DORA_X || l->mode == POTM_DORA_S)
+				return LOCK_GRANTED;   /* held in a mode at least as strong */
+			/* An upgrade: only if nobody else is queued. */
+			if (en->head == r && r->next == NULL) {
+				r->mode = POTM_DORA_X;
+				return LOCK_GRANTED;
+			}
+			return LOCK_DIE;
+		}
+		if (!r->granted || !compatible(r->mode, l->mode))
+			conflict = true;
+		if (r->tx->ts > tx->ts)
+			younger_than_all = false;
+	}
+	if (conflict && !younger_than_all)
+		return LOCK_DIE;
+	dora_req_t *r = req_new(x);
+	r->entry = en;
+	r->tx = tx;
+	r->mode = l->mode;
+	r->granted = !conflict;
+	r->waiter = conflict ? a : NULL;
+	if (en->tail != NULL)
+		en->tail->next = r;
+	else
+		en->head = r;
+	en->tail = r;
+	r->tx_next = tx->part[e].reqs;
+	tx->part[e].reqs = r;
+	tx->part[e].used = true;
+	return conflict ? LOCK_WAIT : LOCK_GRANTED;
+}
+
+/* Grant the waiters at the front of en's queue that no granted request
+ * before them conflicts with (FIFO); their actions go on. */
+static void lock_grant_waiters(dora_exec_t *x, dora_entry_t *en)
+{
+	bool any_granted = false, granted_x = false;
+	for (dora_req_t *r = en->head; r != NULL; r = r->next) {
+		if (r->granted) {
+			any_granted = true;
+			granted_x |= r->mode == POTM_DORA_X;
+			continue;
+		}
+		if (granted_x || (any_granted && r->mode == POTM_DORA_X))
+			return;
+		r->granted = true;
+		any_granted = true;
+		granted_x |= r->mode == POTM_DORA_X;
+		potm_dora_act_t *a = r->waiter;
+		r->waiter = NULL;
+		a->next_lock++;
+		a->part_next = NULL;
+		if (x->ready_tail != NULL)
+			x->ready_tail->phase_next = a;
+		else
+			x->ready = a;
+		x->ready_tail = a;
+		a->phase_next = NULL;
+	}
+}
+
+/* Release every lock tx holds on executor x (L2). */
+static void lock_release_all(dora_exec_t *x, dora_part_t *p)
+{
+	for (dora_req_t *r = p->reqs, *n; r != NULL; r = n) {
+		n = r->tx_next;
+		dora_entry_t *en = r->entry;
+		dora_req_t **pp = &en->head, *prev = NULL;
+		while (*pp != r) {
+			prev = *pp;
+			pp = &(*pp)->next;
+		}
+		*pp = r->next;
+		if (en->tail == r)
+			en->tail = prev;
+		r->next = x->free_reqs;
+		x->free_reqs = r;
+		if (en->head == NULL) {
+			dora_entry_t **slot = entry_slot(x, en->space, en->key);
+			*slot = en->chain;
+			en->chain = x->free_entries;
+			x->free_entries = en;
+		} else {
+			lock_grant_waiters(x, en);
+		}
+	}
+	p->reqs = NULL;
+}
+
+/* ---- the undo log ------------------------------------------------------ */
+
+static void undo_add(potm_dora_act_t *a, int kind, store_table_t *t, uint64_t key,
+                     size_t at, const void *rec, size_t len)
+{
+	if (a->nundo == a->capundo) {
+		size_t cap = 2 * a->capundo;
+		dora_undo_t *u = a->undo == a->inline_undo ? malloc(cap * sizeof *u)
+		                                           : realloc(a->undo, cap * sizeof *u);
+		if (u == NULL)
+			dora_oom("undo log");
+		if (a->undo == a->inline_undo)
+			memcpy(u, a->inline_undo, sizeof a->inline_undo);
+		a->undo = u;
+		a->capundo = cap;
+	}
+	size_t need = (len + 7) & ~(size_t)7;
+	if (a->arena_len + need > a->arena_cap) {
+		size_t cap = 2 * a->arena_cap;
+		while (cap < a->arena_len + need)
+			cap *= 2;
+		unsigned char *ar = a->arena == a->inline_arena ? malloc(cap)
+		                                                : realloc(a->arena, cap);
+		if (ar == NULL)
+			dora_oom("undo log");
+		if (a->arena == a->inline_arena)
+			memcpy(ar, a->inline_arena, a->arena_len);
+		a->arena = ar;
+		a->arena_cap = cap;
+	}
+	dora_undo_t *u = &a->undo[a->nundo++];
+	*u = (dora_undo_t){ .kind = kind, .table = t, .key = key, .at = at,
+	                    .off = a->arena_len, .len = len };
+	if (len)
+		store_read_bytes(a->arena + a->arena_len, rec, len);
+	a->arena_len += need;
+}
+
+void *potm_dora_update(potm_dora_act_t *a, store_table_t *t, uint64_t key)
+{
+	void *rec = store_get(t, key);
+	if (rec != NULL)
+		undo_add(a, DORA_UNDO_UPDATE, t, key, 0, rec, store_record_size(t));
+	return rec;
+}
+
+void potm_dora_save(potm_dora_act_t *a, store_table_t *t, const void *rec, const void *field,
+                    size_t n)
+{
+	size_t at = (size_t)((const char *)field - (const char *)rec);
+	if ((const char *)field < (const char *)rec || at + n > store_record_size(t)) {
+		fprintf(stderr, "potm dora: potm_dora_save: bytes %zu..%zu are outside the %s "
+		        "record\n", at, at + n, store_table_name(t));
+		abort();
+	}
+	undo_add(a, DORA_UNDO_UPDATE, t, store_key_of(rec), at, field, n);
+}
+
+void *potm_dora_insert(potm_dora_act_t *a, store_table_t *t, uint64_t key, const void *rec)
+{
+	void *r = store_insert(t, key, rec);
+	if (r != NULL)
+		undo_add(a, DORA_UNDO_INSERT, t, key, 0, NULL, 0);
+	return r;
+}
+
+int potm_dora_delete(potm_dora_act_t *a, store_table_t *t, uint64_t key)
+{
+	void *rec = store_get(t, key);
+	if (rec == NULL)
+		return 0;
+	undo_add(a, DORA_UNDO_DELETE, t, key, 0, rec, store_record_size(t));
+	return store_delete(t, key);
+}
+
+/* Undo the actions tx ran on this executor, newest first, each log from
+ * its end, in one backend transaction (the locks are still held, L2). */
+static void undo_part(dora_exec_t *x, dora_part_t *p)
+{
+	if (p->acts == NULL)
+		return;
+	dora_part_t *volatile vp = p;
+	TM_BEGIN();
+	for (potm_dora_act_t *a = vp->acts; a != NULL; a = a->part_next) {
+		for (size_t i = a->nundo; i-- > 0;) {
+			const dora_undo_t *u = &a->undo[i];
+			switch (u->kind) {
+			case DORA_UNDO_UPDATE: {
+				void *rec = store_get(u->table, u->key);
+				if (rec != NULL)
+					store_write_bytes((char *)rec + u->at, a->arena + u->off,
+					                  u->len);
+				break;
+			}
+			case DORA_UNDO_INSERT:
+				store_delete(u->table, u->key);
+				break;
+			default:
+				store_insert(u->table, u->key, a->arena + u->off);
+				break;
+			}
+		}
+	}
+	TM_END();
+	for (potm_dora_act_t *a = p->acts; a != NULL; a = a->part_next)
+		x->st.undone += a->nundo != 0;
+}
+
+/* ---- running actions and RVPs ----------------------------------------- */
+
+potm_dora_tx_t *potm_dora_act_tx(const potm_dora_act_t *a)
+{
+	return a->tx;
+}
+
+unsigned potm_dora_act_executor(const potm_dora_act_t *a)
+{
+	return a->executor;
+}
+
+/* The body in one backend transaction; its log rebuilt by each attempt
+ * (U1).  Everything it changes is in *a, not in this frame. */
+static void act_body(potm_dora_act_t *a)
+{
+	TM_BEGIN();
+	a->nundo = 0;
+	a->arena_len = 0;
+	a->rc = a->fn(a, a->arg);
+	TM_END();
+}
+
+static void act_free(potm_dora_act_t *a)
+{
+	if (a->locks != a->inline_locks)
+		free(a->locks);
+	if (a->undo != a->inline_undo)
+		free(a->undo);
+	if (a->arena != a->inline_arena)
+		free(a->arena);
+	free(a);
+}
+
+static void tx_finish(potm_dora_tx_t *tx, int outcome, unsigned e);
+
+/* Action a reached its phase's RVP (failed: how it failed, or 0). */
+static void rvp_arrive(potm_dora_tx_t *tx, int failed, unsigned e)
+{
+	if (failed)
+		atomic_store_explicit(&tx->failed, failed, memory_order_relaxed);
+	if (atomic_fetch_sub_explicit(&tx->pending, 1, memory_order_acq_rel) != 1)
+		return;
+	/* The last one: the RVP's decision. */
+	int f = atomic_load_explicit(&tx->failed, memory_order_relaxed);
+	if (f == 0 && tx->next != NULL) {
+		potm_dora_next_fn next = tx->next;
+		tx->next = NULL;
+		next(tx, tx->next_ctx);
+		if (tx->nbuilding != 0) {
+			phase_start(tx);
+			return;
+		}
+	}
+	tx_finish(tx, f ? f : POTM_DORA_COMMITTED, e);
+}
+
+/* Take a's remaining locks and run it; false if it waits for a lock. */
+static bool act_run(potm_dora_t *d, unsigned e, potm_dora_act_t *a)
+{
+	dora_exec_t *x = &d->ex[e];
+	potm_dora_tx_t *tx = a->tx;
+	int failed = atomic_load_explicit(&tx->failed, memory_order_relaxed);
+	while (!failed && a->next_lock < a->nlocks) {
+		int rc = lock_request(x, e, a, &a->locks[a->next_lock]);
+		if (rc == LOCK_WAIT) {
+			x->st.lock_waits++;
+			return false;
+		}
+		if (rc == LOCK_DIE) {
+			x->st.lock_deaths++;
+			failed = POTM_DORA_CONFLICT;
+			break;
+		}
+		a->next_lock++;
+	}
+	x->st.actions++;
+	tx->part[e].used = true;
+	if (failed) {
+		x->st.skipped++;
+	} else {
+		act_body(a);
+		if (a->rc != 0)
+			failed = POTM_DORA_ABORTED;
+	}
+	a->part_next = tx->part[e].acts;
+	tx->part[e].acts = a;
+	rvp_arrive(tx, failed, e);
+	return true;
+}
+
+/* The terminal RVP: the outcome, then a completion to every executor
+ * that took part (it undoes, for an abort, and releases the locks). */
+static void tx_finish(potm_dora_tx_t *tx, int outcome, unsigned e)
+{
+	potm_dora_t *d = tx->d;
+	dora_exec_t *x = &d->ex[e];
+	tx->outcome = outcome;
+	if (outcome == POTM_DORA_COMMITTED)
+		x->st.committed++;
+	else if (outcome == POTM_DORA_ABORTED)
+		x->st.aborted++;
+	else
+		x->st.conflicts++;
+	/* The participants, listed before the first completion goes out:
+	 * the last one to run frees tx. */
+	uint16_t who[POTM_DORA_MAX_EXECUTORS];
+	unsigned n = 0;
+	for (unsigned i = 0; i < d->executors; i++)
+		if (tx->part[i].used)
+			who[n++] = (uint16_t)i;
+	atomic_store_explicit(&tx->refs, n, memory_order_relaxed);
+	tx->done(tx, outcome, tx->ctx);
+	dora_part_t *part = tx->part;
+	for (unsigned k = 0; k < n; k++)
+		queue_push(&d->ex[who[k]].q, &part[who[k]].node);
+}
+
+static void complete(potm_dora_t *d, unsigned e, dora_part_t *p)
+{
+	dora_exec_t *x = &d->ex[e];
+	potm_dora_tx_t *tx = (potm_dora_tx_t *)((char *)(p - e) - offsetof(potm_dora_tx_t, part));
+	if (tx->outcome != POTM_DORA_COMMITTED)
+		undo_part(x, p);
+	lock_release_all(x, p);
+	for (potm_dora_act_t *a = p->acts, *n; a != NULL; a = n) {
+		n = a->part_next;
+		act_free(a);
+	}
+	p->acts = NULL;
+	if (atomic_fetch_sub_explicit(&tx->refs, 1, memory_order_acq_rel) == 1) {
+		free(tx);
+		atomic_fetch_sub_explicit(&d->in_flight, 1, memory_order_seq_cst);
+	}
+}
+
+unsigned potm_dora_serve(potm_dora_t *d, unsigned e)
+{
+	dora_exec_t *x = &d->ex[e];
+	unsigned handled = 0;
+	for (;;) {
+		/* First the actions whose locks were granted: they are older
+		 * than anything queued behind them. */
+		potm_dora_act_t *a = x->ready;
+		if (a != NULL) {
+			x->ready = a->phase_next;
+			if (x->ready == NULL)
+				x->ready_tail = NULL;
+			act_run(d, e, a);
+			handled++;
+			continue;
+		}
+		dora_node_t *n = queue_pop(&x->q);
+		if (n == NULL)
+			return handled;
+		handled++;
+		if (n->kind == DORA_ACTION)
+			act_run(d, e, (potm_dora_act_t *)n);
+		else
+			complete(d, e, (dora_part_t *)n);
+		if (handled >= 64)
+			return handled;
+	}
+}
+
+void potm_dora_stats(const potm_dora_t *d, potm_dora_stats_t *out)
+{
+	memset(out, 0, sizeof *out);
+	for (unsigned e = 0; e < d->executors; e++) {
+		const potm_dora_stats_t *s = &d->ex[e].st;
+		out->actions += s->actions;
+		out->skipped += s->skipped;
+		out->lock_waits += s->lock_waits;
+		out->lock_deaths += s->lock_deaths;
+		out->committed += s->committed;
+		out->aborted += s->aborted;
+		out->conflicts += s->conflicts;
+		out->undone += s->undone;
+	}
+	out->reroutes = d->reroutes;
+}

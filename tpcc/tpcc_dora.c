@@ -1,0 +1,970 @@
+/*
+ * tpcc/tpcc_dora.c — TPC-C's five transactions as DORA flow graphs
+ * (<potm/dora.h>), routed by warehouse: -e dora.
+ *
+ * Every table is routed by its warehouse id (one range rule: warehouses
+ * 1..W in equal ranges over the executors), so an action touching one
+ * warehouse's rows runs on that warehouse's executor.  The local locks
+ * (space, key), all keyed through the warehouse and so owned by one
+ * executor each:
+ *   WAREHOUSE (w)        W_YTD                       Payment X
+ *   DISTRICT  (w, d)     D_YTD                       Payment X
+ *   ORDERS    (w, d)     D_NEXT_O_ID and the district's NEW-ORDER, ORDER
+ *                        and ORDER-LINE rows (a key-prefix lock)
+ *                        New-Order X, Delivery X, Order-Status S,
+ *                        Stock-Level S
+ *   CUSTOMER  (w, d, c)  the balance and counters    Payment X, Delivery X,
+ *                        Order-Status S
+ *   STOCK     (w, i)                                 New-Order X, Stock-Level S
+ * Fields no transaction changes (taxes, names, addresses, C_DISCOUNT,
+ * C_CREDIT, C_LAST, every ITEM row, the customers' last-name index) are
+ * read under no lock; HISTORY rows are inserted under fresh keys, so
+ * their insert locks nothing.
+ *
+ * The flow graphs (phases separated by RVPs; ex(w) is w's executor):
+ *   New-Order     1: district (ex(w): next order id, taxes, customer's
+ *                    discount) | one stock action per supplying
+ *                    warehouse (ex(supply_w): items, quantities; an
+ *                    unused item aborts the transaction: every action's
+ *                    effects are undone)
+ *                 2: insert ORDER, NEW-ORDER, ORDER-LINEs (ex(w))
+ *   Payment       0: by last name only: the secondary action on
+ *                    ex(c_w), the customer's id from the name index
+ *                 1: warehouse (ex(w)) | district (ex(w)) | customer
+ *                    (ex(c_w), remote 15 %)       (the DORA report's
+ *                    Payment flow graph)
+ *                 2: insert HISTORY (ex(w))
+ *   Order-Status  0: by last name only: the secondary action
+ *                 1: customer, last order, its lines (ex(w))
+ *   Delivery      1: the ten districts' oldest new orders (ex(w))
+ *                 2: their customers (ex(w))
+ *   Stock-Level   1: the last 20 orders' items (ex(w))
+ *                 2: their stock rows (ex(w), shared locks)
+ *
+ * The workers are the executors: worker e serves executor e and is also
+ * terminal e, with up to TDORA_WINDOW of its transactions in flight.  A
+ * transaction that dies on a lock (POTM_DORA_CONFLICT) is submitted again
+ * with the same input; the tallies and the latency (submission to the
+ * outcome's reaping) are those of tpcc_op.
+ */
+#include "tpcc.h"
+
+#include <potm/dora.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TDORA_WINDOW 4     /* transactions in flight per terminal */
+#define TDORA_RULE 0       /* the warehouse rule */
+
+enum { LK_WAREHOUSE = 1, LK_DISTRICT, LK_ORDERS, LK_CUSTOMER, LK_STOCK };
+enum { SLOT_FREE, SLOT_RUNNING, SLOT_DONE };
+
+typedef struct tdora_slot tdora_slot_t;
+
+/* One stock action of New-Order: the lines of one supplying warehouse. */
+typedef struct tdora_group {
+	tdora_slot_t *s;
+	uint32_t supply_w;
+} tdora_group_t;
+
+struct tdora_slot {
+	_Atomic int state;
+	int outcome;
+	struct tdora_run *run;
+	unsigned owner;                /* the terminal (executor) */
+	uint64_t t0;
+	tpcc_request_t req;
+	tpcc_result_t res;
+	/* what the actions leave for later phases and the tally */
+	_Atomic(const char *) missing;
+	atomic_bool rolled_back;
+	uint32_t c_id;
+	int64_t o_id;
+	int32_t w_tax, d_tax, c_discount;
+	char w_name[11], d_name[11];
+	struct {
+		int64_t price, amount;
+		int32_t s_quantity;
+		char dist_info[25];
+	} line[TPCC_MAX_OL];
+	tdora_group_t group[TPCC_MAX_OL];
+	uint32_t delivered_c[TPCC_DISTRICTS];
+	int64_t delivered_sum[TPCC_DISTRICTS];
+	uint32_t nitems;
+	uint32_t items[TPCC_MAX_OL * 20];
+};
+
+typedef struct tdora_term {
+	tdora_slot_t slot[TDORA_WINDOW];
+	uint64_t retries;
+} __attribute__((aligned(64))) tdora_term_t;
+
+typedef struct tdora_run {
+	tpcc_db_t *db;
+	potm_dora_t *d;
+	tdora_term_t *term;       /* [threads] */
+	atomic_uint finished;     /* terminals done submitting */
+	/* the resource manager */
+	uint64_t reroute_ms;
+	atomic_int stop;
+	uint64_t reroutes;
+} tdora_run_t;
+
+static void set_missing(tdora_slot_t *s, const char *why)
+{
+	const char *none = NULL;
+	atomic_compare_exchange_strong(&s->missing, &none, why);
+}
+
+static potm_dora_lock_t lock_of(uint32_t space, uint64_t key, uint32_t mode)
+{
+	return (potm_dora_lock_t){ .space = space, .key = key, .mode = mode };
+}
+
+/* Save what Payment and Delivery change of a customer before they change
+ * it: C_BALANCE through C_DELIVERY_CNT (adjacent), and C_DATA if asked. */
+static void save_customer(potm_dora_act_t *a, store_table_t *t, tpcc_customer_t *cu, bool data)
+{
+	potm_dora_save(a, t, cu, &cu->c_balance,
+	               offsetof(tpcc_customer_t, c_delivery_cnt) + sizeof cu->c_delivery_cnt -
+	               offsetof(tpcc_customer_t, c_balance));
+	if (data)
+		potm_dora_save(a, t, cu, cu->c_data, sizeof cu->c_data);
+}
+
+static bool contains_original(const char *s)
+{
+	return strstr(s, "ORIGINAL") != NULL;
+}
+
+/* ---- the secondary action: a customer by last name ------------------------- */
+
+typedef struct name_scan {
+	tpcc_name_hit_t *hit;
+	uint32_t n, cap;
+} name_scan_t;
+
+static int collect_name(uint64_t skey, void *rec, void *arg)
+{
+	name_scan_t *ns = arg;
+	if (ns->n == ns->cap)
+		return 1;
+	const tpcc_customer_t *c = rec;
+	store_read_bytes(ns->hit[ns->n].first, c->c_first, sizeof c->c_first);
+	ns->hit[ns->n].c_id = (uint32_t)(skey & TPCC_C_MAX);
+	ns->n++;
+	return 0;
+}
+
+static int by_first_name(const void *x, const void *y)
+{
+	const tpcc_name_hit_t *a = x, *b = y;
+	int c = strcmp(a->first, b->first);
+	return c ? c : (a->c_id > b->c_id) - (a->c_id < b->c_id);
+}
+
+/* The district's customers of a last name, sorted by first name: the
+ * middle one (clause 2.5.2.2).  Names and the index never change, so it
+ * takes no lock; the executor's scratch holds the hits. */
+static int act_by_name(potm_dora_act_t *a, void *arg)
+{
+	tdora_slot_t *s = arg;
+	tpcc_db_t *db = s->run->db;
+	uint32_t w, d, name;
+	if (s->req.type == TPCC_PAYMENT) {
+		w = s->req.in.payment.c_w;
+		d = s->req.in.payment.c_d;
+		name = s->req.in.payment.name;
+	} else {
+		w = s->req.in.order_status.w;
+		d = s->req.in.order_status.d;
+		name = s->req.in.order_status.name;
+	}
+	name_scan_t ns = { .hit = db->worker[potm_dora_act_executor(a)].names,
+	                   .cap = db->customers };
+	store_index_scan(db->customer_by_name, tpcc_customer_name_key(w, d, name, 0),
+	                 tpcc_customer_name_key(w, d, name, TPCC_C_MAX), STORE_ASC,
+	                 collect_name, &ns);
+	if (ns.n == 0) {
+		set_missing(s, "no customer has the last name");
+		return 1;
+	}
+	qsort(ns.hit, ns.n, sizeof *ns.hit, by_first_name);
+	s->c_id = ns.hit[(ns.n - 1) / 2].c_id;
+	return 0;
+}
+
+/* ---- New-Order --------------------------------------------------------------- */
+
+static int no_district(potm_dora_act_t *a, void *arg)
+{
+	tdora_slot_t *s = arg;
+	tpcc_db_t *db = s->run->db;
+	const tpcc_new_order_in_t *in = &s->req.in.new_order;
+	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
+	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
+	tpcc_customer_t *cu = store_get(db->customer, tpcc_customer_key(in->w, in->d, in->c));
+	if (wh == NULL || di == NULL || cu == NULL) {
+		set_missing(s, "New-Order: its warehouse, district or customer is missing");
+		return 1;
+	}
+	s->w_tax = TM_LOAD(&wh->w_tax);
+	s->d_tax = TM_LOAD(&di->d_tax);
+	s->c_discount = TM_LOAD(&cu->c_discount);
+	tpcc_new_order_out_t *out = &s->res.out.new_order;
+	store_read_bytes(out->c_last, cu->c_last, sizeof cu->c_last);
+	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
+	int64_t o_id = TM_LOAD(&di->d_next_o_id);
+	if ((uint64_t)o_id > TPCC_O_ID_MAX) {
+		set_missing(s, "New-Order: the district's order ids are exhausted");
+		return 1;
+	}
+	/* D_NEXT_O_ID alone: Payment changes D_YTD under another lock. */
+	potm_dora_save(a, db->district, di, &di->d_next_o_id, sizeof di->d_next_o_id);
+	TM_STORE(&di->d_next_o_id, o_id + 1);
+	s->o_id = o_id;
+	return 0;
+}
+
+static int no_stock(potm_dora_act_t *a, void *arg)
+{
+	tdora_group_t *g = arg;
+	tdora_slot_t *s = g->s;
+	tpcc_db_t *db = s->run->db;
+	const tpcc_new_order_in_t *in = &s->req.in.new_order;
+	tpcc_new_order_out_t *out = &s->res.out.new_order;
+	for (uint32_t i = 0; i < in->ol_cnt; i++) {
+		if (in->line[i].supply_w != g->supply_w)
+			continue;
+		uint32_t qty = in->line[i].quantity;
+		tpcc_item_t *it = store_get(db->item, tpcc_item_key(in->line[i].i_id));
+		if (it == NULL) {
+			/* Clause 2.4.2.3: the unused item rolls the whole
+			 * New-Order back. */
+			atomic_store(&s->rolled_back, true);
+			return 1;
+		}
+		char i_data[sizeof it->i_data], s_data[sizeof(((tpcc_stock_t *)0)->s_data)];
+		store_read_bytes(out->line[i].i_name, it->i_name, sizeof it->i_name);
+		store_read_bytes(i_data, it->i_data, sizeof it->i_data);
+		int64_t price = TM_LOAD(&it->i_price);
+		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(g->supply_w, in->line[i].i_id));
+		if (st == NULL) {
+			set_missing(s, "New-Order: a STOCK row of an item is missing");
+			return 1;
+		}
+		/* S_QUANTITY, S_YTD, S_ORDER_CNT, S_REMOTE_CNT: adjacent. */
+		potm_dora_save(a, db->stock, st, &st->s_quantity,
+		               offsetof(tpcc_stock_t, s_remote_cnt) + sizeof st->s_remote_cnt -
+		               offsetof(tpcc_stock_t, s_quantity));
+		int32_t s_qty = TM_LOAD(&st->s_quantity);
+		s_qty = s_qty >= (int32_t)qty + 10 ? s_qty - (int32_t)qty
+		                                   : s_qty - (int32_t)qty + 91;
+		TM_STORE(&st->s_quantity, s_qty);
+		TM_STORE(&st->s_ytd, TM_LOAD(&st->s_ytd) + (int32_t)qty);
+		TM_STORE(&st->s_order_cnt, TM_LOAD(&st->s_order_cnt) + 1);
+		if (g->supply_w != in->w)
+			TM_STORE(&st->s_remote_cnt, TM_LOAD(&st->s_remote_cnt) + 1);
+		store_read_bytes(s->line[i].dist_info, st->s_dist[in->d - 1],
+		                 sizeof s->line[i].dist_info);
+		store_read_bytes(s_data, st->s_data, sizeof s_data);
+		s->line[i].price = price;
+		s->line[i].amount = (int64_t)qty * price;
+		s->line[i].s_quantity = s_qty;
+		out->line[i].brand = contains_original(i_data) && contains_original(s_data) ? 'B'
+		                                                                         : 'G';
+	}
+	return 0;
+}
+
+static int no_insert(potm_dora_act_t *a, void *arg)
+{
+	tdora_slot_t *s = arg;
+	tpcc_db_t *db = s->run->db;
+	const tpcc_new_order_in_t *in = &s->req.in.new_order;
+	tpcc_new_order_out_t *out = &s->res.out.new_order;
+	tpcc_order_t o;
+	memset(&o, 0, sizeof o);
+	o.o_id = s->o_id;
+	o.o_c_id = (int32_t)in->c;
+	o.o_d_id = (int32_t)in->d;
+	o.o_w_id = (int32_t)in->w;
+	o.o_entry_d = in->entry_d;
+	o.o_ol_cnt = (int32_t)in->ol_cnt;
+	o.o_all_local = in->all_local;
+	tpcc_new_order_t no;
+	memset(&no, 0, sizeof no);
+	no.no_o_id = s->o_id;
+	no.no_d_id = (int32_t)in->d;
+	no.no_w_id = (int32_t)in->w;
+	uint64_t okey = tpcc_order_key(in->w, in->d, (uint64_t)s->o_id);
+	if (potm_dora_insert(a, db->order, okey, &o) == NULL ||
+	    potm_dora_insert(a, db->new_order, okey, &no) == NULL) {
+		set_missing(s, "New-Order: the new order's id is taken");
+		return 1;
+	}
+	int64_t sum = 0;
+	for (uint32_t i = 0; i < in->ol_cnt; i++) {
+		tpcc_order_line_t ol;
+		memset(&ol, 0, sizeof ol);
+		ol.ol_o_id = s->o_id;
+		ol.ol_d_id = (int32_t)in->d;
+		ol.ol_w_id = (int32_t)in->w;
+		ol.ol_number = (int32_t)(i + 1);
+		ol.ol_i_id = (int32_t)in->line[i].i_id;
+		ol.ol_supply_w_id = (int32_t)in->line[i].supply_w;
+		ol.ol_quantity = (int32_t)in->line[i].quantity;
+		ol.ol_amount = s->line[i].amount;
+		memcpy(ol.ol_dist_info, s->line[i].dist_info, sizeof ol.ol_dist_info);
+		if (potm_dora_insert(a, db->order_line,
+		                     tpcc_order_line_key(in->w, in->d, (uint64_t)s->o_id, i + 1),
+		                     &ol) == NULL) {
+			set_missing(s, "New-Order: an order line's key is taken");
+			return 1;
+		}
+		sum += ol.ol_amount;
+		out->line[i].amount = ol.ol_amount;
+		out->line[i].s_quantity = s->line[i].s_quantity;
+	}
+	out->total = sum * (10000 - s->c_discount) / 10000 * (10000 + s->w_tax + s->d_tax) / 10000;
+	out->o_id = (uint64_t)s->o_id;
+	return 0;
+}
+
+static void no_phase2(potm_dora_tx_t *tx, void *ctx)
+{
+	tdora_slot_t *s = ctx;
+	const tpcc_new_order_in_t *in = &s->req.in.new_order;
+	potm_dora_lock_t lk = lock_of(LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_X);
+	potm_dora_add(tx, TDORA_RULE, in->w, no_insert, s, &lk, 1);
+}
+
+static void new_order_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
+{
+	const tpcc_new_order_in_t *in = &s->req.in.new_order;
+	potm_dora_lock_t lk = lock_of(LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_X);
+	potm_dora_add(tx, TDORA_RULE, in->w, no_district, s, &lk, 1);
+	/* One stock action per supplying warehouse, locking its lines'
+	 * stock rows. */
+	unsigned groups = 0;
+	for (uint32_t i = 0; i < in->ol_cnt; i++) {
+		uint32_t sw = in->line[i].supply_w;
+		bool seen = false;
+		for (uint32_t j = 0; j < i && !seen; j++)
+			seen = in->line[j].supply_w == sw;
+		if (seen)
+			continue;
+		potm_dora_lock_t locks[TPCC_MAX_OL];
+		unsigned n = 0;
+		for (uint32_t j = i; j < in->ol_cnt; j++)
+			if (in->line[j].supply_w == sw)
+				locks[n++] = lock_of(LK_STOCK, tpcc_stock_key(sw, in->line[j].i_id),
+				                     POTM_DORA_X);
+		s->group[groups] = (tdora_group_t){ .s = s, .supply_w = sw };
+		potm_dora_add(tx, TDORA_RULE, sw, no_stock, &s->group[groups], locks, n);
+		groups++;
+	}
+	potm_dora_then(tx, no_phase2, s);
+}
+
+/* ---- Payment ------------------------------------------------------------------ */
+
+static int pay_warehouse(potm_dora_act_t *a, void *arg)
+{
+	tdora_slot_t *s = arg;
+	tpcc_db_t *db = s->run->db;
+	const tpcc_payment_in_t *in = &s->req.in.payment;
+	tpcc_payment_out_t *out = &s->res.out.payment;
+	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
+	if (wh == NULL) {
+		set_missing(s, "Payment: its warehouse is missing");
+		return 1;
+	}
+	potm_dora_save(a, db->warehouse, wh, &wh->w_ytd, sizeof wh->w_ytd);
+	TM_STORE(&wh->w_ytd, TM_LOAD(&wh->w_ytd) + in->amount);
+	store_read_bytes(s->w_name, wh->w_name, sizeof wh->w_name);
+	store_read_bytes(out->w_street_1, wh->w_street_1, sizeof wh->w_street_1);
+	store_read_bytes(out->w_city, wh->w_city, sizeof wh->w_city);
+	return 0;
+}
+
+static int pay_district(potm_dora_act_t *a, void *arg)
+{
+	tdora_slot_t *s = arg;
+	tpcc_db_t *db = s->run->db;
+	const tpcc_payment_in_t *in = &s->req.in.payment;
+	tpcc_payment_out_t *out = &s->res.out.payment;
+	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
+	if (di == NULL) {
+		set_missing(s, "Payment: its district is missing");
+		return 1;
+	}
+	/* D_YTD alone: New-Order changes D_NEXT_O_ID under another lock. */
+	potm_dora_save(a, db->district, di, &di->d_ytd, sizeof di->d_ytd);
+	TM_STORE(&di->d_ytd, TM_LOAD(&di->d_ytd) + in->amount);
+	store_read_bytes(s->d_name, di->d_name, sizeof di->d_name);
+	store_read_bytes(out->d_street_1, di->d_street_1, sizeof di->d_street_1);
+	store_read_bytes(out->d_city, di->d_city, sizeof di->d_city);
+	return 0;
+}
+
+/* Clause 2.5.2.2: a bad-credit customer's C_DATA gets the payment at its
+ * left, the old content shifted right and cut at 500 characters. */
+static void pay_bad_credit(tpcc_customer_t *cu, const tpcc_payment_in_t *in, uint32_t c_id)
+{
+	char old[sizeof cu->c_data], data[sizeof cu->c_data];
+	store_read_bytes(old, cu->c_data, sizeof old);
+	old[sizeof old - 1] = '\0';
+	memset(data, 0, sizeof data);
+	int n = snprintf(data, sizeof data, "%u %u %u %u %u %lld.%02lld | ", c_id, in->c_d,
+	                 in->c_w, in->d, in->w, (long long)(in->amount / 100),
+	                 (long long)(in->amount % 100));
+	size_t room = sizeof data - 1 - (size_t)n;
+	size_t keep = strlen(old);
+	memcpy(data + n, old, keep < room ? keep : room);
+	store_write_bytes(cu->c_data, data, sizeof data);
+}
+
+static int pay_customer(potm_dora_act_t *a, void *arg)
+{
+	tdora_slot_t *s = arg;
+	tpcc_db_t *db = s->run->db;
+	const tpcc_payment_in_t *in = &s->req.in.payment;
+	tpcc_payment_out_t *out = &s->res.out.payment;
+	tpcc_customer_t *cu = store_get(db->customer, tpcc_customer_key(in->c_w, in->c_d, s->c_id));
+	if (cu == NULL) {
+		set_missing(s, "Payment: the customer is missing");
+		return 1;
+	}
+	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
+	bool bad = out->c_credit[0] == 'B' && out->c_credit[1] == 'C';
+	save_customer(a, db->customer, cu, bad);
+	out->c_id = s->c_id;
+	TM_STORE(&cu->c_balance, TM_LOAD(&cu->c_balance) - in->amount);
+	TM_STORE(&cu->c_ytd_payment, TM_LOAD(&cu->c_ytd_payment) + in->amount);
+	TM_STORE(&cu->c_payment_cnt, TM_LOAD(&cu->c_payment_cnt) + 1);
+	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
+	if (bad)
+		pay_bad_credit(cu, in, s->c_id);
+	out->c_balance = TM_LOAD(&cu->c_balance);
+	return 0;
+}
+
+static int pay_history(potm_dora_act_t *a, void *arg)
+{
+	tdora_slot_t *s = arg;
+	tpcc_db_t *db = s->run->db;
+	const tpcc_payment_in_t *in = &s->req.in.payment;
+	tpcc_history_t h;
+	memset(&h, 0, sizeof h);
+	h.h_c_id = (int32_t)s->c_id;
+	h.h_c_d_id = (int32_t)in->c_d;
+	h.h_c_w_id = (int32_t)in->c_w;
+	h.h_d_id = (int32_t)in->d;
+	h.h_w_id = (int32_t)in->w;
+	h.h_date = in->date;
+	h.h_amount = in->amount;
+	snprintf(h.h_data, sizeof h.h_data, "%s    %s", s->w_name, s->d_name);
+	if (potm_dora_insert(a, db->history, in->history_key, &h) == NULL) {
+		set_missing(s, "Payment: the history row's key is taken");
+		return 1;
+	}
+	memcpy(s->res.out.payment.w_name, s->w_name, sizeof s->w_name);
+	memcpy(s->res.out.payment.d_name, s->d_name, sizeof s->d_name);
+	return 0;
+}
+
+static void pay_phase2(potm_dora_tx_t *tx, void *ctx)
+{
+	tdora_slot_t *s = ctx;
+	potm_dora_add(tx, TDORA_RULE, s->req.in.payment.w, pay_history, s, NULL, 0);
+}
+
+static void pay_phase1(potm_dora_tx_t *tx, void *ctx)
+{
+	tdora_slot_t *s = ctx;
+	const tpcc_payment_in_t *in = &s->req.in.payment;
+	potm_dora_lock_t lw = lock_of(LK_WAREHOUSE, tpcc_warehouse_key(in->w), POTM_DORA_X);
+	potm_dora_lock_t ld = lock_of(LK_DISTRICT, tpcc_district_key(in->w, in->d), POTM_DORA_X);
+	potm_dora_lock_t lc = lock_of(LK_CUSTOMER, tpcc_customer_key(in->c_w, in->c_d, s->c_id),
+	                              POTM_DORA_X);
+	potm_dora_add(tx, TDORA_RULE, in->w, pay_warehouse, s, &lw, 1);
+	potm_dora_add(tx, TDORA_RULE, in->w, pay_district, s, &ld, 1);
+	potm_dora_add(tx, TDORA_RULE, in->c_w, pay_customer, s, &lc, 1);
+	potm_dora_then(tx, pay_phase2, s);
+}
+
+static void payment_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
+{
+	const tpcc_payment_in_t *in = &s->req.in.payment;
+	if (in->c_id != 0) {
+		s->c_id = in->c_id;
+		pay_phase1(tx, s);
+		return;
+	}
+	potm_dora_add(tx, TDORA_RULE, in->c_w, act_by_name, s, NULL, 0);
+	potm_dora_then(tx, pay_phase1, s);
+}
+
+/* ---- Order-Status --------------------------------------------------------------- */
+
+static int read_order_line(uint64_t key, void *rec, void *arg)
+{
+	tpcc_order_status_out_t *out = arg;
+	const tpcc_order_line_t *ol = rec;
+	(void)key;
+	if (out->lines == TPCC_MAX_OL)
+		return 1;
+	out->line[out->lines].i_id = TM_LOAD(&ol->ol_i_id);
+	out->line[out->lines].supply_w = TM_LOAD(&ol->ol_supply_w_id);
+	out->line[out->lines].quantity = TM_LOAD(&ol->ol_quantity);
+	out->line[out->lines].amount = TM_LOAD(&ol->ol_amount);
+	out->line[out->lines].delivery_d = TM_LOAD(&ol->ol_delivery_d);
+	out->lines++;
+	return 0;
+}
+
+static int os_read(potm_dora_act_t *a, void *arg)
+{
+	tdora_slot_t *s = arg;
+	tpcc_db_t *db = s->run->db;
+	const tpcc_order_status_in_t *in = &s->req.in.order_status;
+	tpcc_order_status_out_t *out = &s->res.out.order_status;
+	(void)a;
+	out->lines = 0;
+	tpcc_customer_t *cu = store_get(db->customer, tpcc_customer_key(in->w, in->d, s->c_id));
+	if (cu == NULL) {
+		set_missing(s, "Order-Status: the customer is missing");
+		return 1;
+	}
+	out->c_id = s->c_id;
+	out->c_balance = TM_LOAD(&cu->c_balance);
+	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
+	store_read_bytes(out->c_middle, cu->c_middle, sizeof cu->c_middle);
+	store_read_bytes(out->c_last, cu->c_last, sizeof cu->c_last);
+	uint64_t skey;
+	tpcc_order_t *o = store_index_last(db->order_by_customer,
+	                                   tpcc_order_customer_key(in->w, in->d, s->c_id, 0),
+	                                   tpcc_order_customer_key(in->w, in->d, s->c_id,
+	                                                           TPCC_O_ID_MAX),
+	                                   &skey);
+	if (o == NULL) {
+		set_missing(s, "Order-Status: the customer has no order");
+		return 1;
+	}
+	out->o_id = tpcc_order_id_of(skey);
+	out->o_entry_d = TM_LOAD(&o->o_entry_d);
+	out->o_carrier_id = TM_LOAD(&o->o_carrier_id);
+	store_scan(db->order_line, tpcc_order_line_key(in->w, in->d, out->o_id, 0),
+	           tpcc_order_line_key(in->w, in->d, out->o_id, TPCC_MAX_OL), STORE_ASC,
+	           read_order_line, out);
+	return 0;
+}
+
+static void os_phase1(potm_dora_tx_t *tx, void *ctx)
+{
+	tdora_slot_t *s = ctx;
+	const tpcc_order_status_in_t *in = &s->req.in.order_status;
+	potm_dora_lock_t lk[2] = {
+		lock_of(LK_CUSTOMER, tpcc_customer_key(in->w, in->d, s->c_id), POTM_DORA_S),
+		lock_of(LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_S),
+	};
+	potm_dora_add(tx, TDORA_RULE, in->w, os_read, s, lk, 2);
+}
+
+static void order_status_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
+{
+	const tpcc_order_status_in_t *in = &s->req.in.order_status;
+	if (in->c_id != 0) {
+		s->c_id = in->c_id;
+		os_phase1(tx, s);
+		return;
+	}
+	potm_dora_add(tx, TDORA_RULE, in->w, act_by_name, s, NULL, 0);
+	potm_dora_then(tx, os_phase1, s);
+}
+
+/* ---- Delivery --------------------------------------------------------------------- */
+
+/* Deliver one order line in the scan (an update in place, its old date
+ * saved first). */
+typedef struct deliver_lines {
+	potm_dora_act_t *a;
+	store_table_t *t;
+	int64_t date, sum;
+} deliver_lines_t;
+
+static int deliver_line(uint64_t key, void *rec, void *arg)
+{
+	deliver_lines_t *dl = arg;
+	tpcc_order_line_t *ol = rec;
+	(void)key;
+	potm_dora_save(dl->a, dl->t, ol, &ol->ol_delivery_d, sizeof ol->ol_delivery_d);
+	TM_STORE(&ol->ol_delivery_d, dl->date);
+	dl->sum += TM_LOAD(&ol->ol_amount);
+	return 0;
+}
+
+/* The ten districts' oldest new orders: deleted, carrier set, lines
+ * delivered; each order's customer and sum left for phase 2. */
+static int dl_orders(potm_dora_act_t *a, void *arg)
+{
+	tdora_slot_t *s = arg;
+	tpcc_db_t *db = s->run->db;
+	const tpcc_delivery_in_t *in = &s->req.in.delivery;
+	tpcc_delivery_out_t *out = &s->res.out.delivery;
+	uint32_t w = in->w;
+	out->delivered = out->skipped = 0;
+	for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++) {
+		out->o_id[d - 1] = 0;
+		s->delivered_c[d - 1] = 0;
+		uint64_t key;
+		if (store_first(db->new_order, tpcc_order_key(w, d, 0),
+		                tpcc_order_key(w, d, TPCC_O_ID_MAX), &key) == NULL) {
+			out->skipped++;
+			continue;
+		}
+		uint64_t o_id = tpcc_order_id_of(key);
+		potm_dora_delete(a, db->new_order, key);
+		tpcc_order_t *o = store_get(db->order, key);
+		if (o == NULL) {
+			set_missing(s, "Delivery: the order of a NEW-ORDER row is missing");
+			return 1;
+		}
+		potm_dora_save(a, db->order, o, &o->o_carrier_id, sizeof o->o_carrier_id);
+		uint32_t c_id = (uint32_t)TM_LOAD(&o->o_c_id);
+		TM_STORE(&o->o_carrier_id, in->carrier);
+		deliver_lines_t dl = { .a = a, .t = db->order_line, .date = in->date };
+		store_scan(db->order_line, tpcc_order_line_key(w, d, o_id, 0),
+		           tpcc_order_line_key(w, d, o_id, TPCC_MAX_OL), STORE_ASC, deliver_line,
+		           &dl);
+		int64_t sum = dl.sum;
+		s->delivered_c[d - 1] = c_id;
+		s->delivered_sum[d - 1] = sum;
+		out->o_id[d - 1] = o_id;
+		out->delivered++;
+	}
+	return 0;
+}
+
+static int dl_customers(potm_dora_act_t *a, void *arg)
+{
+	tdora_slot_t *s = arg;
+	tpcc_db_t *db = s->run->db;
+	uint32_t w = s->req.in.delivery.w;
+	for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++) {
+		if (s->delivered_c[d - 1] == 0)
+			continue;
+		tpcc_customer_t *cu = store_get(db->customer,
+		                                tpcc_customer_key(w, d, s->delivered_c[d - 1]));
+		if (cu == NULL) {
+			set_missing(s, "Delivery: the customer of an order is missing");
+			return 1;
+		}
+		save_customer(a, db->customer, cu, false);
+		TM_STORE(&cu->c_balance, TM_LOAD(&cu->c_balance) + s->delivered_sum[d - 1]);
+		TM_STORE(&cu->c_delivery_cnt, TM_LOAD(&cu->c_delivery_cnt) + 1);
+	}
+	return 0;
+}
+
+static void dl_phase2(potm_dora_tx_t *tx, void *ctx)
+{
+	tdora_slot_t *s = ctx;
+	uint32_t w = s->req.in.delivery.w;
+	potm_dora_lock_t lk[TPCC_DISTRICTS];
+	unsigned n = 0;
+	for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++)
+		if (s->delivered_c[d - 1] != 0)
+			lk[n++] = lock_of(LK_CUSTOMER, tpcc_customer_key(w, d, s->delivered_c[d - 1]),
+			                  POTM_DORA_X);
+	if (n > 0)
+		potm_dora_add(tx, TDORA_RULE, w, dl_customers, s, lk, n);
+}
+
+static void delivery_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
+{
+	uint32_t w = s->req.in.delivery.w;
+	potm_dora_lock_t lk[TPCC_DISTRICTS];
+	for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++)
+		lk[d - 1] = lock_of(LK_ORDERS, tpcc_district_key(w, d), POTM_DORA_X);
+	potm_dora_add(tx, TDORA_RULE, w, dl_orders, s, lk, TPCC_DISTRICTS);
+	potm_dora_then(tx, dl_phase2, s);
+}
+
+/* ---- Stock-Level ------------------------------------------------------------------- */
+
+static int collect_item(uint64_t key, void *rec, void *arg)
+{
+	tdora_slot_t *s = arg;
+	const tpcc_order_line_t *ol = rec;
+	(void)key;
+	if (s->nitems == TPCC_MAX_OL * 20)
+		return 1;
+	s->items[s->nitems++] = (uint32_t)TM_LOAD(&ol->ol_i_id);
+	return 0;
+}
+
+static int by_value(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return (a > b) - (a < b);
+}
+
+static int sl_items(potm_dora_act_t *a, void *arg)
+{
+	tdora_slot_t *s = arg;
+	tpcc_db_t *db = s->run->db;
+	const tpcc_stock_level_in_t *in = &s->req.in.stock_level;
+	(void)a;
+	s->nitems = 0;
+	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
+	if (di == NULL) {
+		set_missing(s, "Stock-Level: the district is missing");
+		return 1;
+	}
+	uint64_t next = (uint64_t)TM_LOAD(&di->d_next_o_id);
+	uint64_t first = next > 20 ? next - 20 : 1;
+	store_scan(db->order_line, tpcc_order_line_key(in->w, in->d, first, 0),
+	           tpcc_order_line_key(in->w, in->d, next - 1, TPCC_MAX_OL), STORE_ASC,
+	           collect_item, s);
+	qsort(s->items, s->nitems, sizeof *s->items, by_value);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < s->nitems; i++)
+		if (i == 0 || s->items[i] != s->items[i - 1])
+			s->items[n++] = s->items[i];
+	s->nitems = n;
+	return 0;
+}
+
+static int sl_stock(potm_dora_act_t *a, void *arg)
+{
+	tdora_slot_t *s = arg;
+	tpcc_db_t *db = s->run->db;
+	const tpcc_stock_level_in_t *in = &s->req.in.stock_level;
+	tpcc_stock_level_out_t *out = &s->res.out.stock_level;
+	(void)a;
+	out->low = 0;
+	for (uint32_t i = 0; i < s->nitems; i++) {
+		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(in->w, s->items[i]));
+		if (st == NULL) {
+			set_missing(s, "Stock-Level: the STOCK row of an ordered item is missing");
+			return 1;
+		}
+		out->low += TM_LOAD(&st->s_quantity) < in->threshold;
+	}
+	return 0;
+}
+
+static void sl_phase2(potm_dora_tx_t *tx, void *ctx)
+{
+	tdora_slot_t *s = ctx;
+	const tpcc_stock_level_in_t *in = &s->req.in.stock_level;
+	potm_dora_lock_t lk[TPCC_MAX_OL * 20];
+	for (uint32_t i = 0; i < s->nitems; i++)
+		lk[i] = lock_of(LK_STOCK, tpcc_stock_key(in->w, s->items[i]), POTM_DORA_S);
+	potm_dora_add(tx, TDORA_RULE, in->w, sl_stock, s, lk, s->nitems);
+}
+
+static void stock_level_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
+{
+	const tpcc_stock_level_in_t *in = &s->req.in.stock_level;
+	potm_dora_lock_t lk = lock_of(LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_S);
+	potm_dora_add(tx, TDORA_RULE, in->w, sl_items, s, &lk, 1);
+	potm_dora_then(tx, sl_phase2, s);
+}
+
+/* ---- terminals ----------------------------------------------------------------------- */
+
+static void slot_done(potm_dora_tx_t *tx, int outcome, void *ctx)
+{
+	tdora_slot_t *s = ctx;
+	(void)tx;
+	s->outcome = outcome;
+	atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+}
+
+/* Build s's request as a new transaction and submit it (serving this
+ * executor while admissions are held). */
+static void slot_submit(tdora_run_t *r, tdora_slot_t *s)
+{
+	atomic_store(&s->missing, NULL);
+	atomic_store(&s->rolled_back, false);
+	memset(&s->res, 0, sizeof s->res);
+	potm_dora_tx_t *tx = potm_dora_tx_new(r->d, slot_done, s);
+	if (tx == NULL) {
+		fprintf(stderr, "tpcc: out of memory for a DORA transaction\n");
+		abort();
+	}
+	switch (s->req.type) {
+	case TPCC_NEW_ORDER:
+		new_order_graph(tx, s);
+		break;
+	case TPCC_PAYMENT:
+		payment_graph(tx, s);
+		break;
+	case TPCC_ORDER_STATUS:
+		order_status_graph(tx, s);
+		break;
+	case TPCC_DELIVERY:
+		delivery_graph(tx, s);
+		break;
+	default:
+		stock_level_graph(tx, s);
+		break;
+	}
+	atomic_store_explicit(&s->state, SLOT_RUNNING, memory_order_relaxed);
+	while (potm_dora_submit(tx) == POTM_DORA_PAUSED)
+		potm_dora_serve(r->d, s->owner);
+}
+
+/* Tally the finished transactions of terminal id; submit again those
+ * that died on a lock. */
+static void reap(tdora_run_t *r, unsigned id)
+{
+	tpcc_db_t *db = r->db;
+	tpcc_worker_t *me = &db->worker[id];
+	for (unsigned k = 0; k < TDORA_WINDOW; k++) {
+		tdora_slot_t *s = &r->term[id].slot[k];
+		if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_DONE)
+			continue;
+		if (s->outcome == POTM_DORA_CONFLICT) {
+			r->term[id].retries++;
+			slot_submit(r, s);
+			continue;
+		}
+		s->res.rolled_back = s->outcome != POTM_DORA_COMMITTED && atomic_load(&s->rolled_back);
+		s->res.missing = s->res.rolled_back ? NULL : atomic_load(&s->missing);
+		if (s->outcome != POTM_DORA_COMMITTED && !s->res.rolled_back && s->res.missing == NULL)
+			s->res.missing = "an action aborted without a reason";
+		if (s->req.type == TPCC_NEW_ORDER)
+			s->res.out.new_order.rolled_back = s->res.rolled_back;
+		tpcc_tally(me, &s->req, &s->res, id % db->warehouses + 1);
+		bench_lat_add(&me->lat[s->req.type], bench_now_ns() - s->t0);
+		me->done[s->req.type]++;
+		atomic_store_explicit(&s->state, SLOT_FREE, memory_order_relaxed);
+	}
+}
+
+static void serve_or_yield(tdora_run_t *r, unsigned id)
+{
+	if (potm_dora_serve(r->d, id) == 0)
+		sched_yield();
+}
+
+/* One operation: one transaction of terminal self->id submitted. */
+static void tdora_op(void *shared, bench_thread_t *self)
+{
+	tdora_run_t *r = shared;
+	tpcc_db_t *db = r->db;
+	unsigned id = self->id;
+	tpcc_worker_t *me = &db->worker[id];
+	tdora_slot_t *s = NULL;
+	for (;;) {
+		reap(r, id);
+		for (unsigned k = 0; k < TDORA_WINDOW && s == NULL; k++)
+			if (atomic_load_explicit(&r->term[id].slot[k].state, memory_order_relaxed) ==
+			    SLOT_FREE)
+				s = &r->term[id].slot[k];
+		if (s != NULL)
+			break;
+		serve_or_yield(r, id);
+	}
+	uint32_t w = id % db->warehouses + 1;
+	enum tpcc_tx_type type = tpcc_pick_type(db, &self->rng);
+	int64_t now = tpcc_now(db, id, me->clock++);
+	s->t0 = bench_now_ns();
+	tpcc_draw(db, me, &self->rng, id, w, type, now, &s->req);
+	slot_submit(r, s);
+	potm_dora_serve(r->d, id);
+}
+
+/* After the last operation: finish this terminal's transactions, then
+ * serve until every terminal has finished and nothing is in flight. */
+static void tdora_leave(void *shared, bench_thread_t *self)
+{
+	tdora_run_t *r = shared;
+	unsigned id = self->id;
+	for (;;) {
+		reap(r, id);
+		bool idle = true;
+		for (unsigned k = 0; k < TDORA_WINDOW; k++)
+			idle &= atomic_load_explicit(&r->term[id].slot[k].state,
+			                             memory_order_relaxed) == SLOT_FREE;
+		if (idle)
+			break;
+		serve_or_yield(r, id);
+	}
+	atomic_fetch_add(&r->finished, 1);
+	while (atomic_load(&r->finished) < r->db->threads || potm_dora_in_flight(r->d) != 0)
+		serve_or_yield(r, id);
+}
+
+/* The resource manager (-R): every reroute_ms, a random range of
+ * warehouses goes to a random executor, behind potm_dora_reroute's
+ * quiescence, until the run ends. */
+static void *resource_manager(void *arg)
+{
+	tdora_run_t *r = arg;
+	bench_rng_t rng;
+	bench_rng_seed(&rng, r->db->seed, 0xd0a);
+	uint32_t w = r->db->warehouses;
+	while (!atomic_load(&r->stop)) {
+		struct timespec ts = { .tv_sec = (time_t)(r->reroute_ms / 1000),
+		                       .tv_nsec = (long)(r->reroute_ms % 1000) * 1000000 };
+		nanosleep(&ts, NULL);
+		if (atomic_load(&r->stop))
+			break;
+		uint32_t lo = tpcc_rand(&rng, 1, w), hi = tpcc_rand(&rng, lo, w);
+		unsigned e = (unsigned)bench_rng_below(&rng, r->db->threads);
+		if (potm_dora_reroute(r->d, TDORA_RULE, lo, hi, e) == 0)
+			r->reroutes++;
+	}
+	return NULL;
+}
+
+int tpcc_dora_run(tpcc_db_t *db, const bench_common_t *c, uint64_t reroute_ms,
+                  bench_run_result_t *run, potm_dora_stats_t *st)
+{
+	tdora_run_t r = { .db = db, .reroute_ms = reroute_ms };
+	r.d = potm_dora_create(db->threads, 1);
+	if (r.d == NULL) {
+		fprintf(stderr, "tpcc: -e dora: %s\n", tm_last_error());
+		return BENCH_EXIT_USAGE;
+	}
+	if (potm_dora_rule_range(r.d, TDORA_RULE, 1, db->warehouses) != 0) {
+		fprintf(stderr, "tpcc: -e dora: %s\n", tm_last_error());
+		potm_dora_destroy(r.d);
+		return BENCH_EXIT_FAILED;
+	}
+	r.term = aligned_alloc(64, db->threads * sizeof *r.term);
+	if (r.term == NULL) {
+		potm_dora_destroy(r.d);
+		fprintf(stderr, "tpcc: out of memory for the DORA terminals\n");
+		return BENCH_EXIT_FAILED;
+	}
+	memset(r.term, 0, db->threads * sizeof *r.term);
+	for (unsigned i = 0; i < db->threads; i++)
+		for (unsigned k = 0; k < TDORA_WINDOW; k++) {
+			r.term[i].slot[k].run = &r;
+			r.term[i].slot[k].owner = i;
+		}
+	pthread_t rm;
+	bool rm_running = reroute_ms != 0 && pthread_create(&rm, NULL, resource_manager, &r) == 0;
+	int rc = bench_run_with(c, tdora_op, NULL, tdora_leave, &r, run);
+	if (rm_running) {
+		atomic_store(&r.stop, 1);
+		pthread_join(rm, NULL);
+	}
+	potm_dora_stats(r.d, st);
+	potm_dora_destroy(r.d);
+	free(r.term);
+	return rc;
+}
