@@ -52,7 +52,7 @@ test-release: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 ifneq ($(PY_TESTS),)
 	MYPYPATH=$(abspath bindings/python) $(PYTHON) -m mypy --strict \
-	    bindings/python/potm bindings/python/tests experiments
+	    bindings/python/potm bindings/python/tests experiments scripts
 	POTMPY_BUILD_DIR=$(abspath $(BUILD)) PYTHONPATH=$(abspath bindings/python) \
 	    $(PYTHON) -m pytest -q bindings/python/tests
 endif
