@@ -471,16 +471,33 @@ uint64_t snap_get64(snap_reader_t *r)
 	return v;
 }
 
-/* The tables of the state, in the snapshot's order. */
-#define STATE_TABLES 10
+/* The tables of the state, in the snapshot's order: the shared ones, then
+ * each warehouse partition's own (tpcc.h: the database is partitioned). */
+#define STATE_SHARED_TABLES 10
+#define STATE_PART_TABLES 4
 
-static void state_tables(const server_state_t *st, store_table_t *t[STATE_TABLES])
+static size_t state_table_count(const server_state_t *st)
 {
 	const tpcc_db_t *db = &st->db;
-	store_table_t *all[STATE_TABLES] = { db->warehouse, db->district, db->customer,
-		db->history, db->new_order, db->order, db->order_line, db->item, db->stock,
-		st->accounts };
-	memcpy(t, all, sizeof all);
+	return STATE_SHARED_TABLES + (db->part != NULL ? STATE_PART_TABLES * db->warehouses : 0);
+}
+
+/* Fill t[state_table_count(st)]. */
+static void state_tables(const server_state_t *st, store_table_t **t)
+{
+	const tpcc_db_t *db = &st->db;
+	store_table_t *shared[STATE_SHARED_TABLES] = { db->warehouse, db->district,
+		db->customer, db->history, db->new_order, db->order, db->order_line, db->item,
+		db->stock, st->accounts };
+	memcpy(t, shared, sizeof shared);
+	t += STATE_SHARED_TABLES;
+	for (uint32_t i = 0; db->part != NULL && i < db->warehouses; i++) {
+		const tpcc_db_t *p = &db->part[i];
+		*t++ = p->history;
+		*t++ = p->new_order;
+		*t++ = p->order;
+		*t++ = p->order_line;
+	}
 }
 
 typedef struct save_ctx {
@@ -498,15 +515,19 @@ static int save_record(uint64_t key, void *rec, void *arg)
 
 int state_save(const server_state_t *st, snap_writer_t *w)
 {
-	store_table_t *t[STATE_TABLES];
+	size_t n = state_table_count(st);
+	store_table_t **t = malloc(n * sizeof *t);
+	if (t == NULL)
+		return -1;
 	state_tables(st, t);
-	snap_put64(w, STATE_TABLES);
-	for (unsigned i = 0; i < STATE_TABLES; i++) {
+	snap_put64(w, n);
+	for (size_t i = 0; i < n; i++) {
 		save_ctx_t c = { w, store_record_size(t[i]) };
 		snap_put64(w, c.record_size);
 		snap_put64(w, store_count(t[i]));
 		store_walk(t[i], save_record, &c);
 	}
+	free(t);
 	return w->failed ? -1 : 0;
 }
 
@@ -575,29 +596,35 @@ static int restore_table(server_state_t *st, store_table_t *t, snap_reader_t *r,
 
 int state_restore(server_state_t *st, snap_reader_t *r, const char **why)
 {
-	store_table_t *t[STATE_TABLES];
-	state_tables(st, t);
-	/* Check the whole snapshot before changing anything. */
-	size_t start = r->off;
-	if (snap_get64(r) != STATE_TABLES) {
-		*why = "not this server's tables";
+	size_t n = state_table_count(st);
+	store_table_t **t = malloc(n * sizeof *t);
+	if (t == NULL) {
+		*why = "out of memory";
 		return -1;
 	}
-	for (unsigned i = 0; i < STATE_TABLES && !r->bad; i++) {
+	state_tables(st, t);
+	int rc = -1;
+	/* Check the whole snapshot before changing anything. */
+	size_t start = r->off;
+	if (snap_get64(r) != n) {
+		*why = "not this server's tables (another number of warehouses?)";
+		goto out;
+	}
+	for (size_t i = 0; i < n && !r->bad; i++) {
 		uint64_t size = snap_get64(r), count = snap_get64(r);
 		if (size != store_record_size(t[i]) ||
 		    count > (r->len - r->off) / (8 + size)) {
 			*why = "a table's record size or count does not fit";
-			return -1;
+			goto out;
 		}
 		r->off += count * (8 + size);
 	}
 	if (r->bad || r->off != r->len) {
 		*why = "the snapshot's length does not match its tables";
-		return -1;
+		goto out;
 	}
 	r->off = start + 8;
-	for (unsigned i = 0; i < STATE_TABLES; i++) {
+	for (size_t i = 0; i < n; i++) {
 		snap_get64(r);
 		uint64_t count = snap_get64(r);
 		if (restore_table(st, t[i], r, count) != 0) {
@@ -607,5 +634,8 @@ int state_restore(server_state_t *st, snap_reader_t *r, const char **why)
 			abort();
 		}
 	}
-	return 0;
+	rc = 0;
+out:
+	free(t);
+	return rc;
 }
