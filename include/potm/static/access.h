@@ -11,6 +11,7 @@
  *   pot                reads: plain loads in fast mode; writes: in fast
  *                      mode alone, an undo-log entry and a store
  *   tl2                reads: the TL2 snapshot read
+ *   silo               reads: the same against a vector of writers' TIDs
  *
  * Anything else is a call into the library, which handles every case (the
  * same function, under a second name, is each inline path's slow path).
@@ -182,6 +183,34 @@ tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 }
 #define POTM_TL2_FAST_(d, a, out) tm_snap_load_(&(d)->snap, (a), sizeof *(a), (out))
 #define POTM_ACCESS_(T, sfx) POTM_INLINE_READ_(T, sfx, POTM_TL2_FAST_)
+#elif defined(POTM_BACKEND_SILO) && !defined(POTM_BUILDING_LIBRARY)
+/* silo: as tl2's, but the snapshot is a vector with one TID word per
+ * writer (stm/silo.c S1): a stripe word is accepted when it is free and
+ * no newer than the snapshot's word for the thread that wrote it.  The
+ * rest (a newer word: extension or abort; a locked stripe;
+ * read-after-write; a full read set; misuse) goes to the library. */
+static inline __attribute__((always_inline)) int
+tm_silo_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
+{
+	uintptr_t w = (uintptr_t)a;
+	if (__builtin_expect((w & (size - 1)) ||
+	                     (uintptr_t)s->rs.next >= (uintptr_t)s->rs.end ||
+	                     tm_wfilter_test_(&s->written, w), 0))
+		return 0;
+	const volatile uintptr_t *lock =
+		&s->locks[tm_lock_index_(w, s->shift, s->skew_shift, s->lock_mask)];
+	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+	uint64_t v = tm_load_bytes_(a, size);
+	__builtin_memcpy(out, &v, size);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
+	if (__builtin_expect(l1 != l2 || (l1 & 1) || l1 > s->tids[tm_silo_writer_(l1)], 0))
+		return 0;
+	*s->rs.next++ = lock;
+	return 1;
+}
+#define POTM_SILO_FAST_(d, a, out) tm_silo_load_(&(d)->snap, (a), sizeof *(a), (out))
+#define POTM_ACCESS_(T, sfx) POTM_INLINE_READ_(T, sfx, POTM_SILO_FAST_)
 #else
 #define POTM_ACCESS_(T, sfx)                                             \
 	T tm_read##sfx(const T *a);                                      \
