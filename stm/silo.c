@@ -130,6 +130,9 @@ typedef struct silo_tx {
 	size_t lost_reads;           /* the largest read set lost (S4) */
 	bool token;                  /* holds the commit token (S4) */
 	bool committing;             /* its committing word is up (S4) */
+	silo_held_t *cond;           /* L2: the stripe words the commit's
+	                                condition evaluation read, as read */
+	size_t ncond, cond_cap;
 	/* The stripes holding words of the write set (a bit per stripe), as
 	 * tl2's: tm_read_bytes overlays the write set only where set. */
 	uint64_t written_stripes[SILO_STRIPE_FILTER_BITS / 64];
@@ -568,6 +571,165 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 #define POTM_GEN_OWN_READ_BYTES 1
 #include "access_gen.h"
 
+/* ---- LSD-aware OCC (L1-L4) ------------------------------------------------ */
+
+static bool silo_lsd_lazy(potm_thread_t *t)
+{
+	(void)t;
+	return true;
+}
+
+static int silo_lsd_written(potm_thread_t *t, const void *a, unsigned size, uint64_t *b)
+{
+	silo_tx_t *tx = (silo_tx_t *)t;
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
+	uint64_t have;
+	if (e == NULL)
+		return 0;
+	if (tl2_ws_covers(e, a, size, b, &have))
+		return 1;
+	return have ? -1 : 0;
+}
+
+/* A consistent read of a free stripe, any TID: *word gets its word.
+ * Waits for a committer as reads do, at most `spins' pauses when the
+ * caller holds locks itself (then aborts: the holder may wait for us). */
+static uint64_t silo_peek_word(silo_tx_t *tx, volatile uintptr_t *lock, const void *a,
+                               unsigned size, uintptr_t *word, unsigned max_spins)
+{
+	for (unsigned spins = 0;;) {
+		uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+		uint64_t v = tm_load_bytes_(a, size);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
+		if (likely(l1 == l2 && !(l1 & SILO_LOCK))) {
+			*word = l1;
+			return v;
+		}
+		if ((l1 | l2) & SILO_LOCK) {
+			if (max_spins && ++spins > max_spins)
+				silo_abort(tx, TM_ABORT_CONDITION);
+			if (!max_spins)
+				silo_wait_committer(tx, &spins);
+			else
+				potm_cpu_relax();
+		}
+	}
+}
+
+/* L2: lsd_is_true's values, the latest committed ones, not logged. */
+static uint64_t silo_lsd_peek(potm_thread_t *t, const void *a, unsigned size)
+{
+	uintptr_t w;
+	return silo_peek_word((silo_tx_t *)t, silo_lock_of(a), a, size, &w, 0);
+}
+
+/* L1: lsd_value's standard read. */
+static uint64_t silo_lsd_resolve(potm_thread_t *t, const void *a, unsigned size)
+{
+	return silo_load((silo_tx_t *)t, a, size);
+}
+
+/* L3: an entry with no bytes yet, locked at the commit with the others;
+ * the cookie is its index. */
+static uint32_t silo_lsd_reserve(potm_thread_t *t, void *a, unsigned size)
+{
+	silo_tx_t *tx = (silo_tx_t *)t;
+	(void)size;
+	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, word);
+	if (e == NULL) {
+		e = tl2_ws_add(&tx->ws, word);
+		__builtin_prefetch((const void *)silo_lock_of(a), 1, 3);
+	}
+	return (uint32_t)(e - tx->ws.e);
+}
+
+/* L3: a lazy write's value into its reserved entry. */
+static void silo_lsd_put(potm_thread_t *t, void *a, unsigned size, uint64_t b, uint32_t cookie)
+{
+	silo_tx_t *tx = (silo_tx_t *)t;
+	if (cookie == POTM_LSD_NO_COOKIE) {
+		silo_write(tx, a, size, b);
+		return;
+	}
+	tl2_wentry_t *e = &tx->ws.e[cookie];
+	unsigned off = (unsigned)((uintptr_t)a & 7);
+	if (size == sizeof(tm_word_t)) {
+		e->val = b;
+		e->mask = ~(tm_word_t)0;
+	} else {
+		memcpy((char *)&e->val + off, &b, size);
+		memset((char *)&e->mask + off, 0xff, size);
+	}
+	unsigned w;
+	uint64_t bit = silo_stripe_bit(a, &w);
+	tx->written_stripes[w] |= bit;
+}
+
+static const potm_lsd_ops_t silo_lsd_ops = {
+	.lazy = silo_lsd_lazy,
+	.written = silo_lsd_written,
+	.peek = silo_lsd_peek,
+	.resolve = silo_lsd_resolve,
+	.reserve = silo_lsd_reserve,
+};
+
+static const silo_held_t *silo_find_held(const silo_tx_t *tx, const volatile uintptr_t *p);
+
+/* L4: a future's value at the commit.  A stripe this transaction locked
+ * holds the value before it (write-back comes later); any other is read
+ * free, and its word kept for the check after phase 2. */
+static uint64_t silo_lsd_read_at_commit(potm_thread_t *t, const void *a, unsigned size)
+{
+	silo_tx_t *tx = (silo_tx_t *)t;
+	volatile uintptr_t *lock = silo_lock_of(a);
+	if (tx->nheld && silo_find_held(tx, lock) != NULL)
+		return tm_load_bytes_(a, size);
+	uintptr_t w;
+	uint64_t v = silo_peek_word(tx, lock, a, size, &w,
+	                            tx->nheld ? SILO_LOCKED_SPINS : 0);
+	if (tx->ncond == tx->cond_cap) {
+		tx->cond_cap = tx->cond_cap ? tx->cond_cap * 2 : 16;
+		tx->cond = potm_xrealloc(tx->cond, tx->cond_cap * sizeof *tx->cond);
+	}
+	tx->cond[tx->ncond++] = (silo_held_t){ .lock = lock, .prev = w };
+	return v;
+}
+
+/* L4: the conditions, then the lazy writes, on the words as they are now
+ * (phase 1 done, if the transaction writes); returns the highest TID
+ * they read. */
+static uint64_t silo_lsd_settle(silo_tx_t *tx)
+{
+	tx->ncond = 0;
+	if (!potm_lsd_settle(&tx->th, silo_lsd_read_at_commit, silo_lsd_put, false))
+		silo_abort(tx, TM_ABORT_CONDITION);
+	uint64_t tid_max = 0;
+	for (size_t i = 0; i < tx->ncond; i++)
+		if (SILO_TID(tx->cond[i].prev) > tid_max)
+			tid_max = SILO_TID(tx->cond[i].prev);
+	return tid_max;
+}
+
+/* L4: after phase 2, every word a condition read is still as it was. */
+static void silo_lsd_recheck(silo_tx_t *tx)
+{
+	for (size_t i = 0; i < tx->ncond; i++)
+		if (__atomic_load_n(tx->cond[i].lock, __ATOMIC_ACQUIRE) != tx->cond[i].prev)
+			silo_abort(tx, TM_ABORT_CONDITION);
+}
+
+/* L4 for a transaction that wrote nothing but holds conditions: no lock,
+ * the same order of checks. */
+static void silo_lsd_commit_read_only(silo_tx_t *tx)
+{
+	silo_lsd_settle(tx);
+	if (!silo_unchanged(tx, silo_snap(tx)->tids))
+		silo_abort(tx, TM_ABORT_VALIDATE);
+	silo_lsd_recheck(tx);
+}
+
 /* ---- begin / commit ----------------------------------------------------- */
 
 static inline bool silo_starving(const silo_tx_t *tx)
@@ -669,6 +831,12 @@ static void silo_commit(silo_tx_t *tx)
 	 * and before any read is validated (S3). */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	uint64_t epoch = __atomic_load_n(&silo.epoch, __ATOMIC_ACQUIRE);
+	bool lsd = potm_lsd_unsettled(&tx->th);
+	if (unlikely(lsd)) {
+		uint64_t c = silo_lsd_settle(tx);
+		if (c > tid_max)
+			tid_max = c;
+	}
 	/* Phase 2: every stripe read unchanged (S2) and not locked by
 	 * another committer. */
 	const tm_snap_t *s = silo_snap(tx);
@@ -685,6 +853,8 @@ static void silo_commit(silo_tx_t *tx)
 		if (SILO_TID(l) > tid_max)
 			tid_max = SILO_TID(l);
 	}
+	if (unlikely(lsd))
+		silo_lsd_recheck(tx);
 	/* The TID: above everything read or written and the thread's last,
 	 * in epoch E (the smallest such). */
 	uint64_t tid = tid_max + 1;
@@ -709,6 +879,8 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 	bool ro = tx->ws.n == 0;
 	if (!ro)
 		silo_commit(tx);
+	else if (unlikely(potm_lsd_unsettled(&tx->th)))
+		silo_lsd_commit_read_only(tx);
 	silo_drop_token(tx);
 	silo_reset(tx);
 	return ro;
@@ -835,6 +1007,9 @@ static void silo_thread_fini(potm_thread_t *t)
 	free(tx->held);
 	tx->held = NULL;
 	tx->held_cap = 0;
+	free(tx->cond);
+	tx->cond = NULL;
+	tx->cond_cap = 0;
 	potm_undo_free(&t->txd.undo);
 }
 
@@ -848,4 +1023,5 @@ const potm_backend_t potm_backend = {
 	.thread_init = silo_thread_init,
 	.thread_fini = silo_thread_fini,
 	.env = silo_env,
+	.lsd = &silo_lsd_ops,
 };
