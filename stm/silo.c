@@ -78,12 +78,33 @@
  *     From then on no other update commits, so its next attempt, an
  *     ordinary one, cannot fail validation and commits.
  *
+ * LSD-aware OCC (Vale's thesis, Figure 4.4, on this commit protocol;
+ * <potm/lsd.h>, lib/lsd.c keeps the futures, conditions and lazy writes):
+ *  L1 (futures) lsd_read makes a future and reads nothing; lsd_value
+ *     binds through silo_load (snapshot, read set).
+ *  L2 (conditions) lsd_is_true evaluates on the latest committed values
+ *     (a consistent read of a free stripe, any TID, not logged); its
+ *     answer gives no opacity and is checked at the commit.
+ *  L3 (lazy writes) lsd_write reserves its word in the write set, so that
+ *     phase 1 locks it with the others; its value is put there at the
+ *     commit.
+ *  L4 (settling) After phase 1, before the read of E, every condition is
+ *     evaluated again on the words as they are (a stripe we locked holds
+ *     the value before us; any other is read free and its word kept), an
+ *     answer that changed aborts (cause condition), and the lazy writes
+ *     are evaluated there, in program order.  After phase 2, every kept
+ *     word must be unchanged: the reads (checked in phase 2), the
+ *     condition words and the locks all hold across the instant between
+ *     the evaluation and phase 2, where the transaction takes effect.
+ *     The TID is above the condition words' TIDs too.  A transaction that
+ *     wrote nothing settles the same way, without locks: evaluation,
+ *     read set against its snapshot, the kept words again.
+ *
  * Not here: Silo's snapshot transactions (paper 4.9) and durability
  * (4.10): the stripes keep one version, and the epoch serves the TIDs
  * only.  No serial or in-place mode: tm_serial() is 0, POTM_SERIAL,
  * POTM_PROMOTE_* and POTM_EXTEND do not apply (extension is S2's and
- * always on).  LSD calls resolve eagerly (lib/lsd.c's eager mode: every
- * future a standard read, every condition evaluated at once).
+ * always on).
  */
 #include "tl2_sets.h"
 
@@ -828,15 +849,16 @@ static void silo_commit(silo_tx_t *tx)
 			tid_max = SILO_TID(h->prev);
 	}
 	/* The fence that ends phase 1: E is read after every lock is taken
-	 * and before any read is validated (S3). */
+	 * and before any read is validated (S3); the conditions' words are
+	 * read in between (L4), so their epochs are at most E too. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	uint64_t epoch = __atomic_load_n(&silo.epoch, __ATOMIC_ACQUIRE);
 	bool lsd = potm_lsd_unsettled(&tx->th);
 	if (unlikely(lsd)) {
 		uint64_t c = silo_lsd_settle(tx);
 		if (c > tid_max)
 			tid_max = c;
 	}
+	uint64_t epoch = __atomic_load_n(&silo.epoch, __ATOMIC_ACQUIRE);
 	/* Phase 2: every stripe read unchanged (S2) and not locked by
 	 * another committer. */
 	const tm_snap_t *s = silo_snap(tx);
