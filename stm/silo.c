@@ -22,14 +22,16 @@
  *      phase 1: lock the write set's stripes in address order of their
  *               words (sorted, duplicates once), waiting for a held lock
  *               (a global order: no deadlock); a full fence; read E;
- *      phase 2: validate every stripe read: unlocked or locked by us, and
- *               unchanged since it was read (S2); abort otherwise;
  *      TID:     the smallest TID greater than every TID read or written
- *               (the words of the read set, the locked words' old TIDs),
- *               greater than the thread's last one, and in epoch E;
- *      phase 3: publish the TID as the thread's clock (S1), write the
- *               buffered words back, release each lock with the new word
- *               (TID, our id, unlocked) in one store.
+ *               (the locked words' old TIDs; for the reads, the largest
+ *               word of the snapshot, which bounds every word read), the
+ *               thread's last one, and in epoch E; published as the
+ *               thread's clock (S1), then a full fence;
+ *      phase 2: validate every stripe read: unlocked or locked by us, and
+ *               unchanged since it was read (S2), unless no other thread
+ *               published since the snapshot (S5); abort otherwise;
+ *      phase 3: write the buffered words back, release each lock with
+ *               the new word (TID, our id, unlocked) in one store.
  *    A transaction that wrote nothing commits at once: its snapshot was
  *    consistent (S1), so it serializes at the snapshot.
  *
@@ -70,13 +72,25 @@
  *     the clocks (S1).  Per stripe, TIDs grow with the commit order;
  *     epochs agree with the serial order (the paper's argument: E is read
  *     between phases 1 and 2).
- *  S4 (progress) A transaction that keeps losing (TL2_STARVING_ABORTS,
+ *  S4 (progress) A transaction that keeps losing (SILO_STARVING_ABORTS,
  *     or a long attempt lost) takes the commit token: a committer
  *     announces itself (its word, then a fence or the holder's
  *     membarrier) before it reads the token, and waits, holding no lock,
  *     while another holds it; the holder drains the commits announced.
  *     From then on no other update commits, so its next attempt, an
  *     ordinary one, cannot fail validation and commits.
+ *  S5 (elided validation) A committer publishes its clock after locking
+ *     and before validating, with a full fence between the publication
+ *     and its look at the others' clocks.  If no other clock moved since
+ *     the snapshot, phase 2 would pass: a commit that published before
+ *     the copy had released every stripe it locked by the time this
+ *     transaction saw them free and accepted them (and a change after
+ *     that would be a new publication); one that publishes after this
+ *     look locked a stripe we read only after we read it, and its own
+ *     phase 2, after its fence, sees our locks (one of the two fences
+ *     comes first): it serializes after us, or aborts if it read what we
+ *     write.  At one thread, and whenever the others did not commit
+ *     meanwhile, a commit costs no pass over the read set.
  *
  * LSD-aware OCC (Vale's thesis, Figure 4.4, on this commit protocol;
  * <potm/lsd.h>, lib/lsd.c keeps the futures, conditions and lazy writes):
@@ -92,7 +106,7 @@
  *     evaluated again on the words as they are (a stripe we locked holds
  *     the value before us; any other is read free and its word kept), an
  *     answer that changed aborts (cause condition), and the lazy writes
- *     are evaluated there, in program order.  After phase 2, every kept
+ *     are evaluated there, in program order.  After phase 2 (or S5), every kept
  *     word must be unchanged: the reads (checked in phase 2), the
  *     condition words and the locks all hold across the instant between
  *     the evaluation and phase 2, where the transaction takes effect.
@@ -145,6 +159,7 @@ typedef struct silo_tx {
 	                                (th.txd.snap.tids) and the spare, one
 	                                word per logical id */
 	unsigned cur;                /* which of snap[] is in force */
+	uintptr_t vmax[2];           /* the largest word of each (S3) */
 	uintptr_t last;              /* this id's last commit word (S1) */
 	silo_held_t *held;           /* phase 1: the stripes locked, sorted */
 	size_t nheld, held_cap;
@@ -266,12 +281,29 @@ static int silo_parse_epoch_ms(void)
 
 /* ---- snapshots (S1, S2) ---------------------------------------------- */
 
-/* Copy the clocks of every id used so far into v. */
-static inline void silo_copy_clocks(uint64_t *v)
+/* Copy the clocks of every id used so far into v; returns the largest
+ * (words order as their TIDs: the TID is in the high bits). */
+static inline uintptr_t silo_copy_clocks(uint64_t *v)
+{
+	unsigned n = __atomic_load_n(&silo.nids, __ATOMIC_ACQUIRE);
+	uintptr_t max = 0;
+	for (unsigned id = 0; id < n; id++) {
+		uintptr_t w = __atomic_load_n(silo_clock(id), __ATOMIC_ACQUIRE);
+		v[id] = w;
+		if (w > max)
+			max = w;
+	}
+	return max;
+}
+
+/* S5: has no other id published since v was copied? */
+static bool silo_clocks_unchanged(const silo_tx_t *tx, const uint64_t *v)
 {
 	unsigned n = __atomic_load_n(&silo.nids, __ATOMIC_ACQUIRE);
 	for (unsigned id = 0; id < n; id++)
-		v[id] = __atomic_load_n(silo_clock(id), __ATOMIC_ACQUIRE);
+		if (id != tx->th.id && __atomic_load_n(silo_clock(id), __ATOMIC_ACQUIRE) != v[id])
+			return false;
+	return true;
 }
 
 /* Is every stripe read unlocked and no newer than v?  (Outside the
@@ -292,7 +324,7 @@ static bool silo_unchanged(const silo_tx_t *tx, const uint64_t *v)
 static bool silo_extend(silo_tx_t *tx)
 {
 	uint64_t *next = tx->snap[tx->cur ^ 1u];
-	silo_copy_clocks(next);
+	tx->vmax[tx->cur ^ 1u] = silo_copy_clocks(next);
 	if (!silo_unchanged(tx, tx->snap[tx->cur]))
 		return false;
 	tx->cur ^= 1u;
@@ -765,7 +797,7 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 	silo_tx_t *tx = (silo_tx_t *)d;
 	if (unlikely(tx->th.attempt >= SILO_LONG_ABORTS) && !tx->token && silo_starving(tx))
 		silo_take_token(tx);
-	silo_copy_clocks(tx->snap[tx->cur]);
+	tx->vmax[tx->cur] = silo_copy_clocks(tx->snap[tx->cur]);
 	tl2_rs_open(&silo_snap(tx)->rs, true);
 }
 
@@ -786,8 +818,11 @@ static size_t silo_collect_locks(silo_tx_t *tx)
 		tx->held = potm_xmalloc(tx->held_cap * sizeof *tx->held);
 	}
 	size_t n = 0;
-	for (size_t i = 0; i < tx->ws.n; i++)
-		tx->held[n++].lock = silo_lock_of((const void *)tx->ws.e[i].addr);
+	for (size_t i = 0; i < tx->ws.n; i++) {
+		volatile uintptr_t *l = silo_lock_of((const void *)tx->ws.e[i].addr);
+		if (n == 0 || tx->held[n - 1].lock != l)   /* fields of one object */
+			tx->held[n++].lock = l;
+	}
 	if (n <= 16) {
 		for (size_t i = 1; i < n; i++) {   /* insertion sort: most sets are small */
 			silo_held_t h = tx->held[i];
@@ -859,34 +894,40 @@ static void silo_commit(silo_tx_t *tx)
 			tid_max = c;
 	}
 	uint64_t epoch = __atomic_load_n(&silo.epoch, __ATOMIC_ACQUIRE);
-	/* Phase 2: every stripe read unchanged (S2) and not locked by
-	 * another committer. */
+	/* The TID: above everything written, every word read (each no newer
+	 * than the snapshot, whose largest word bounds them) and the
+	 * thread's last, in epoch E (the smallest such). */
 	const tm_snap_t *s = silo_snap(tx);
-	for (const volatile uintptr_t **p = s->rs.e; p < s->rs.next; p++) {
-		uintptr_t l = __atomic_load_n(*p, __ATOMIC_ACQUIRE);
-		if (l & SILO_LOCK) {
-			const silo_held_t *h = silo_find_held(tx, *p);
-			if (h == NULL)
-				silo_abort(tx, TM_ABORT_VALIDATE);
-			l = h->prev;
-		}
-		if (!silo_in_snapshot(s->tids, l))
-			silo_abort(tx, TM_ABORT_VALIDATE);
-		if (SILO_TID(l) > tid_max)
-			tid_max = SILO_TID(l);
-	}
-	if (unlikely(lsd))
-		silo_lsd_recheck(tx);
-	/* The TID: above everything read or written and the thread's last,
-	 * in epoch E (the smallest such). */
+	if (SILO_TID(tx->vmax[tx->cur]) > tid_max)
+		tid_max = SILO_TID(tx->vmax[tx->cur]);
 	uint64_t tid = tid_max + 1;
 	if ((tid >> SILO_SEQ_BITS) < epoch)
 		tid = epoch << SILO_SEQ_BITS;
 	uintptr_t word = (uintptr_t)tid << SILO_SEQ_SHIFT | (uintptr_t)tx->th.id << 1;
-	/* Phase 3: publish (S1: the write set is locked), write back,
-	 * release with the new word. */
+	/* Publish (S1: the write set is locked), then a full fence before
+	 * looking at the others' clocks (S5). */
 	tx->last = word;
 	__atomic_store_n(silo_clock(tx->th.id), word, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* Phase 2: every stripe read unchanged (S2) and not locked by
+	 * another committer; nothing to check if nobody published since
+	 * the snapshot (S5). */
+	if (!silo_clocks_unchanged(tx, s->tids)) {
+		for (const volatile uintptr_t **p = s->rs.e; p < s->rs.next; p++) {
+			uintptr_t l = __atomic_load_n(*p, __ATOMIC_ACQUIRE);
+			if (l & SILO_LOCK) {
+				const silo_held_t *h = silo_find_held(tx, *p);
+				if (h == NULL)
+					silo_abort(tx, TM_ABORT_VALIDATE);
+				l = h->prev;
+			}
+			if (!silo_in_snapshot(s->tids, l))
+				silo_abort(tx, TM_ABORT_VALIDATE);
+		}
+	}
+	if (unlikely(lsd))
+		silo_lsd_recheck(tx);
+	/* Phase 3: write back, release with the new word. */
 	for (size_t i = 0; i < tx->ws.n; i++)
 		tl2_ws_store_entry(&tx->ws.e[i], NULL);
 	for (size_t i = 0; i < tx->nheld; i++)

@@ -210,7 +210,24 @@ tm_silo_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 	return 1;
 }
 #define POTM_SILO_FAST_(d, a, out) tm_silo_load_(&(d)->snap, (a), sizeof *(a), (out))
-#define POTM_ACCESS_(T, sfx) POTM_INLINE_READ_(T, sfx, POTM_SILO_FAST_)
+/* As POTM_INLINE_READ_, always inline: the per-writer check makes the
+ * read a few instructions longer than tl2's, past what GCC's inliner
+ * takes unasked, and an out-of-line copy costs a call per read. */
+#define POTM_ACCESS_(T, sfx)                                             \
+	T tm_read##sfx##_spec_(const T *a);                              \
+	void tm_write##sfx(T *a, T v);                                   \
+	static inline __attribute__((always_inline)) T tm_read##sfx(const T *a) \
+	{                                                                \
+		tm_txd_t *d = tm_self_;                                  \
+		T v;                                                     \
+		if (__builtin_expect(d != NULL, 1)) {                    \
+			if (d->flags & TM_TXD_PLAIN_READS)               \
+				return *a;                               \
+			if (__builtin_expect(POTM_SILO_FAST_(d, a, &v), 1)) \
+				return v;                                \
+		}                                                        \
+		return tm_read##sfx##_spec_(a);                          \
+	}
 #else
 #define POTM_ACCESS_(T, sfx)                                             \
 	T tm_read##sfx(const T *a);                                      \
@@ -240,11 +257,15 @@ void tm_read_bytes(void *dst, const void *src, size_t n);
 #endif
 
 /* Signed and char-typed views of the unsigned accesses, so that TM_LOAD
- * returns the pointee's own type. */
+ * returns the pointee's own type.  These views and TM_LOAD's below are
+ * always inline: a view is a cast, and left to the inliner, a view of a
+ * long inline read (silo's) would become an out-of-line copy, a call per
+ * read. */
+#define POTM_VIEW_ static inline __attribute__((always_inline))
 #define POTM_SIGNED_(T, U, sfx, usfx)                                    \
-	static inline T tm_read##sfx(const T *a)                         \
+	POTM_VIEW_ T tm_read##sfx(const T *a)                            \
 	{ return (T)tm_read##usfx((const U *)(const void *)a); }         \
-	static inline void tm_write##sfx(T *a, T v)                      \
+	POTM_VIEW_ void tm_write##sfx(T *a, T v)                         \
 	{ tm_write##usfx((U *)(void *)a, (U)v); }
 POTM_SIGNED_(int8_t, uint8_t, _i8, _u8)
 POTM_SIGNED_(char, uint8_t, _char, _u8)
@@ -261,22 +282,23 @@ _Static_assert(sizeof(long) == 8, "potm needs an LP64 target");
 
 /* TM_LOAD/TM_STORE's views of any other pointee, taken to be a pointer
  * (any T* stored in shared memory), and of _Bool. */
-static inline void *tm_load_ptr_(const void *a)
+POTM_VIEW_ void *tm_load_ptr_(const void *a)
 {
 	return tm_read_ptr((const tm_ptr_t *)a);
 }
-static inline void tm_store_ptr_(void *a, const void *v)
+POTM_VIEW_ void tm_store_ptr_(void *a, const void *v)
 {
 	tm_write_ptr((tm_ptr_t *)a, (tm_ptr_t)(uintptr_t)v);
 }
 
-static inline _Bool tm_read_u8_bool_(const _Bool *a)
+POTM_VIEW_ _Bool tm_read_u8_bool_(const _Bool *a)
 {
 	return tm_read_u8((const uint8_t *)(const void *)a) != 0;
 }
-static inline void tm_write_u8_bool_(_Bool *a, _Bool v)
+POTM_VIEW_ void tm_write_u8_bool_(_Bool *a, _Bool v)
 {
 	tm_write_u8((uint8_t *)(void *)a, (uint8_t)v);
 }
+#undef POTM_VIEW_
 
 #endif /* POTM_STATIC_ACCESS_H */
