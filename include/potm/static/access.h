@@ -27,6 +27,14 @@
 
 #include <potm/static/txd.h>
 
+/* Forced inlining where it pays: only when optimizing (unoptimized, it
+ * would only give GCC's object-size warnings code it never folds). */
+#ifdef __OPTIMIZE__
+#define POTM_ALWAYS_INLINE_ static inline __attribute__((always_inline))
+#else
+#define POTM_ALWAYS_INLINE_ static inline
+#endif
+
 #if (defined(POTM_BACKEND_SEQ) || defined(POTM_BACKEND_RTM) || \
      defined(POTM_BACKEND_POT_RTM)) && !defined(POTM_BUILDING_LIBRARY)
 #define POTM_PLAIN_ACCESS 1
@@ -210,13 +218,14 @@ tm_silo_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 	return 1;
 }
 #define POTM_SILO_FAST_(d, a, out) tm_silo_load_(&(d)->snap, (a), sizeof *(a), (out))
-/* As POTM_INLINE_READ_, always inline: the per-writer check makes the
- * read a few instructions longer than tl2's, past what GCC's inliner
- * takes unasked, and an out-of-line copy costs a call per read. */
+/* As POTM_INLINE_READ_, always inline (when optimizing): the per-writer
+ * check makes the read a few instructions longer than tl2's, past what
+ * GCC's inliner takes unasked, and an out-of-line copy costs a call per
+ * read. */
 #define POTM_ACCESS_(T, sfx)                                             \
 	T tm_read##sfx##_spec_(const T *a);                              \
 	void tm_write##sfx(T *a, T v);                                   \
-	static inline __attribute__((always_inline)) T tm_read##sfx(const T *a) \
+	POTM_ALWAYS_INLINE_ T tm_read##sfx(const T *a)                   \
 	{                                                                \
 		tm_txd_t *d = tm_self_;                                  \
 		T v;                                                     \
@@ -261,7 +270,7 @@ void tm_read_bytes(void *dst, const void *src, size_t n);
  * always inline: a view is a cast, and left to the inliner, a view of a
  * long inline read (silo's) would become an out-of-line copy, a call per
  * read. */
-#define POTM_VIEW_ static inline __attribute__((always_inline))
+#define POTM_VIEW_ POTM_ALWAYS_INLINE_
 #define POTM_SIGNED_(T, U, sfx, usfx)                                    \
 	POTM_VIEW_ T tm_read##sfx(const T *a)                            \
 	{ return (T)tm_read##usfx((const U *)(const void *)a); }         \
