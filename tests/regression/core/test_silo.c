@@ -11,6 +11,11 @@
  *                   scheme that validates only on meeting a TID above the
  *                   highest seen would accept it): T aborts and its retry
  *                   sees both changes;
+ *  write skew       two threads, in lockstep, each read a pair of words
+ *                   and set its own to 1 if both are 0: serializably
+ *                   exactly one of them does, in every round, whether the
+ *                   commit validates its reads or finds that no other
+ *                   clock moved (S5);
  *  epoch period     POTM_SILO_EPOCH_MS out of range or not a number makes
  *                   tm_init fail with a message that names it; a valid
  *                   value starts and stops the epoch thread cleanly, again
@@ -114,6 +119,43 @@ START_TEST(anti_dependency)
 }
 END_TEST
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SKEW_ROUNDS 500
+#else
+#define SKEW_ROUNDS 4000
+#endif
+/* Each round's pair on its own stripes (a pair per 64 bytes at most
+ * shares them with no other round's). */
+static long pairs[SKEW_ROUNDS][2][8];
+static unsigned arrived[SKEW_ROUNDS];
+
+static void skew_work(unsigned id, unsigned n)
+{
+	for (unsigned r = 0; r < SKEW_ROUNDS; r++) {
+		__atomic_add_fetch(&arrived[r], 1, __ATOMIC_ACQ_REL);
+		while (__atomic_load_n(&arrived[r], __ATOMIC_ACQUIRE) < n)
+			;
+		long *x = &pairs[r][0][0], *y = &pairs[r][1][0];
+		TM_BEGIN();
+		if (TM_LOAD(x) + TM_LOAD(y) == 0)
+			TM_STORE(id ? y : x, 1L);
+		TM_END();
+	}
+}
+
+START_TEST(write_skew)
+{
+	start_tm();
+	memset(pairs, 0, sizeof pairs);
+	memset(arrived, 0, sizeof arrived);
+	test_run_threads(2, skew_work);
+	tm_shutdown();
+	for (unsigned r = 0; r < SKEW_ROUNDS; r++)
+		ck_assert_msg(pairs[r][0][0] + pairs[r][1][0] == 1,
+		              "round %u: x = %ld, y = %ld", r, pairs[r][0][0], pairs[r][1][0]);
+}
+END_TEST
+
 static void bad_period(const char *v)
 {
 	setenv("POTM_SILO_EPOCH_MS", v, 1);
@@ -161,6 +203,7 @@ int main(void)
 	TCase *tc = tcase_create("silo");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, anti_dependency);
+	tcase_add_test(tc, write_skew);
 	tcase_add_test(tc, epoch_period);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
