@@ -19,9 +19,13 @@
  *    filter, byte masks, hash index for large sets); reads log their
  *    stripe words in tm.h's read set.
  *  - Commit (paper 4.4, Figure 2), for a transaction that wrote:
- *      phase 1: lock the write set's stripes in address order of their
- *               words (sorted, duplicates once), waiting for a held lock
- *               (a global order: no deadlock); a full fence; read E;
+ *      phase 1: lock the write set's stripes (a locked word carries the
+ *               lock bit and the locker's id over its old TID): first in
+ *               write-set order without waiting; if another committer
+ *               holds one, release, sort the stripes by address and lock
+ *               them in that order, waiting for each (a global order, in
+ *               which alone anyone waits: no deadlock); a full fence;
+ *               read E;
  *      TID:     the smallest TID greater than every TID read or written
  *               (the locked words' old TIDs; for the reads, the largest
  *               word of the snapshot, which bounds every word read), the
@@ -161,8 +165,10 @@ typedef struct silo_tx {
 	unsigned cur;                /* which of snap[] is in force */
 	uintptr_t vmax[2];           /* the largest word of each (S3) */
 	uintptr_t last;              /* this id's last commit word (S1) */
-	silo_held_t *held;           /* phase 1: the stripes locked, sorted */
+	silo_held_t *held;           /* phase 1: the stripes locked */
 	size_t nheld, held_cap;
+	bool stale_held;             /* a stripe locked in phase 1 had a word
+	                                newer than the snapshot */
 	size_t lost_reads;           /* the largest read set lost (S4) */
 	bool token;                  /* holds the commit token (S4) */
 	bool committing;             /* its committing word is up (S4) */
@@ -728,7 +734,11 @@ static const potm_lsd_ops_t silo_lsd_ops = {
 	.reserve = silo_lsd_reserve,
 };
 
-static const silo_held_t *silo_find_held(const silo_tx_t *tx, const volatile uintptr_t *p);
+/* A word locked by this transaction: the lock bit and our id. */
+static inline bool silo_mine(const silo_tx_t *tx, uintptr_t w)
+{
+	return (w & SILO_LOCK) && tm_silo_writer_(w) == tx->th.id;
+}
 
 /* L4: a future's value at the commit.  A stripe this transaction locked
  * holds the value before it (write-back comes later); any other is read
@@ -737,7 +747,7 @@ static uint64_t silo_lsd_read_at_commit(potm_thread_t *t, const void *a, unsigne
 {
 	silo_tx_t *tx = (silo_tx_t *)t;
 	volatile uintptr_t *lock = silo_lock_of(a);
-	if (tx->nheld && silo_find_held(tx, lock) != NULL)
+	if (silo_mine(tx, __atomic_load_n(lock, __ATOMIC_ACQUIRE)))
 		return tm_load_bytes_(a, size);
 	uintptr_t w;
 	uint64_t v = silo_peek_word(tx, lock, a, size, &w,
@@ -801,15 +811,8 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 	tl2_rs_open(&silo_snap(tx)->rs, true);
 }
 
-static int silo_held_cmp(const void *a, const void *b)
-{
-	uintptr_t x = (uintptr_t)((const silo_held_t *)a)->lock;
-	uintptr_t y = (uintptr_t)((const silo_held_t *)b)->lock;
-	return (x > y) - (x < y);
-}
-
-/* Phase 1's order: the write set's stripe words, sorted by address, each
- * once (several words of the set may share a stripe). */
+/* The stripe words of the write set into held[] (consecutive duplicates,
+ * fields of one object, once); returns how many. */
 static size_t silo_collect_locks(silo_tx_t *tx)
 {
 	if (tx->held_cap < tx->ws.n) {
@@ -820,9 +823,22 @@ static size_t silo_collect_locks(silo_tx_t *tx)
 	size_t n = 0;
 	for (size_t i = 0; i < tx->ws.n; i++) {
 		volatile uintptr_t *l = silo_lock_of((const void *)tx->ws.e[i].addr);
-		if (n == 0 || tx->held[n - 1].lock != l)   /* fields of one object */
+		if (n == 0 || tx->held[n - 1].lock != l)
 			tx->held[n++].lock = l;
 	}
+	return n;
+}
+
+static int silo_held_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const silo_held_t *)a)->lock;
+	uintptr_t y = (uintptr_t)((const silo_held_t *)b)->lock;
+	return (x > y) - (x < y);
+}
+
+/* held[0, n) in address order, each once; returns how many. */
+static size_t silo_sort_locks(silo_tx_t *tx, size_t n)
+{
 	if (n <= 16) {
 		for (size_t i = 1; i < n; i++) {   /* insertion sort: most sets are small */
 			silo_held_t h = tx->held[i];
@@ -841,40 +857,67 @@ static size_t silo_collect_locks(silo_tx_t *tx)
 	return m;
 }
 
-/* The held stripe whose word is at p, or NULL (binary search: held[] is
- * sorted). */
-static const silo_held_t *silo_find_held(const silo_tx_t *tx, const volatile uintptr_t *p)
+/* Lock h (word l, free) as ours: the lock bit and our id over its TID.
+ * Returns false if the word changed meanwhile. */
+static inline bool silo_try_lock(silo_tx_t *tx, silo_held_t *h, uintptr_t l)
 {
-	size_t lo = 0, hi = tx->nheld;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (tx->held[mid].lock == p)
-			return &tx->held[mid];
-		if (tx->held[mid].lock < p)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	uintptr_t ids = (((uintptr_t)1 << TM_SILO_ID_BITS) - 1) << 1;
+	uintptr_t mine = (l & ~ids) | (uintptr_t)tx->th.id << 1 | SILO_LOCK;
+	if (!__atomic_compare_exchange_n(h->lock, &l, mine, false, __ATOMIC_ACQUIRE,
+	                                 __ATOMIC_RELAXED))
+		return false;
+	h->prev = l;
+	if (!silo_in_snapshot(silo_snap(tx)->tids, l))
+		tx->stale_held = true;
+	return true;
 }
 
-static void silo_commit(silo_tx_t *tx)
+/* Phase 1.  First in write-set order without waiting: a stripe locked by
+ * another committer releases what we took.  Then, after such a
+ * conflict, in address order, waiting for each held lock: a committer
+ * waits only in that global order, and never while it holds a lock out
+ * of it, so no cycle of waits (no deadlock).  Returns the highest TID of
+ * the words locked. */
+static uint64_t silo_lock_write_set(silo_tx_t *tx)
 {
-	silo_commit_announce(tx);
-	/* Phase 1: lock in address order.  A held lock belongs to a committer
-	 * that only waits for locks later in the order: wait for it. */
-	size_t m = silo_collect_locks(tx);
-	uint64_t tid_max = SILO_TID(tx->last);
-	for (size_t i = 0; i < m; i++) {
+	size_t n = silo_collect_locks(tx);
+	uint64_t tid_max = 0;
+	tx->stale_held = false;
+	size_t i = 0;
+	for (; i < n; i++) {
+		silo_held_t *h = &tx->held[i];
+		uintptr_t l = __atomic_load_n(h->lock, __ATOMIC_RELAXED);
+		if (l & SILO_LOCK) {
+			if (!silo_mine(tx, l))
+				break;
+			h->lock = NULL;   /* a stripe of ours further up the list */
+			continue;
+		}
+		if (!silo_try_lock(tx, h, l))
+			break;
+		if (SILO_TID(l) > tid_max)
+			tid_max = SILO_TID(l);
+	}
+	if (likely(i == n)) {
+		size_t m = 0;   /* drop the repeats */
+		for (size_t k = 0; k < n; k++)
+			if (tx->held[k].lock != NULL)
+				tx->held[m++] = tx->held[k];
+		tx->nheld = m;
+		return tid_max;
+	}
+	for (size_t k = 0; k < i; k++)
+		if (tx->held[k].lock != NULL)
+			__atomic_store_n(tx->held[k].lock, tx->held[k].prev, __ATOMIC_RELEASE);
+	n = silo_sort_locks(tx, silo_collect_locks(tx));
+	tid_max = 0;
+	tx->stale_held = false;
+	for (i = 0; i < n; i++) {
 		silo_held_t *h = &tx->held[i];
 		for (unsigned spins = 0;;) {
 			uintptr_t l = __atomic_load_n(h->lock, __ATOMIC_RELAXED);
-			if (!(l & SILO_LOCK) &&
-			    __atomic_compare_exchange_n(h->lock, &l, l | SILO_LOCK, false,
-			                                __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-				h->prev = l;
+			if (!(l & SILO_LOCK) && silo_try_lock(tx, h, l))
 				break;
-			}
 			if (++spins % SILO_LOCKED_SPINS == 0)
 				sched_yield();
 			potm_cpu_relax();
@@ -883,6 +926,28 @@ static void silo_commit(silo_tx_t *tx)
 		if (SILO_TID(h->prev) > tid_max)
 			tid_max = SILO_TID(h->prev);
 	}
+	return tid_max;
+}
+
+/* Phase 2 for a stripe we locked: was its word before our lock the one
+ * we read (no newer than the snapshot)?  Known at once unless some
+ * locked word was newer (a blind write's, or a change). */
+static bool silo_held_unchanged(const silo_tx_t *tx, const volatile uintptr_t *p)
+{
+	if (!tx->stale_held)
+		return true;
+	for (size_t i = 0; i < tx->nheld; i++)
+		if (tx->held[i].lock == p)
+			return silo_in_snapshot(tx->th.txd.snap.tids, tx->held[i].prev);
+	return false;
+}
+
+static void silo_commit(silo_tx_t *tx)
+{
+	silo_commit_announce(tx);
+	uint64_t tid_max = silo_lock_write_set(tx);
+	if (SILO_TID(tx->last) > tid_max)
+		tid_max = SILO_TID(tx->last);
 	/* The fence that ends phase 1: E is read after every lock is taken
 	 * and before any read is validated (S3); the conditions' words are
 	 * read in between (L4), so their epochs are at most E too. */
@@ -916,13 +981,11 @@ static void silo_commit(silo_tx_t *tx)
 		for (const volatile uintptr_t **p = s->rs.e; p < s->rs.next; p++) {
 			uintptr_t l = __atomic_load_n(*p, __ATOMIC_ACQUIRE);
 			if (l & SILO_LOCK) {
-				const silo_held_t *h = silo_find_held(tx, *p);
-				if (h == NULL)
+				if (!silo_mine(tx, l) || !silo_held_unchanged(tx, *p))
 					silo_abort(tx, TM_ABORT_VALIDATE);
-				l = h->prev;
-			}
-			if (!silo_in_snapshot(s->tids, l))
+			} else if (!silo_in_snapshot(s->tids, l)) {
 				silo_abort(tx, TM_ABORT_VALIDATE);
+			}
 		}
 	}
 	if (unlikely(lsd))

@@ -212,7 +212,7 @@ tm_silo_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 	__builtin_memcpy(out, &v, size);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
-	if (__builtin_expect(l1 != l2 || (l1 & 1) || l1 > s->tids[tm_silo_writer_(l1)], 0))
+	if (__builtin_expect(l1 != l2 || (l1 & 1) || l1 > tm_silo_snap_of_(s->tids, l1), 0))
 		return 0;
 	*s->rs.next++ = lock;
 	return 1;

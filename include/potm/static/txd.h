@@ -246,6 +246,14 @@ static inline unsigned tm_silo_writer_(uintptr_t word)
 	return (unsigned)(word >> 1) & ((1u << TM_SILO_ID_BITS) - 1);
 }
 
+/* The snapshot's word for word's writer: tids[tm_silo_writer_(word)],
+ * with the id bits (already id * 2) scaled to a byte offset, no shift. */
+static inline uint64_t tm_silo_snap_of_(const uint64_t *tids, uintptr_t word)
+{
+	uintptr_t off = (word & (((uintptr_t)1 << TM_SILO_ID_BITS) - 1) << 1) * 4;
+	return *(const uint64_t *)(const void *)((const char *)tids + off);
+}
+
 /* ---- the descriptor ---------------------------------------------------------
  * The part of a thread's transaction descriptor that TM_BEGIN/TM_END and
  * the inline accesses touch; each backend's descriptor starts with it. */
