@@ -35,6 +35,10 @@
  *             writes evaluated and installed.  Concrete reads keep opacity.
  *             In tl2's in-place modes (irrevocable, escalated, serial,
  *             shared readers) an attempt resolves eagerly.
+ *   silo      the same on Silo's commit protocol: the conditions and lazy
+ *             writes are settled after the write set (lazy words included)
+ *             is locked and the epoch read, and every word a condition
+ *             read there must be unchanged once the read set is validated.
  *   pot       Pot+LSD: a speculative transaction keeps its futures
  *             unresolved until its turn; there, after its read set, its
  *             conditions are validated on the state after all earlier

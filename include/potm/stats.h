@@ -34,10 +34,12 @@ enum tm_abort_cause {
 	TM_ABORT_HTM_OTHER,       /* hardware: anything else */
 	TM_ABORT_SERIAL,          /* tl2, pot: given up to restart in serial
 	                             mode; pot: or to make way for one */
-	TM_ABORT_CONDITION,       /* tl2: LSD condition validation failed (an
-	                             answer of lsd_is_true changed, or a
-	                             condition's word could not be read at
-	                             the commit's version); 2pl: a lazy
+	TM_ABORT_CONDITION,       /* tl2, silo: LSD condition validation
+	                             failed (an answer of lsd_is_true
+	                             changed, or a condition's word could not
+	                             be read at the commit's version; silo:
+	                             or changed before the commit's end);
+	                             2pl: a lazy
 	                             write's value would break a condition
 	                             an older transaction holds */
 	TM_ABORT__COUNT

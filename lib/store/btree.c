@@ -138,18 +138,28 @@ static inline uint64_t btree_perm_remove(uint64_t perm, unsigned r)
 
 /* ---- nodes ---------------------------------------------------------------- */
 
-static inline uint64_t btree_read_perm(btree_node_t *n)
+/* The node accessors are one read each, always inline (when optimizing):
+ * left to GCC's inliner, a backend whose inline read is a few
+ * instructions longer (silo's) would call each of them out of line on
+ * every step of a search. */
+#ifdef __OPTIMIZE__
+#define BTREE_ACCESSOR static inline __attribute__((always_inline))
+#else
+#define BTREE_ACCESSOR static inline
+#endif
+
+BTREE_ACCESSOR uint64_t btree_read_perm(btree_node_t *n)
 {
 	return tm_read_u64(&n->perm);
 }
 
 /* The key and the pointer of the entry of rank r in n, perm its word. */
-static inline uint64_t btree_key_at(btree_node_t *n, uint64_t perm, unsigned r)
+BTREE_ACCESSOR uint64_t btree_key_at(btree_node_t *n, uint64_t perm, unsigned r)
 {
 	return tm_read_u64(&n->key[btree_perm_slot(perm, r)]);
 }
 
-static inline void *btree_ptr_at(btree_node_t *n, uint64_t perm, unsigned r)
+BTREE_ACCESSOR void *btree_ptr_at(btree_node_t *n, uint64_t perm, unsigned r)
 {
 	return TM_LOAD(&n->ptr[btree_perm_slot(perm, r)]);
 }

@@ -39,7 +39,7 @@ LIB_DIR_ENV = "POTMPY_LIB_DIR"
 #: The backends in the order the project reports them (DESIGN.md); a
 #: backend found on disk that is not listed here comes after these, sorted.
 BACKEND_ORDER: tuple[str, ...] = (
-    "seq", "gl", "tl2", "2pl", "pot", "rtm", "pot-rtm", "rot", "pot-rot",
+    "seq", "gl", "tl2", "2pl", "silo", "pot", "rtm", "pot-rtm", "rot", "pot-rot",
 )
 
 _PACKAGE_LIB_DIR = Path(__file__).resolve().parent / "_libs"

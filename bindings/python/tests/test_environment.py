@@ -174,6 +174,6 @@ def test_a_backend_this_install_lacks(fake_lib_dir: Path) -> None:
 
 def test_a_name_no_build_has(fake_lib_dir: Path) -> None:
     with pytest.raises(ValueError, match=r"unknown backend 'tl3'; built in .*: fake "
-                                         r"\(potm's backends are seq, gl, tl2, 2pl, pot, ") as caught:
+                                         r"\(potm's backends are seq, gl, tl2, 2pl, silo, pot, ") as caught:
         potm.sweep("bank", backends=["tl3"], lib_dir=fake_lib_dir, progress=False)
     assert "not built in this install" not in str(caught.value)

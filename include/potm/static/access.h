@@ -11,6 +11,7 @@
  *   pot                reads: plain loads in fast mode; writes: in fast
  *                      mode alone, an undo-log entry and a store
  *   tl2                reads: the TL2 snapshot read
+ *   silo               reads: the same against a vector of writers' TIDs
  *
  * Anything else is a call into the library, which handles every case (the
  * same function, under a second name, is each inline path's slow path).
@@ -25,6 +26,14 @@
 #endif
 
 #include <potm/static/txd.h>
+
+/* Forced inlining where it pays: only when optimizing (unoptimized, it
+ * would only give GCC's object-size warnings code it never folds). */
+#ifdef __OPTIMIZE__
+#define POTM_ALWAYS_INLINE_ static inline __attribute__((always_inline))
+#else
+#define POTM_ALWAYS_INLINE_ static inline
+#endif
 
 #if (defined(POTM_BACKEND_SEQ) || defined(POTM_BACKEND_RTM) || \
      defined(POTM_BACKEND_POT_RTM)) && !defined(POTM_BUILDING_LIBRARY)
@@ -182,6 +191,52 @@ tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 }
 #define POTM_TL2_FAST_(d, a, out) tm_snap_load_(&(d)->snap, (a), sizeof *(a), (out))
 #define POTM_ACCESS_(T, sfx) POTM_INLINE_READ_(T, sfx, POTM_TL2_FAST_)
+#elif defined(POTM_BACKEND_SILO) && !defined(POTM_BUILDING_LIBRARY)
+/* silo: as tl2's, but the snapshot is a vector with one TID word per
+ * writer (stm/silo.c S1): a stripe word is accepted when it is free and
+ * no newer than the snapshot's word for the thread that wrote it.  The
+ * rest (a newer word: extension or abort; a locked stripe;
+ * read-after-write; a full read set; misuse) goes to the library. */
+static inline __attribute__((always_inline)) int
+tm_silo_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
+{
+	uintptr_t w = (uintptr_t)a;
+	if (__builtin_expect((w & (size - 1)) ||
+	                     (uintptr_t)s->rs.next >= (uintptr_t)s->rs.end ||
+	                     tm_wfilter_test_(&s->written, w), 0))
+		return 0;
+	const volatile uintptr_t *lock =
+		&s->locks[tm_lock_index_(w, s->shift, s->skew_shift, s->lock_mask)];
+	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+	uint64_t v = tm_load_bytes_(a, size);
+	__builtin_memcpy(out, &v, size);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
+	if (__builtin_expect(l1 != l2 || (l1 & 1) || l1 > tm_silo_snap_of_(s->tids, l1), 0))
+		return 0;
+	*s->rs.next++ = lock;
+	return 1;
+}
+#define POTM_SILO_FAST_(d, a, out) tm_silo_load_(&(d)->snap, (a), sizeof *(a), (out))
+/* As POTM_INLINE_READ_, always inline (when optimizing): the per-writer
+ * check makes the read a few instructions longer than tl2's, past what
+ * GCC's inliner takes unasked, and an out-of-line copy costs a call per
+ * read. */
+#define POTM_ACCESS_(T, sfx)                                             \
+	T tm_read##sfx##_spec_(const T *a);                              \
+	void tm_write##sfx(T *a, T v);                                   \
+	POTM_ALWAYS_INLINE_ T tm_read##sfx(const T *a)                   \
+	{                                                                \
+		tm_txd_t *d = tm_self_;                                  \
+		T v;                                                     \
+		if (__builtin_expect(d != NULL, 1)) {                    \
+			if (d->flags & TM_TXD_PLAIN_READS)               \
+				return *a;                               \
+			if (__builtin_expect(POTM_SILO_FAST_(d, a, &v), 1)) \
+				return v;                                \
+		}                                                        \
+		return tm_read##sfx##_spec_(a);                          \
+	}
 #else
 #define POTM_ACCESS_(T, sfx)                                             \
 	T tm_read##sfx(const T *a);                                      \
@@ -211,11 +266,15 @@ void tm_read_bytes(void *dst, const void *src, size_t n);
 #endif
 
 /* Signed and char-typed views of the unsigned accesses, so that TM_LOAD
- * returns the pointee's own type. */
+ * returns the pointee's own type.  These views and TM_LOAD's below are
+ * always inline: a view is a cast, and left to the inliner, a view of a
+ * long inline read (silo's) would become an out-of-line copy, a call per
+ * read. */
+#define POTM_VIEW_ POTM_ALWAYS_INLINE_
 #define POTM_SIGNED_(T, U, sfx, usfx)                                    \
-	static inline T tm_read##sfx(const T *a)                         \
+	POTM_VIEW_ T tm_read##sfx(const T *a)                            \
 	{ return (T)tm_read##usfx((const U *)(const void *)a); }         \
-	static inline void tm_write##sfx(T *a, T v)                      \
+	POTM_VIEW_ void tm_write##sfx(T *a, T v)                         \
 	{ tm_write##usfx((U *)(void *)a, (U)v); }
 POTM_SIGNED_(int8_t, uint8_t, _i8, _u8)
 POTM_SIGNED_(char, uint8_t, _char, _u8)
@@ -232,22 +291,23 @@ _Static_assert(sizeof(long) == 8, "potm needs an LP64 target");
 
 /* TM_LOAD/TM_STORE's views of any other pointee, taken to be a pointer
  * (any T* stored in shared memory), and of _Bool. */
-static inline void *tm_load_ptr_(const void *a)
+POTM_VIEW_ void *tm_load_ptr_(const void *a)
 {
 	return tm_read_ptr((const tm_ptr_t *)a);
 }
-static inline void tm_store_ptr_(void *a, const void *v)
+POTM_VIEW_ void tm_store_ptr_(void *a, const void *v)
 {
 	tm_write_ptr((tm_ptr_t *)a, (tm_ptr_t)(uintptr_t)v);
 }
 
-static inline _Bool tm_read_u8_bool_(const _Bool *a)
+POTM_VIEW_ _Bool tm_read_u8_bool_(const _Bool *a)
 {
 	return tm_read_u8((const uint8_t *)(const void *)a) != 0;
 }
-static inline void tm_write_u8_bool_(_Bool *a, _Bool v)
+POTM_VIEW_ void tm_write_u8_bool_(_Bool *a, _Bool v)
 {
 	tm_write_u8((uint8_t *)(void *)a, (uint8_t)v);
 }
+#undef POTM_VIEW_
 
 #endif /* POTM_STATIC_ACCESS_H */

@@ -4,7 +4,7 @@
  * Engine internals, installed because tm.h's macros and inline accesses
  * expand to them: the per-thread descriptor (tm_txd_t) with the parts of
  * it that inline code touches (the undo log of in-place writes, the
- * snapshot of TL2-style reads), and the entry points behind TM_BEGIN and
+ * snapshot of TL2- and Silo-style reads), and the entry points behind TM_BEGIN and
  * TM_END, and the definitions of tm.h's inline tm_serial and tm_in_tx.
  * No interface: a program uses the names tm.h documents only.
  */
@@ -231,7 +231,28 @@ typedef struct tm_snap_ {
 	unsigned skew_shift;             /* tm_lock_index_ */
 	uint64_t rv;                     /* the snapshot's clock value */
 	tm_wfilter_t written;            /* words written */
+	const uint64_t *tids;            /* silo: the snapshot, one TID word
+	                                    per writer's logical id */
 } tm_snap_t;
+
+/* silo's stripe word: the lock bit, the writer's logical id in the next
+ * TM_SILO_ID_BITS bits (POTM_MAX_THREADS <= 4096), the TID (epoch and
+ * sequence) above.  A word is accepted by a snapshot when it is unlocked
+ * and no newer than the snapshot's word for its writer (stm/silo.c). */
+#define TM_SILO_ID_BITS 12
+
+static inline unsigned tm_silo_writer_(uintptr_t word)
+{
+	return (unsigned)(word >> 1) & ((1u << TM_SILO_ID_BITS) - 1);
+}
+
+/* The snapshot's word for word's writer: tids[tm_silo_writer_(word)],
+ * with the id bits (already id * 2) scaled to a byte offset, no shift. */
+static inline uint64_t tm_silo_snap_of_(const uint64_t *tids, uintptr_t word)
+{
+	uintptr_t off = (word & (((uintptr_t)1 << TM_SILO_ID_BITS) - 1) << 1) * 4;
+	return *(const uint64_t *)(const void *)((const char *)tids + off);
+}
 
 /* ---- the descriptor ---------------------------------------------------------
  * The part of a thread's transaction descriptor that TM_BEGIN/TM_END and

@@ -1,7 +1,7 @@
 /*
  * Lazy State Determination (<potm/lsd.h>) on every backend: the same
  * results everywhere, whether the backend keeps futures unresolved until
- * the commit (tl2's LSD-aware OCC, pot's speculative transactions) or
+ * the commit (tl2's and silo's LSD-aware OCC, pot's speculative transactions) or
  * resolves them at once (the others).
  *
  *  semantics   expressions and wrap-around, every comparison, "and"
@@ -17,7 +17,7 @@
  *              lsd_is_true and move money with lazy writes (no balance
  *              below 0, exact total, during and after the run), a hot
  *              counter decremented lazily while it stays >= 0 (exact),
- *              and on tl2, step by step: a concurrent change that keeps a
+ *              and on tl2 and silo, step by step: a concurrent change that keeps a
  *              condition true does not abort, one that makes it false
  *              re-executes the transaction, which takes the other branch.
  */
@@ -828,8 +828,8 @@ START_TEST(conditions_agree_at_commit_8)
 }
 END_TEST
 
-/* tl2, step by step (thread 0 commits in the middle of thread 1's
- * transaction; tl2 runs them side by side, holding no lock before the
+/* tl2 and silo, step by step (thread 0 commits in the middle of thread
+ * 1's transaction; they run side by side, holding no lock before the
  * commit).  stock starts at 10; thread 1 asks for 5 while thread 0 takes
  * `take'. */
 static int64_t stock, shipped;
@@ -1060,7 +1060,7 @@ int main(void)
 		tcase_add_test(conc, hot_counter_8);
 		tcase_add_test(conc, hot_counter_known_left_8);
 		tcase_add_test(conc, conditions_agree_at_commit_8);
-		if (IS("tl2")) {
+		if (IS("tl2") || IS("silo")) {
 			tcase_add_test(conc, condition_still_true_commits);
 			tcase_add_test(conc, condition_turned_false_reexecutes);
 			tcase_add_test(conc, read_only_condition_turned_false);

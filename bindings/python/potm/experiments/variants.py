@@ -60,7 +60,8 @@ ORDER_VARIANTS: Mapping[str, str] = {"pot-weighted": "weighted",
                                      "pot-round-robin": "round-robin"}
 
 #: Backends that are a variant of their own name, with no settings.
-PLAIN_BACKENDS: tuple[str, ...] = ("seq", "gl", "tl2", "2pl", "pot-rtm", "rot", "pot-rot")
+PLAIN_BACKENDS: tuple[str, ...] = ("seq", "gl", "tl2", "2pl", "silo", "pot-rtm", "rot",
+                                   "pot-rot")
 
 CPUINFO = "/proc/cpuinfo"
 

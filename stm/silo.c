@@ -1,0 +1,1153 @@
+/*
+ * stm/silo.c — Silo's optimistic concurrency control (Tu et al., "Speedy
+ * Transactions in Multicore In-Memory Databases", SOSP 2013, section 4)
+ * on potm's stripes, with opacity for arbitrary transaction bodies.
+ * Internal names carry the prefix silo_.
+ *
+ *  - Stripe words: one per address stripe (tl2's table geometry and
+ *    index, POTM_LOCK_BITS, POTM_STRIPE_SHIFT), each a TID word: the lock
+ *    bit (bit 0), the logical id of the thread that wrote the stripe last
+ *    (TM_SILO_ID_BITS bits, txd.h), and that write's TID above: the epoch
+ *    in the high bits, a sequence number below it.  No counter is shared
+ *    by committers: a TID comes from the words the transaction touched,
+ *    the thread's last TID and the global epoch (paper 4.2).
+ *  - Epochs (paper 4.1): one thread, started by tm_init and joined by
+ *    tm_shutdown, advances the global epoch E every POTM_SILO_EPOCH_MS
+ *    milliseconds (40 by default, as in the paper).  Committers read E
+ *    once, after locking; nobody else writes it.
+ *  - Writes are deferred to tl2's write set (stm/tl2_sets.h: Bloom
+ *    filter, byte masks, hash index for large sets); reads log their
+ *    stripe words in tm.h's read set.
+ *  - Commit (paper 4.4, Figure 2), for a transaction that wrote:
+ *      phase 1: lock the write set's stripes (a locked word carries the
+ *               lock bit and the locker's id over its old TID): first in
+ *               write-set order without waiting; if another committer
+ *               holds one, release, sort the stripes by address and lock
+ *               them in that order, waiting for each (a global order, in
+ *               which alone anyone waits: no deadlock); a full fence;
+ *               read E;
+ *      TID:     the smallest TID greater than every TID read or written
+ *               (the locked words' old TIDs; for the reads, the largest
+ *               word of the snapshot, which bounds every word read), the
+ *               thread's last one, and in epoch E; published as the
+ *               thread's clock (S1), then a full fence;
+ *      phase 2: validate every stripe read: unlocked or locked by us, and
+ *               unchanged since it was read (S2), unless no other thread
+ *               published since the snapshot (S5); abort otherwise;
+ *      phase 3: write the buffered words back, release each lock with
+ *               the new word (TID, our id, unlocked) in one store.
+ *    A transaction that wrote nothing commits at once: its snapshot was
+ *    consistent (S1), so it serializes at the snapshot.
+ *
+ * Opacity without a global clock.  Validating the read set only when a
+ * read meets a TID newer than every TID seen so far is not enough: TIDs
+ * order dependencies (read and write), not anti-dependencies, so a
+ * transaction that commits later in real time may carry a smaller TID.
+ * (T reads x; U reads z and overwrites x; V overwrites z and y with a TID
+ * smaller than x's, being unaware of U; T then reads y: its view has V
+ * without U, which precedes V in every serial order.)  What the scheme
+ * below relies on instead is that each thread's TIDs increase:
+ *  S1 (snapshot) Each logical id has a published clock word: the stripe
+ *     word of the last commit of that id's thread, stored after its write
+ *     set is locked and before it is written back.  A transaction starts
+ *     by copying the clocks of every id used so far (a vector, th.txd.snap
+ *     .tids).  A read is accepted when its stripe word is unlocked and no
+ *     newer than the vector's word for its writer (the same id bits, so a
+ *     plain compare).  Such a word was written by a commit that had
+ *     published before the copy, hence had locked its whole write set
+ *     before it: every later commit of any thread publishes a larger word
+ *     for its own id, so a word written after the copy is never accepted,
+ *     and a word of a commit that published before the copy is seen
+ *     locked or written back.  Every accepted read thus returns the
+ *     stripe's value at the end of the copy, where no commit is half
+ *     done: the reads so far form a consistent state, even in an attempt
+ *     that will abort (opacity).
+ *  S2 (extension) A read that meets a newer word copies the clocks again,
+ *     then checks the read set against the old vector (each word unlocked
+ *     and no newer): if everything read is unchanged, the view is the
+ *     state at the new copy too, and the vector moves there (as TL2's
+ *     snapshot extension, with a vector for the clock).  Otherwise the
+ *     attempt aborts.  The commit's validation is the same check: a word
+ *     no newer than the vector is the word that was read, so it is Silo's
+ *     "TID unchanged".
+ *  S3 (serializability) Phase 1 locks everything written before phase 2
+ *     checks everything read, as in the paper: a read-write transaction
+ *     serializes at its read of E, a read-only one at its last copy of
+ *     the clocks (S1).  Per stripe, TIDs grow with the commit order;
+ *     epochs agree with the serial order (the paper's argument: E is read
+ *     between phases 1 and 2).
+ *  S4 (progress) A transaction that keeps losing (SILO_STARVING_ABORTS,
+ *     or a long attempt lost) takes the commit token: a committer
+ *     announces itself (its word, then a fence or the holder's
+ *     membarrier) before it reads the token, and waits, holding no lock,
+ *     while another holds it; the holder drains the commits announced.
+ *     From then on no other update commits, so its next attempt, an
+ *     ordinary one, cannot fail validation and commits.
+ *  S5 (elided validation) A committer publishes its clock after locking
+ *     and before validating, with a full fence between the publication
+ *     and its look at the others' clocks.  If no other clock moved since
+ *     the snapshot, phase 2 would pass: a commit that published before
+ *     the copy had released every stripe it locked by the time this
+ *     transaction saw them free and accepted them (and a change after
+ *     that would be a new publication); one that publishes after this
+ *     look locked a stripe we read only after we read it, and its own
+ *     phase 2, after its fence, sees our locks (one of the two fences
+ *     comes first): it serializes after us, or aborts if it read what we
+ *     write.  At one thread, and whenever the others did not commit
+ *     meanwhile, a commit costs no pass over the read set.
+ *
+ * LSD-aware OCC (Vale's thesis, Figure 4.4, on this commit protocol;
+ * <potm/lsd.h>, lib/lsd.c keeps the futures, conditions and lazy writes):
+ *  L1 (futures) lsd_read makes a future and reads nothing; lsd_value
+ *     binds through silo_load (snapshot, read set).
+ *  L2 (conditions) lsd_is_true evaluates on the latest committed values
+ *     (a consistent read of a free stripe, any TID, not logged); its
+ *     answer gives no opacity and is checked at the commit.
+ *  L3 (lazy writes) lsd_write reserves its word in the write set, so that
+ *     phase 1 locks it with the others; its value is put there at the
+ *     commit.
+ *  L4 (settling) After phase 1, before the read of E, every condition is
+ *     evaluated again on the words as they are (a stripe we locked holds
+ *     the value before us; any other is read free and its word kept), an
+ *     answer that changed aborts (cause condition), and the lazy writes
+ *     are evaluated there, in program order.  After phase 2 (or S5), every kept
+ *     word must be unchanged: the reads (checked in phase 2), the
+ *     condition words and the locks all hold across the instant between
+ *     the evaluation and phase 2, where the transaction takes effect.
+ *     The TID is above the condition words' TIDs too.  A transaction that
+ *     wrote nothing settles the same way, without locks: evaluation,
+ *     read set against its snapshot, the kept words again.
+ *
+ * Not here: Silo's snapshot transactions (paper 4.9) and durability
+ * (4.10): the stripes keep one version, and the epoch serves the TIDs
+ * only.  No serial or in-place mode: tm_serial() is 0, POTM_SERIAL,
+ * POTM_PROMOTE_* and POTM_EXTEND do not apply (extension is S2's and
+ * always on).
+ */
+#include "tl2_sets.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+
+#define SILO_STRIPE_FILTER_BITS 1024
+
+/* A stripe word (txd.h's layout): lock bit, writer id, then the TID's
+ * sequence number and epoch.  The sequence has room for 2^26 dependent
+ * commits per epoch; the epoch wraps after 2^25 periods (Silo also
+ * ignores wraparound). */
+#define SILO_LOCK        ((uintptr_t)1)
+#define SILO_SEQ_SHIFT   (1 + TM_SILO_ID_BITS)
+#define SILO_SEQ_BITS    26
+#define SILO_TID(w)      ((uint64_t)(w) >> SILO_SEQ_SHIFT)   /* epoch:sequence */
+
+#define SILO_EPOCH_MS_DEFAULT 40u
+#define SILO_EPOCH_MS_MAX 10000u
+
+#define SILO_LOCKED_SPINS 64        /* pauses between yields on a held lock */
+#define SILO_LOCKED_YIELDS 100000   /* a reader's yields before it gives up */
+#define SILO_LONG_ABORTS 1
+#define SILO_LONG_READS 4096
+#define SILO_STARVING_ABORTS 32
+
+/* A stripe locked by the commit, and its word before. */
+typedef struct silo_held {
+	volatile uintptr_t *lock;
+	uintptr_t prev;
+} silo_held_t;
+
+typedef struct silo_tx {
+	potm_thread_t th;
+	tl2_wset_t ws;               /* write set */
+	uint64_t *snap[2];           /* S1: the vector in force
+	                                (th.txd.snap.tids) and the spare, one
+	                                word per logical id */
+	unsigned cur;                /* which of snap[] is in force */
+	uintptr_t vmax[2];           /* the largest word of each (S3) */
+	uintptr_t last;              /* this id's last commit word (S1) */
+	silo_held_t *held;           /* phase 1: the stripes locked */
+	size_t nheld, held_cap;
+	bool stale_held;             /* a stripe locked in phase 1 had a word
+	                                newer than the snapshot */
+	size_t lost_reads;           /* the largest read set lost (S4) */
+	bool token;                  /* holds the commit token (S4) */
+	bool committing;             /* its committing word is up (S4) */
+	silo_held_t *cond;           /* L2: the stripe words the commit's
+	                                condition evaluation read, as read */
+	size_t ncond, cond_cap;
+	/* The stripes holding words of the write set (a bit per stripe), as
+	 * tl2's: tm_read_bytes overlays the write set only where set. */
+	uint64_t written_stripes[SILO_STRIPE_FILTER_BITS / 64];
+} silo_tx_t;
+
+static struct {
+	volatile uintptr_t *locks POTM_ALIGNED;
+	uintptr_t mask;
+	unsigned shift;
+	unsigned skew_shift;
+	uint64_t epoch POTM_ALIGNED;   /* E: written by the epoch thread only */
+	unsigned nids POTM_ALIGNED;    /* logical ids used so far: highest + 1 */
+	unsigned token;                /* S4: holder's id + 1, 0 if free */
+	uint64_t *clocks;              /* S1: one word per id, a cache line each */
+	unsigned char *committing;     /* S4: one word per id, a line each */
+	unsigned max_threads;
+	bool asym;
+	/* The epoch thread. */
+	unsigned epoch_ms;
+	pthread_t epoch_thread;
+	pthread_mutex_t epoch_mu;
+	pthread_cond_t epoch_cv;
+	bool epoch_stop;
+	bool epoch_running;
+} silo;
+
+#define SILO_CLOCK_STRIDE (POTM_CACHELINE / sizeof(uint64_t))
+
+static inline uint64_t *silo_clock(unsigned id)
+{
+	return &silo.clocks[(size_t)id * SILO_CLOCK_STRIDE];
+}
+
+static inline volatile unsigned char *silo_committing_word(unsigned id)
+{
+	return &silo.committing[(size_t)id * POTM_CACHELINE];
+}
+
+static inline tm_snap_t *silo_snap(silo_tx_t *tx)
+{
+	return &tx->th.txd.snap;
+}
+
+static inline volatile uintptr_t *silo_lock_of(const void *a)
+{
+	return &silo.locks[tm_lock_index_((uintptr_t)a, silo.shift, silo.skew_shift, silo.mask)];
+}
+
+/* Is the word no newer than the vector's word for its writer? */
+static inline bool silo_in_snapshot(const uint64_t *v, uintptr_t w)
+{
+	return w <= v[tm_silo_writer_(w)];
+}
+
+static inline uint64_t silo_stripe_bit(const void *a, unsigned *word)
+{
+	uint64_t h = (((uintptr_t)a >> silo.shift) * TM_WFILTER_MUL) >> (64 - 10);
+	_Static_assert(SILO_STRIPE_FILTER_BITS == 1 << 10, "the hash gives 10 bits");
+	*word = (unsigned)(h >> 6);
+	return (uint64_t)1 << (h & 63);
+}
+
+static inline bool silo_stripe_written(const silo_tx_t *tx, const void *a)
+{
+	unsigned w;
+	uint64_t bit = silo_stripe_bit(a, &w);
+	return (tx->written_stripes[w] & bit) != 0;
+}
+
+/* ---- epochs ----------------------------------------------------------- */
+
+static void *silo_epoch_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&silo.epoch_mu);
+	while (!silo.epoch_stop) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		uint64_t ns = (uint64_t)t.tv_nsec + (uint64_t)silo.epoch_ms * 1000000u;
+		t.tv_sec += (time_t)(ns / 1000000000u);
+		t.tv_nsec = (long)(ns % 1000000000u);
+		int rc = 0;
+		while (!silo.epoch_stop && rc != ETIMEDOUT)
+			rc = pthread_cond_timedwait(&silo.epoch_cv, &silo.epoch_mu, &t);
+		if (!silo.epoch_stop)
+			__atomic_store_n(&silo.epoch, silo.epoch + 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&silo.epoch_mu);
+	return NULL;
+}
+
+/* POTM_SILO_EPOCH_MS: the epoch period, 1..SILO_EPOCH_MS_MAX ms. */
+static int silo_parse_epoch_ms(void)
+{
+	const char *s = getenv("POTM_SILO_EPOCH_MS");
+	silo.epoch_ms = SILO_EPOCH_MS_DEFAULT;
+	if (s == NULL)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < 1 ||
+	    v > SILO_EPOCH_MS_MAX)
+		return potm_error("invalid value POTM_SILO_EPOCH_MS=\"%s\"; allowed: "
+		                  "an integer from 1 to %u (the epoch period in "
+		                  "milliseconds)", s, SILO_EPOCH_MS_MAX);
+	silo.epoch_ms = (unsigned)v;
+	return 0;
+}
+
+/* ---- snapshots (S1, S2) ---------------------------------------------- */
+
+/* Copy the clocks of every id used so far into v; returns the largest
+ * (words order as their TIDs: the TID is in the high bits). */
+static inline uintptr_t silo_copy_clocks(uint64_t *v)
+{
+	unsigned n = __atomic_load_n(&silo.nids, __ATOMIC_ACQUIRE);
+	uintptr_t max = 0;
+	for (unsigned id = 0; id < n; id++) {
+		uintptr_t w = __atomic_load_n(silo_clock(id), __ATOMIC_ACQUIRE);
+		v[id] = w;
+		if (w > max)
+			max = w;
+	}
+	return max;
+}
+
+/* S5: has no other id published since v was copied? */
+static bool silo_clocks_unchanged(const silo_tx_t *tx, const uint64_t *v)
+{
+	unsigned n = __atomic_load_n(&silo.nids, __ATOMIC_ACQUIRE);
+	for (unsigned id = 0; id < n; id++)
+		if (id != tx->th.id && __atomic_load_n(silo_clock(id), __ATOMIC_ACQUIRE) != v[id])
+			return false;
+	return true;
+}
+
+/* Is every stripe read unlocked and no newer than v?  (Outside the
+ * commit: this transaction holds no lock.) */
+static bool silo_unchanged(const silo_tx_t *tx, const uint64_t *v)
+{
+	const tm_snap_t *s = &tx->th.txd.snap;
+	for (const volatile uintptr_t **p = s->rs.e; p < s->rs.next; p++) {
+		uintptr_t l = __atomic_load_n(*p, __ATOMIC_ACQUIRE);
+		if ((l & SILO_LOCK) || !silo_in_snapshot(v, l))
+			return false;
+	}
+	return true;
+}
+
+/* S2: copy the clocks, then check the read set against the vector in
+ * force; if it holds, the new copy takes its place. */
+static bool silo_extend(silo_tx_t *tx)
+{
+	uint64_t *next = tx->snap[tx->cur ^ 1u];
+	tx->vmax[tx->cur ^ 1u] = silo_copy_clocks(next);
+	if (!silo_unchanged(tx, tx->snap[tx->cur]))
+		return false;
+	tx->cur ^= 1u;
+	silo_snap(tx)->tids = next;
+	POTM_STAT_INC(&tx->th, extensions);
+	return true;
+}
+
+/* ---- commit token (S4) ------------------------------------------------- */
+
+static void silo_abort(silo_tx_t *tx, int cause) __attribute__((noreturn, noinline));
+
+static void silo_wait_token(void)
+{
+	for (unsigned spins = 0; __atomic_load_n(&silo.token, __ATOMIC_ACQUIRE) != 0;) {
+		if (++spins % SILO_LOCKED_SPINS == 0)
+			sched_yield();
+		potm_cpu_relax();
+	}
+}
+
+/* The committer's side: announce, then commit unless another holds the
+ * token (then wait for it, holding nothing). */
+static void silo_commit_announce(silo_tx_t *tx)
+{
+	volatile unsigned char *w = silo_committing_word(tx->th.id);
+	for (;;) {
+		potm_raise_word(w, silo.asym);
+		if (likely(__atomic_load_n(&silo.token, __ATOMIC_ACQUIRE) == 0) || tx->token)
+			break;
+		__atomic_store_n(w, 0, __ATOMIC_RELEASE);
+		silo_wait_token();
+	}
+	tx->committing = true;
+}
+
+static inline void silo_commit_over(silo_tx_t *tx)
+{
+	if (tx->committing) {
+		__atomic_store_n(silo_committing_word(tx->th.id), 0, __ATOMIC_RELEASE);
+		tx->committing = false;
+	}
+}
+
+/* The holder's side: take the token, then wait for the commits in
+ * flight. */
+static void silo_take_token(silo_tx_t *tx) __attribute__((noinline, cold));
+static void silo_take_token(silo_tx_t *tx)
+{
+	for (;;) {
+		unsigned free_ = 0;
+		if (__atomic_compare_exchange_n(&silo.token, &free_, tx->th.id + 1, false,
+		                                __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			break;
+		silo_wait_token();
+	}
+	tx->token = true;
+	if (!silo.asym || potm_membarrier() != 0)
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	potm_wait_others_down(silo_committing_word(0), silo.max_threads, tx->th.id);
+}
+
+/* The transaction is over (committed or cancelled). */
+static void silo_drop_token(silo_tx_t *tx)
+{
+	tx->lost_reads = 0;
+	if (unlikely(tx->token)) {
+		tx->token = false;
+		__atomic_store_n(&silo.token, 0, __ATOMIC_RELEASE);
+	}
+}
+
+/* ---- aborts ------------------------------------------------------------- */
+
+static void silo_release_held(silo_tx_t *tx)
+{
+	for (size_t i = 0; i < tx->nheld; i++)
+		__atomic_store_n(tx->held[i].lock, tx->held[i].prev, __ATOMIC_RELEASE);
+	tx->nheld = 0;
+}
+
+/* End of an attempt: empty the sets, close the read set to tm.h's inline
+ * reads until the next begin. */
+static void silo_reset(silo_tx_t *tx)
+{
+	if (tx->ws.n)
+		memset(tx->written_stripes, 0, sizeof tx->written_stripes);
+	tl2_sets_reset(&tx->th, &silo_snap(tx)->rs, &tx->ws);
+}
+
+static void silo_abort(silo_tx_t *tx, int cause)
+{
+	silo_release_held(tx);
+	silo_commit_over(tx);
+	if (tl2_rs_count(&silo_snap(tx)->rs) > tx->lost_reads)
+		tx->lost_reads = tl2_rs_count(&silo_snap(tx)->rs);
+	silo_reset(tx);
+	potm_tx_aborted(&tx->th, cause);
+}
+
+/* ---- reads ------------------------------------------------------------- */
+
+/* A reader met a locked stripe: a committer is in phase 3 (or between
+ * phases 1 and 2).  It never waits for a reader, so wait for it,
+ * yielding now and then; abort only if it takes absurdly long. */
+static inline void silo_wait_committer(silo_tx_t *tx, unsigned *spins)
+{
+	if (++*spins % SILO_LOCKED_SPINS == 0) {
+		if (*spins > SILO_LOCKED_SPINS * SILO_LOCKED_YIELDS)
+			silo_abort(tx, TM_ABORT_READ_LOCKED);
+		sched_yield();
+	}
+	potm_cpu_relax();
+}
+
+/* Load size bytes at a consistently with the snapshot (S1, S2) and log
+ * the stripe.  Returns the bytes in memcpy order. */
+static inline __attribute__((always_inline)) uint64_t silo_load(silo_tx_t *tx, const void *a,
+                                                                unsigned size)
+{
+	volatile uintptr_t *lock = silo_lock_of(a);
+	unsigned spins = 0;
+	for (;;) {
+		uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+		uint64_t v = tm_load_bytes_(a, size);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
+		if (likely(l1 == l2 && !(l1 & SILO_LOCK))) {
+			if (likely(silo_in_snapshot(silo_snap(tx)->tids, l1))) {
+				tl2_rs_add(&silo_snap(tx)->rs, lock);
+				return v;
+			}
+			if (silo_extend(tx))
+				continue;
+			silo_abort(tx, TM_ABORT_READ_VERSION);
+		}
+		if ((l1 | l2) & SILO_LOCK)
+			silo_wait_committer(tx, &spins);
+	}
+}
+
+/* The read set reached its end (tm.h's inline reads stop there): grow. */
+static inline void silo_rs_room(silo_tx_t *tx)
+{
+	tl2_rset_t *rs = &silo_snap(tx)->rs;
+	if (unlikely(rs->next >= rs->end)) {
+		if (rs->next == rs->e + rs->cap)
+			tl2_rs_grow(rs);
+		tl2_rs_open(rs, true);
+	}
+}
+
+tm_word_t tm_read(const tm_word_t *a)
+{
+	silo_tx_t *tx = (silo_tx_t *)potm_self_in_tx("tm_read");
+	silo_rs_room(tx);
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a);
+	if (e == NULL || e->mask == ~(tm_word_t)0)
+		return e ? e->val : silo_load(tx, a, sizeof *a);
+	return tl2_merge_bytes(silo_load(tx, a, sizeof *a), e->val, e->mask);
+}
+
+/* Buffer a write; fetch its stripe word now, so that the miss overlaps
+ * the rest of the transaction instead of stalling phase 1. */
+static inline __attribute__((always_inline)) void silo_write(silo_tx_t *tx, void *a, unsigned size,
+                                                             uint64_t b)
+{
+	size_t n = tx->ws.n;
+	tl2_ws_put(&tx->ws, a, size, b);
+	if (tx->ws.n != n) {
+		__builtin_prefetch((const void *)silo_lock_of(a), 1, 3);
+		unsigned w;
+		uint64_t bit = silo_stripe_bit(a, &w);
+		tx->written_stripes[w] |= bit;
+	}
+}
+
+void tm_write(tm_word_t *a, tm_word_t v)
+{
+	silo_tx_t *tx = (silo_tx_t *)potm_self_in_tx("tm_write");
+	silo_write(tx, a, sizeof *a, v);
+}
+
+static inline __attribute__((always_inline)) uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
+{
+	silo_tx_t *tx = (silo_tx_t *)potm_self_in_tx("tm_read");
+	silo_rs_room(tx);
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
+	if (e == NULL)
+		return silo_load(tx, a, size);
+	uint64_t mine, have;
+	if (tl2_ws_covers(e, a, size, &mine, &have))
+		return mine;
+	return tl2_merge_bytes(silo_load(tx, a, size), mine, have);
+}
+
+static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
+{
+	silo_tx_t *tx = (silo_tx_t *)potm_self_in_tx("tm_write");
+	silo_write(tx, a, size, b);
+}
+
+/* ---- byte ranges (tm_read_bytes), a stripe at a time as tl2's ----------- */
+
+/* Copy [src, src + n) with relaxed atomic loads of the naturally aligned
+ * pieces that tile it: no byte outside the range is loaded. */
+static inline void silo_copy_in(unsigned char *dst, const unsigned char *src, size_t n)
+{
+#define SILO_COPY_PIECE(T)                                                       \
+	do {                                                                     \
+		T v_ = __atomic_load_n((const T *)(const void *)src, __ATOMIC_RELAXED); \
+		memcpy(dst, &v_, sizeof v_);                                     \
+		dst += sizeof v_;                                                \
+		src += sizeof v_;                                                \
+		n -= sizeof v_;                                                  \
+	} while (0)
+	if (((uintptr_t)src & 1) && n >= 1)
+		SILO_COPY_PIECE(uint8_t);
+	if (((uintptr_t)src & 2) && n >= 2)
+		SILO_COPY_PIECE(uint16_t);
+	if (((uintptr_t)src & 4) && n >= 4)
+		SILO_COPY_PIECE(uint32_t);
+	while (n >= 8)
+		SILO_COPY_PIECE(uint64_t);
+	if (n & 4)
+		SILO_COPY_PIECE(uint32_t);
+	if (n & 2)
+		SILO_COPY_PIECE(uint16_t);
+	if (n & 1)
+		SILO_COPY_PIECE(uint8_t);
+#undef SILO_COPY_PIECE
+}
+
+/* [src, src + n), inside one stripe, read as silo_load reads. */
+static void silo_read_chunk(silo_tx_t *tx, unsigned char *dst, const unsigned char *src, size_t n)
+{
+	volatile uintptr_t *lock = silo_lock_of(src);
+	unsigned spins = 0;
+	for (;;) {
+		uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+		silo_copy_in(dst, src, n);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
+		if (likely(l1 == l2 && !(l1 & SILO_LOCK))) {
+			if (likely(silo_in_snapshot(silo_snap(tx)->tids, l1))) {
+				tl2_rs_add(&silo_snap(tx)->rs, lock);
+				return;
+			}
+			if (silo_extend(tx))
+				continue;
+			silo_abort(tx, TM_ABORT_READ_VERSION);
+		}
+		if ((l1 | l2) & SILO_LOCK)
+			silo_wait_committer(tx, &spins);
+	}
+}
+
+/* Lay the bytes of [src, src + n) this transaction wrote over dst. */
+static void silo_overlay_written(silo_tx_t *tx, unsigned char *dst, const unsigned char *src,
+                                 size_t n)
+{
+	uintptr_t lo = (uintptr_t)src, hi = lo + n;
+	for (uintptr_t word = lo & ~(uintptr_t)7; word < hi; word += 8) {
+		const tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, word);
+		if (e == NULL)
+			continue;
+		const unsigned char *val = (const unsigned char *)&e->val;
+		const unsigned char *mask = (const unsigned char *)&e->mask;
+		uintptr_t from = word > lo ? word : lo, to = word + 8 < hi ? word + 8 : hi;
+		for (uintptr_t b = from; b < to; b++)
+			if (mask[b - word])
+				dst[b - lo] = val[b - word];
+	}
+}
+
+void tm_read_bytes(void *dst, const void *src, size_t n)
+{
+	silo_tx_t *tx = (silo_tx_t *)potm_self_in_tx("tm_read_bytes");
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	uintptr_t stripe = (uintptr_t)1 << silo.shift;
+	while (n > 0) {
+		size_t len = stripe - ((uintptr_t)s & (stripe - 1));
+		if (len > n)
+			len = n;
+		silo_rs_room(tx);
+		silo_read_chunk(tx, d, s, len);
+		if (tx->ws.n && silo_stripe_written(tx, s))
+			silo_overlay_written(tx, d, s, len);
+		d += len;
+		s += len;
+		n -= len;
+	}
+}
+
+#define POTM_GEN_READ_SPEC 1
+#define POTM_GEN_OWN_READ_BYTES 1
+#include "access_gen.h"
+
+/* ---- LSD-aware OCC (L1-L4) ------------------------------------------------ */
+
+static bool silo_lsd_lazy(potm_thread_t *t)
+{
+	(void)t;
+	return true;
+}
+
+static int silo_lsd_written(potm_thread_t *t, const void *a, unsigned size, uint64_t *b)
+{
+	silo_tx_t *tx = (silo_tx_t *)t;
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
+	uint64_t have;
+	if (e == NULL)
+		return 0;
+	if (tl2_ws_covers(e, a, size, b, &have))
+		return 1;
+	return have ? -1 : 0;
+}
+
+/* A consistent read of a free stripe, any TID: *word gets its word.
+ * Waits for a committer as reads do, at most `spins' pauses when the
+ * caller holds locks itself (then aborts: the holder may wait for us). */
+static uint64_t silo_peek_word(silo_tx_t *tx, volatile uintptr_t *lock, const void *a,
+                               unsigned size, uintptr_t *word, unsigned max_spins)
+{
+	for (unsigned spins = 0;;) {
+		uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+		uint64_t v = tm_load_bytes_(a, size);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
+		if (likely(l1 == l2 && !(l1 & SILO_LOCK))) {
+			*word = l1;
+			return v;
+		}
+		if ((l1 | l2) & SILO_LOCK) {
+			if (max_spins && ++spins > max_spins)
+				silo_abort(tx, TM_ABORT_CONDITION);
+			if (!max_spins)
+				silo_wait_committer(tx, &spins);
+			else
+				potm_cpu_relax();
+		}
+	}
+}
+
+/* L2: lsd_is_true's values, the latest committed ones, not logged. */
+static uint64_t silo_lsd_peek(potm_thread_t *t, const void *a, unsigned size)
+{
+	uintptr_t w;
+	return silo_peek_word((silo_tx_t *)t, silo_lock_of(a), a, size, &w, 0);
+}
+
+/* L1: lsd_value's standard read. */
+static uint64_t silo_lsd_resolve(potm_thread_t *t, const void *a, unsigned size)
+{
+	return silo_load((silo_tx_t *)t, a, size);
+}
+
+/* L3: an entry with no bytes yet, locked at the commit with the others;
+ * the cookie is its index. */
+static uint32_t silo_lsd_reserve(potm_thread_t *t, void *a, unsigned size)
+{
+	silo_tx_t *tx = (silo_tx_t *)t;
+	(void)size;
+	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, word);
+	if (e == NULL) {
+		e = tl2_ws_add(&tx->ws, word);
+		__builtin_prefetch((const void *)silo_lock_of(a), 1, 3);
+	}
+	return (uint32_t)(e - tx->ws.e);
+}
+
+/* L3: a lazy write's value into its reserved entry. */
+static void silo_lsd_put(potm_thread_t *t, void *a, unsigned size, uint64_t b, uint32_t cookie)
+{
+	silo_tx_t *tx = (silo_tx_t *)t;
+	if (cookie == POTM_LSD_NO_COOKIE) {
+		silo_write(tx, a, size, b);
+		return;
+	}
+	tl2_wentry_t *e = &tx->ws.e[cookie];
+	unsigned off = (unsigned)((uintptr_t)a & 7);
+	if (size == sizeof(tm_word_t)) {
+		e->val = b;
+		e->mask = ~(tm_word_t)0;
+	} else {
+		memcpy((char *)&e->val + off, &b, size);
+		memset((char *)&e->mask + off, 0xff, size);
+	}
+	unsigned w;
+	uint64_t bit = silo_stripe_bit(a, &w);
+	tx->written_stripes[w] |= bit;
+}
+
+static const potm_lsd_ops_t silo_lsd_ops = {
+	.lazy = silo_lsd_lazy,
+	.written = silo_lsd_written,
+	.peek = silo_lsd_peek,
+	.resolve = silo_lsd_resolve,
+	.reserve = silo_lsd_reserve,
+};
+
+/* A word locked by this transaction: the lock bit and our id. */
+static inline bool silo_mine(const silo_tx_t *tx, uintptr_t w)
+{
+	return (w & SILO_LOCK) && tm_silo_writer_(w) == tx->th.id;
+}
+
+/* L4: a future's value at the commit.  A stripe this transaction locked
+ * holds the value before it (write-back comes later); any other is read
+ * free, and its word kept for the check after phase 2. */
+static uint64_t silo_lsd_read_at_commit(potm_thread_t *t, const void *a, unsigned size)
+{
+	silo_tx_t *tx = (silo_tx_t *)t;
+	volatile uintptr_t *lock = silo_lock_of(a);
+	if (silo_mine(tx, __atomic_load_n(lock, __ATOMIC_ACQUIRE)))
+		return tm_load_bytes_(a, size);
+	uintptr_t w;
+	uint64_t v = silo_peek_word(tx, lock, a, size, &w,
+	                            tx->nheld ? SILO_LOCKED_SPINS : 0);
+	if (tx->ncond == tx->cond_cap) {
+		tx->cond_cap = tx->cond_cap ? tx->cond_cap * 2 : 16;
+		tx->cond = potm_xrealloc(tx->cond, tx->cond_cap * sizeof *tx->cond);
+	}
+	tx->cond[tx->ncond++] = (silo_held_t){ .lock = lock, .prev = w };
+	return v;
+}
+
+/* L4: the conditions, then the lazy writes, on the words as they are now
+ * (phase 1 done, if the transaction writes); returns the highest TID
+ * they read. */
+static uint64_t silo_lsd_settle(silo_tx_t *tx)
+{
+	tx->ncond = 0;
+	if (!potm_lsd_settle(&tx->th, silo_lsd_read_at_commit, silo_lsd_put, false))
+		silo_abort(tx, TM_ABORT_CONDITION);
+	uint64_t tid_max = 0;
+	for (size_t i = 0; i < tx->ncond; i++)
+		if (SILO_TID(tx->cond[i].prev) > tid_max)
+			tid_max = SILO_TID(tx->cond[i].prev);
+	return tid_max;
+}
+
+/* L4: after phase 2, every word a condition read is still as it was. */
+static void silo_lsd_recheck(silo_tx_t *tx)
+{
+	for (size_t i = 0; i < tx->ncond; i++)
+		if (__atomic_load_n(tx->cond[i].lock, __ATOMIC_ACQUIRE) != tx->cond[i].prev)
+			silo_abort(tx, TM_ABORT_CONDITION);
+}
+
+/* L4 for a transaction that wrote nothing but holds conditions: no lock,
+ * the same order of checks. */
+static void silo_lsd_commit_read_only(silo_tx_t *tx)
+{
+	silo_lsd_settle(tx);
+	if (!silo_unchanged(tx, silo_snap(tx)->tids))
+		silo_abort(tx, TM_ABORT_VALIDATE);
+	silo_lsd_recheck(tx);
+}
+
+/* ---- begin / commit ----------------------------------------------------- */
+
+static inline bool silo_starving(const silo_tx_t *tx)
+{
+	unsigned a = tx->th.attempt;
+	return a >= SILO_STARVING_ABORTS ||
+	       (a >= SILO_LONG_ABORTS && tx->lost_reads >= SILO_LONG_READS);
+}
+
+static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
+{
+	silo_tx_t *tx = (silo_tx_t *)d;
+	if (unlikely(tx->th.attempt >= SILO_LONG_ABORTS) && !tx->token && silo_starving(tx))
+		silo_take_token(tx);
+	tx->vmax[tx->cur] = silo_copy_clocks(tx->snap[tx->cur]);
+	tl2_rs_open(&silo_snap(tx)->rs, true);
+}
+
+/* The stripe words of the write set into held[] (consecutive duplicates,
+ * fields of one object, once); returns how many. */
+static size_t silo_collect_locks(silo_tx_t *tx)
+{
+	if (tx->held_cap < tx->ws.n) {
+		free(tx->held);
+		tx->held_cap = tx->ws.n * 2;
+		tx->held = potm_xmalloc(tx->held_cap * sizeof *tx->held);
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < tx->ws.n; i++) {
+		volatile uintptr_t *l = silo_lock_of((const void *)tx->ws.e[i].addr);
+		if (n == 0 || tx->held[n - 1].lock != l)
+			tx->held[n++].lock = l;
+	}
+	return n;
+}
+
+static int silo_held_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const silo_held_t *)a)->lock;
+	uintptr_t y = (uintptr_t)((const silo_held_t *)b)->lock;
+	return (x > y) - (x < y);
+}
+
+/* held[0, n) in address order, each once; returns how many. */
+static size_t silo_sort_locks(silo_tx_t *tx, size_t n)
+{
+	if (n <= 16) {
+		for (size_t i = 1; i < n; i++) {   /* insertion sort: most sets are small */
+			silo_held_t h = tx->held[i];
+			size_t j = i;
+			for (; j > 0 && tx->held[j - 1].lock > h.lock; j--)
+				tx->held[j] = tx->held[j - 1];
+			tx->held[j] = h;
+		}
+	} else {
+		qsort(tx->held, n, sizeof *tx->held, silo_held_cmp);
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (m == 0 || tx->held[m - 1].lock != tx->held[i].lock)
+			tx->held[m++] = tx->held[i];
+	return m;
+}
+
+/* Lock h (word l, free) as ours: the lock bit and our id over its TID.
+ * Returns false if the word changed meanwhile. */
+static inline bool silo_try_lock(silo_tx_t *tx, silo_held_t *h, uintptr_t l)
+{
+	uintptr_t ids = (((uintptr_t)1 << TM_SILO_ID_BITS) - 1) << 1;
+	uintptr_t mine = (l & ~ids) | (uintptr_t)tx->th.id << 1 | SILO_LOCK;
+	if (!__atomic_compare_exchange_n(h->lock, &l, mine, false, __ATOMIC_ACQUIRE,
+	                                 __ATOMIC_RELAXED))
+		return false;
+	h->prev = l;
+	if (!silo_in_snapshot(silo_snap(tx)->tids, l))
+		tx->stale_held = true;
+	return true;
+}
+
+/* Phase 1.  First in write-set order without waiting: a stripe locked by
+ * another committer releases what we took.  Then, after such a
+ * conflict, in address order, waiting for each held lock: a committer
+ * waits only in that global order, and never while it holds a lock out
+ * of it, so no cycle of waits (no deadlock).  Returns the highest TID of
+ * the words locked. */
+static uint64_t silo_lock_write_set(silo_tx_t *tx)
+{
+	size_t n = silo_collect_locks(tx);
+	uint64_t tid_max = 0;
+	tx->stale_held = false;
+	size_t i = 0;
+	for (; i < n; i++) {
+		silo_held_t *h = &tx->held[i];
+		uintptr_t l = __atomic_load_n(h->lock, __ATOMIC_RELAXED);
+		if (l & SILO_LOCK) {
+			if (!silo_mine(tx, l))
+				break;
+			h->lock = NULL;   /* a stripe of ours further up the list */
+			continue;
+		}
+		if (!silo_try_lock(tx, h, l))
+			break;
+		if (SILO_TID(l) > tid_max)
+			tid_max = SILO_TID(l);
+	}
+	if (likely(i == n)) {
+		size_t m = 0;   /* drop the repeats */
+		for (size_t k = 0; k < n; k++)
+			if (tx->held[k].lock != NULL)
+				tx->held[m++] = tx->held[k];
+		tx->nheld = m;
+		return tid_max;
+	}
+	for (size_t k = 0; k < i; k++)
+		if (tx->held[k].lock != NULL)
+			__atomic_store_n(tx->held[k].lock, tx->held[k].prev, __ATOMIC_RELEASE);
+	n = silo_sort_locks(tx, silo_collect_locks(tx));
+	tid_max = 0;
+	tx->stale_held = false;
+	for (i = 0; i < n; i++) {
+		silo_held_t *h = &tx->held[i];
+		for (unsigned spins = 0;;) {
+			uintptr_t l = __atomic_load_n(h->lock, __ATOMIC_RELAXED);
+			if (!(l & SILO_LOCK) && silo_try_lock(tx, h, l))
+				break;
+			if (++spins % SILO_LOCKED_SPINS == 0)
+				sched_yield();
+			potm_cpu_relax();
+		}
+		tx->nheld = i + 1;
+		if (SILO_TID(h->prev) > tid_max)
+			tid_max = SILO_TID(h->prev);
+	}
+	return tid_max;
+}
+
+/* Phase 2 for a stripe we locked: was its word before our lock the one
+ * we read (no newer than the snapshot)?  Known at once unless some
+ * locked word was newer (a blind write's, or a change). */
+static bool silo_held_unchanged(const silo_tx_t *tx, const volatile uintptr_t *p)
+{
+	if (!tx->stale_held)
+		return true;
+	for (size_t i = 0; i < tx->nheld; i++)
+		if (tx->held[i].lock == p)
+			return silo_in_snapshot(tx->th.txd.snap.tids, tx->held[i].prev);
+	return false;
+}
+
+static void silo_commit(silo_tx_t *tx)
+{
+	silo_commit_announce(tx);
+	uint64_t tid_max = silo_lock_write_set(tx);
+	if (SILO_TID(tx->last) > tid_max)
+		tid_max = SILO_TID(tx->last);
+	/* The fence that ends phase 1: E is read after every lock is taken
+	 * and before any read is validated (S3); the conditions' words are
+	 * read in between (L4), so their epochs are at most E too. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	bool lsd = potm_lsd_unsettled(&tx->th);
+	if (unlikely(lsd)) {
+		uint64_t c = silo_lsd_settle(tx);
+		if (c > tid_max)
+			tid_max = c;
+	}
+	uint64_t epoch = __atomic_load_n(&silo.epoch, __ATOMIC_ACQUIRE);
+	/* The TID: above everything written, every word read (each no newer
+	 * than the snapshot, whose largest word bounds them) and the
+	 * thread's last, in epoch E (the smallest such). */
+	const tm_snap_t *s = silo_snap(tx);
+	if (SILO_TID(tx->vmax[tx->cur]) > tid_max)
+		tid_max = SILO_TID(tx->vmax[tx->cur]);
+	uint64_t tid = tid_max + 1;
+	if ((tid >> SILO_SEQ_BITS) < epoch)
+		tid = epoch << SILO_SEQ_BITS;
+	uintptr_t word = (uintptr_t)tid << SILO_SEQ_SHIFT | (uintptr_t)tx->th.id << 1;
+	/* Publish (S1: the write set is locked), then a full fence before
+	 * looking at the others' clocks (S5). */
+	tx->last = word;
+	__atomic_store_n(silo_clock(tx->th.id), word, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* Phase 2: every stripe read unchanged (S2) and not locked by
+	 * another committer; nothing to check if nobody published since
+	 * the snapshot (S5). */
+	if (!silo_clocks_unchanged(tx, s->tids)) {
+		for (const volatile uintptr_t **p = s->rs.e; p < s->rs.next; p++) {
+			uintptr_t l = __atomic_load_n(*p, __ATOMIC_ACQUIRE);
+			if (l & SILO_LOCK) {
+				if (!silo_mine(tx, l) || !silo_held_unchanged(tx, *p))
+					silo_abort(tx, TM_ABORT_VALIDATE);
+			} else if (!silo_in_snapshot(s->tids, l)) {
+				silo_abort(tx, TM_ABORT_VALIDATE);
+			}
+		}
+	}
+	if (unlikely(lsd))
+		silo_lsd_recheck(tx);
+	/* Phase 3: write back, release with the new word. */
+	for (size_t i = 0; i < tx->ws.n; i++)
+		tl2_ws_store_entry(&tx->ws.e[i], NULL);
+	for (size_t i = 0; i < tx->nheld; i++)
+		__atomic_store_n(tx->held[i].lock, word, __ATOMIC_RELEASE);
+	tx->nheld = 0;
+	silo_commit_over(tx);
+}
+
+static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
+{
+	silo_tx_t *tx = (silo_tx_t *)d;
+	bool ro = tx->ws.n == 0;
+	if (!ro)
+		silo_commit(tx);
+	else if (unlikely(potm_lsd_unsettled(&tx->th)))
+		silo_lsd_commit_read_only(tx);
+	silo_drop_token(tx);
+	silo_reset(tx);
+	return ro;
+}
+
+#include "tx_gen.h"
+
+void tm_restart(void)
+{
+	silo_tx_t *tx = (silo_tx_t *)potm_self_in_tx("tm_restart");
+	silo_abort(tx, TM_ABORT_EXPLICIT);
+}
+
+void tm_cancel(void)
+{
+	silo_tx_t *tx = (silo_tx_t *)potm_self_in_tx("tm_cancel");
+	silo_release_held(tx);
+	silo_commit_over(tx);
+	silo_drop_token(tx);
+	silo_reset(tx);
+	potm_tx_cancelled(&tx->th);
+}
+
+/* ---- life cycle --------------------------------------------------------- */
+
+static void silo_free_tables(void)
+{
+	free((void *)silo.locks);
+	silo.locks = NULL;
+	free(silo.clocks);
+	silo.clocks = NULL;
+	free(silo.committing);
+	silo.committing = NULL;
+}
+
+static int silo_init(const tm_config_t *cfg)
+{
+	if (silo_parse_epoch_ms() != 0)
+		return -1;
+	if (cfg->max_threads > (1u << TM_SILO_ID_BITS))
+		return potm_error("silo: POTM_MAX_THREADS=%u is more than the %u "
+		                  "writer ids a stripe word holds", cfg->max_threads,
+		                  1u << TM_SILO_ID_BITS);
+	size_t n = (size_t)1 << cfg->lock_bits;
+	silo.locks = calloc(n, sizeof(uintptr_t));
+	if (silo.locks == NULL)
+		return potm_error("silo: cannot allocate %zu stripe words (POTM_LOCK_BITS=%u)",
+		                  n, cfg->lock_bits);
+	silo.mask = n - 1;
+	silo.shift = cfg->stripe_shift;
+	silo.skew_shift = cfg->stripe_shift + cfg->lock_bits - cfg->lock_bits / 2;
+	silo.max_threads = cfg->max_threads;
+	silo.clocks = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
+	silo.committing = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
+	silo.asym = potm_membarrier_ok;
+	silo.nids = 0;
+	silo.token = 0;
+	silo.epoch = 1;   /* every TID of a commit is above the initial words (0) */
+	silo.epoch_stop = false;
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&silo.epoch_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&silo.epoch_mu, NULL);
+	int rc = pthread_create(&silo.epoch_thread, NULL, silo_epoch_main, NULL);
+	if (rc != 0) {
+		pthread_cond_destroy(&silo.epoch_cv);
+		pthread_mutex_destroy(&silo.epoch_mu);
+		silo_free_tables();
+		return potm_error("silo: cannot start the epoch thread: %s", strerror(rc));
+	}
+	silo.epoch_running = true;
+	return 0;
+}
+
+static void silo_shutdown(void)
+{
+	if (silo.epoch_running) {
+		pthread_mutex_lock(&silo.epoch_mu);
+		silo.epoch_stop = true;
+		pthread_cond_signal(&silo.epoch_cv);
+		pthread_mutex_unlock(&silo.epoch_mu);
+		pthread_join(silo.epoch_thread, NULL);
+		pthread_cond_destroy(&silo.epoch_cv);
+		pthread_mutex_destroy(&silo.epoch_mu);
+		silo.epoch_running = false;
+	}
+	silo_free_tables();
+}
+
+static int silo_thread_init(potm_thread_t *t)
+{
+	silo_tx_t *tx = (silo_tx_t *)t;
+	tm_snap_t *s = &t->txd.snap;
+	tl2_rs_init(&s->rs);
+	tl2_ws_init(&tx->ws, &s->written);
+	s->locks = silo.locks;
+	s->lock_mask = silo.mask;
+	s->skew_shift = silo.skew_shift;
+	s->shift = silo.shift;
+	tx->snap[0] = potm_xcalloc(silo.max_threads, sizeof(uint64_t));
+	tx->snap[1] = potm_xcalloc(silo.max_threads, sizeof(uint64_t));
+	tx->cur = 0;
+	s->tids = tx->snap[0];
+	/* An id's TIDs keep growing across the threads that hold it. */
+	tx->last = __atomic_load_n(silo_clock(t->id), __ATOMIC_ACQUIRE);
+	unsigned want = t->id + 1, have = __atomic_load_n(&silo.nids, __ATOMIC_RELAXED);
+	while (have < want &&
+	       !__atomic_compare_exchange_n(&silo.nids, &have, want, false,
+	                                    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+	return 0;
+}
+
+static void silo_thread_fini(potm_thread_t *t)
+{
+	silo_tx_t *tx = (silo_tx_t *)t;
+	tl2_sets_free(&silo_snap(tx)->rs, &tx->ws);
+	free(tx->snap[0]);
+	free(tx->snap[1]);
+	tx->snap[0] = tx->snap[1] = NULL;
+	t->txd.snap.tids = NULL;
+	free(tx->held);
+	tx->held = NULL;
+	tx->held_cap = 0;
+	free(tx->cond);
+	tx->cond = NULL;
+	tx->cond_cap = 0;
+	potm_undo_free(&t->txd.undo);
+}
+
+static const char *const silo_env[] = { "POTM_SILO_EPOCH_MS", NULL };
+
+const potm_backend_t potm_backend = {
+	.name = "silo",
+	.thread_size = sizeof(silo_tx_t),
+	.init = silo_init,
+	.shutdown = silo_shutdown,
+	.thread_init = silo_thread_init,
+	.thread_fini = silo_thread_fini,
+	.env = silo_env,
+	.lsd = &silo_lsd_ops,
+};
