@@ -22,8 +22,8 @@ from pathlib import Path
 if __name__ == "__main__":  # run from a checkout: its package, not an installed one
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bindings" / "python"))
 
-from potm.experiments import Case, Curves, Experiment, Grid, KeyNumber  # noqa: E402
-from _lsd import lsd_variants  # noqa: E402
+from potm.experiments import Case, Curves, Experiment, Grid  # noqa: E402
+from _lsd import lsd_over_std, lsd_variants  # noqa: E402
 
 #: OCC, 2PL and Pot with and without LSD (tpcc -a), seq as the limit.
 VARIANTS = lsd_variants("interface")
@@ -33,11 +33,8 @@ CASES = (Case("tpcc-w=1", "tpcc", {"warehouses": 1}),
 
 QUICK_POPULATION = {"items": 1000, "customers": 300}
 
-
-def _ratio(lsd: str, std: str) -> KeyNumber:
-    where = {"benchmark": "tpcc-w=1", "threads": 2}
-    return KeyNumber(f"1 warehouse, 2 threads {lsd}/{std}", {**where, "variant": lsd},
-                     over={**where, "variant": std})
+#: The point the key numbers compare at.
+_AT = {"benchmark": "tpcc-w=1", "threads": 2}
 
 
 EXPERIMENT = Experiment(
@@ -52,8 +49,8 @@ EXPERIMENT = Experiment(
     full=Grid(cases=CASES, variants=VARIANTS, threads=(1, 2, 4, 8), repeat=5,
               params={"duration": 2000}),
     render=Curves(x="threads", ylabel="TPC-C transactions per second (standard mix)",
-                  keys=(_ratio("occ-lsd", "occ"), _ratio("2pl-lsd", "2pl"),
-                        _ratio("pot+lsd", "pot"))),
+                  keys=tuple(lsd_over_std("1 warehouse, 2 threads", _AT, std)
+                             for std in ("occ", "2pl", "pot"))),
     requires=("tl2",),
     notes="2 cores: more than 2 threads oversubscribe the machine.  The thesis ran "
           "a database server with clients over the network (a transaction's "

@@ -19,21 +19,13 @@ from pathlib import Path
 if __name__ == "__main__":  # run from a checkout: its package, not an installed one
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bindings" / "python"))
 
-from potm.experiments import (Case, Curves, Experiment, Grid, KeyNumber,  # noqa: E402
-                              Variant)
-
-#: Each backend conventionally and under DORA (tm1 -e).
-VARIANTS = tuple(Variant(name + suffix, backend, params={"execution": execution})
-                 for name, backend in (("occ", "tl2"), ("2pl", "2pl"))
-                 for suffix, execution in (("", "conventional"), ("-dora", "dora")))
+from potm.experiments import Case, Curves, Experiment, Grid  # noqa: E402
+from _dora import VARIANTS, dora_over  # noqa: E402
 
 CASES = (Case("tm1", "tm1", {}),)
 
-
-def _ratio(dora: str, conventional: str) -> KeyNumber:
-    where = {"benchmark": "tm1", "threads": 2}
-    return KeyNumber(f"2 executors {dora}/{conventional}", {**where, "variant": dora},
-                     over={**where, "variant": conventional})
+#: The point the key numbers compare at.
+_AT = {"benchmark": "tm1", "threads": 2}
 
 
 EXPERIMENT = Experiment(
@@ -47,7 +39,8 @@ EXPERIMENT = Experiment(
     full=Grid(cases=CASES, variants=VARIANTS, threads=(1, 2, 4), repeat=5,
               params={"duration": 2000, "subscribers": 100000}),
     render=Curves(x="threads", ylabel="TM1 transactions per second (standard mix)",
-                  keys=(_ratio("occ-dora", "occ"), _ratio("2pl-dora", "2pl"))),
+                  keys=(dora_over("2 executors", _AT, "occ"),
+                        dora_over("2 executors", _AT, "2pl"))),
     requires=("tl2",),
     notes="2 cores: 4 executors oversubscribe the machine, and an idle executor "
           "polls its queue (yielding).  DORA's baseline was Shore-MT's centralized "

@@ -22,13 +22,8 @@ from pathlib import Path
 if __name__ == "__main__":  # run from a checkout: its package, not an installed one
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bindings" / "python"))
 
-from potm.experiments import (Case, Curves, Experiment, Grid, KeyNumber,  # noqa: E402
-                              Variant)
-
-#: Each backend conventionally and under DORA (tpcc -e).
-VARIANTS = tuple(Variant(name + suffix, backend, params={"execution": execution})
-                 for name, backend in (("occ", "tl2"), ("2pl", "2pl"))
-                 for suffix, execution in (("", "conventional"), ("-dora", "dora")))
+from potm.experiments import Case, Curves, Experiment, Grid  # noqa: E402
+from _dora import VARIANTS, dora_over  # noqa: E402
 
 #: Warehouses = executors (DORA's partitioned case) and one warehouse (every
 #: action on one executor).
@@ -37,11 +32,8 @@ CASES = (Case("tpcc-w=threads", "tpcc", {"warehouses": 0}),
 
 QUICK_POPULATION = {"items": 1000, "customers": 300}
 
-
-def _ratio(dora: str, conventional: str) -> KeyNumber:
-    where = {"benchmark": "tpcc-w=threads", "threads": 2}
-    return KeyNumber(f"2 executors, 2 warehouses {dora}/{conventional}",
-                     {**where, "variant": dora}, over={**where, "variant": conventional})
+#: The point the key numbers compare at.
+_AT = {"benchmark": "tpcc-w=threads", "threads": 2}
 
 
 EXPERIMENT = Experiment(
@@ -57,7 +49,8 @@ EXPERIMENT = Experiment(
     full=Grid(cases=CASES, variants=VARIANTS, threads=(1, 2, 4), repeat=5,
               params={"duration": 2000}),
     render=Curves(x="threads", ylabel="TPC-C transactions per second (standard mix)",
-                  keys=(_ratio("occ-dora", "occ"), _ratio("2pl-dora", "2pl"))),
+                  keys=(dora_over("2 executors, 2 warehouses", _AT, "occ"),
+                        dora_over("2 executors, 2 warehouses", _AT, "2pl"))),
     requires=("tl2",),
     notes="2 cores: 4 executors oversubscribe the machine, and an idle executor "
           "polls its queue (yielding), so DORA needs a core per executor.  DORA "

@@ -20,12 +20,8 @@ from pathlib import Path
 if __name__ == "__main__":  # run from a checkout: its package, not an installed one
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bindings" / "python"))
 
-from potm.experiments import Case, Curves, Experiment, Grid, Variant  # noqa: E402
-
-#: Each backend conventionally and under DORA (tpcc -e).
-VARIANTS = tuple(Variant(name + suffix, backend, params={"execution": execution})
-                 for name, backend in (("occ", "tl2"), ("2pl", "2pl"))
-                 for suffix, execution in (("", "conventional"), ("-dora", "dora")))
+from potm.experiments import Case, Curves, Experiment, Grid  # noqa: E402
+from _dora import VARIANTS  # noqa: E402
 
 
 def _case(remote: list[int]) -> Case:

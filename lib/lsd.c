@@ -482,16 +482,11 @@ static inline uint64_t lsd_to_bytes(int64_t v, unsigned size)
 	return b;
 }
 
+/* a op b, op an lsd_cmp_op_t: the header's comparison, which the inline
+ * path of known operands uses too. */
 static inline bool lsd_compare(int64_t a, unsigned op, int64_t b)
 {
-	switch (op) {
-	case LSD_EQ: return a == b;
-	case LSD_NE: return a != b;
-	case LSD_LT: return a < b;
-	case LSD_LE: return a <= b;
-	case LSD_GT: return a > b;
-	default:     return a >= b;
-	}
+	return potm_lsd_compare_(a, (lsd_cmp_op_t)op, b);
 }
 
 /* An operator or comparison on two values.  Arithmetic wraps, as on

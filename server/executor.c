@@ -173,6 +173,19 @@ struct executor {
 	uint64_t position;        /* next position in the agreed order */
 };
 
+/* Append e (e->next NULL) to the applier's queue and wake the applier. */
+static void enqueue(executor_t *ex, entry_t *e)
+{
+	pthread_mutex_lock(&ex->lock);
+	if (ex->tail != NULL)
+		ex->tail->next = e;
+	else
+		ex->head = e;
+	ex->tail = e;
+	pthread_cond_signal(&ex->cv_entry);
+	pthread_mutex_unlock(&ex->lock);
+}
+
 void executor_apply(void *executor, uint64_t index, const void *bytes, size_t len)
 {
 	executor_t *ex = executor;
@@ -186,14 +199,7 @@ void executor_apply(void *executor, uint64_t index, const void *bytes, size_t le
 	e->index = index;
 	e->len = len;
 	memcpy(e->bytes, bytes, len);
-	pthread_mutex_lock(&ex->lock);
-	if (ex->tail != NULL)
-		ex->tail->next = e;
-	else
-		ex->head = e;
-	ex->tail = e;
-	pthread_cond_signal(&ex->cv_entry);
-	pthread_mutex_unlock(&ex->lock);
+	enqueue(ex, e);
 }
 
 void executor_status(executor_t *ex, executor_status_t *out)
@@ -532,14 +538,7 @@ static int queue_control(executor_t *ex, control_t *c)
 	if (e == NULL)
 		return -1;
 	*e = (entry_t){ .control = c };
-	pthread_mutex_lock(&ex->lock);
-	if (ex->tail != NULL)
-		ex->tail->next = e;
-	else
-		ex->head = e;
-	ex->tail = e;
-	pthread_cond_signal(&ex->cv_entry);
-	pthread_mutex_unlock(&ex->lock);
+	enqueue(ex, e);
 	return 0;
 }
 

@@ -1089,6 +1089,18 @@ static void pot_commit_spec(pot_tx_t *tx)
 	POTM_STAT_INC(&tx->pt.th, spec_commits);
 }
 
+/* A speculative transaction's ordered commit (pot_commit_spec), then its
+ * sets emptied and tm_last_order() set to the order clock its commit
+ * reached; true if it wrote nothing. */
+static inline bool pot_commit_ordered(pot_tx_t *tx)
+{
+	bool ro = tx->ws.n == 0;
+	pot_commit_spec(tx);
+	tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
+	tx->pt.last_order = pot_order_clock(&tx->pt);
+	return ro;
+}
+
 /* The commit of a keyed transaction (K2, K5, K6), up to the pass. */
 static bool pot_commit_keyed(pot_tx_t *tx) __attribute__((noinline));
 static bool pot_commit_keyed(pot_tx_t *tx)
@@ -1115,10 +1127,7 @@ static bool pot_commit_keyed(pot_tx_t *tx)
 		}
 		tx->pt.last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
 	} else {
-		ro = tx->ws.n == 0;
-		pot_commit_spec(tx);
-		tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
-		tx->pt.last_order = pot_order_clock(&tx->pt);
+		ro = pot_commit_ordered(tx);
 	}
 	return ro;
 }
@@ -1146,10 +1155,7 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 			POTM_STAT_INC(&tx->pt.th, fast_commits);
 		tx->pt.last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
 	} else {
-		ro = tx->ws.n == 0;
-		pot_commit_spec(tx);
-		tl2_sets_reset(&tx->pt.th, &tx->rs, &tx->ws);
-		tx->pt.last_order = pot_order_clock(&tx->pt);
+		ro = pot_commit_ordered(tx);
 	}
 	pot_stop_reading(tx);   /* a promoted attempt's */
 	/* The accesses are those of the execution that commits, made on the

@@ -47,7 +47,7 @@
  * with the same input; the tallies and the latency (submission to the
  * outcome's reaping) are those of tpcc_op.
  */
-#include "tpcc.h"
+#include "tpcc_internal.h"
 
 #include <potm/dora.h>
 
@@ -90,7 +90,7 @@ struct tdora_slot {
 	int32_t w_tax, d_tax, c_discount;
 	char w_name[11], d_name[11];
 	struct {
-		int64_t price, amount;
+		int64_t price;
 		int32_t s_quantity;
 		char dist_info[25];
 	} line[TPCC_MAX_OL];
@@ -139,36 +139,7 @@ static void save_customer(potm_dora_act_t *a, store_table_t *t, tpcc_customer_t 
 		potm_dora_save(a, t, cu, cu->c_data, sizeof cu->c_data);
 }
 
-static bool contains_original(const char *s)
-{
-	return strstr(s, "ORIGINAL") != NULL;
-}
-
 /* ---- the secondary action: a customer by last name ------------------------- */
-
-typedef struct name_scan {
-	tpcc_name_hit_t *hit;
-	uint32_t n, cap;
-} name_scan_t;
-
-static int collect_name(uint64_t skey, void *rec, void *arg)
-{
-	name_scan_t *ns = arg;
-	if (ns->n == ns->cap)
-		return 1;
-	const tpcc_customer_t *c = rec;
-	store_read_bytes(ns->hit[ns->n].first, c->c_first, sizeof c->c_first);
-	ns->hit[ns->n].c_id = (uint32_t)(skey & TPCC_C_MAX);
-	ns->n++;
-	return 0;
-}
-
-static int by_first_name(const void *x, const void *y)
-{
-	const tpcc_name_hit_t *a = x, *b = y;
-	int c = strcmp(a->first, b->first);
-	return c ? c : (a->c_id > b->c_id) - (a->c_id < b->c_id);
-}
 
 /* The district's customers of a last name, sorted by first name: the
  * middle one (clause 2.5.2.2).  Names and the index never change, so it
@@ -187,17 +158,12 @@ static int act_by_name(potm_dora_act_t *a, void *arg)
 		d = s->req.in.order_status.d;
 		name = s->req.in.order_status.name;
 	}
-	name_scan_t ns = { .hit = db->worker[potm_dora_act_executor(a)].names,
-	                   .cap = db->customers };
-	store_index_scan(db->customer_by_name, tpcc_customer_name_key(w, d, name, 0),
-	                 tpcc_customer_name_key(w, d, name, TPCC_C_MAX), STORE_ASC,
-	                 collect_name, &ns);
-	if (ns.n == 0) {
+	s->c_id = tpcc_customer_by_name(db, db->worker[potm_dora_act_executor(a)].names, w, d,
+	                                name);
+	if (s->c_id == 0) {
 		set_missing(s, "no customer has the last name");
 		return 1;
 	}
-	qsort(ns.hit, ns.n, sizeof *ns.hit, by_first_name);
-	s->c_id = ns.hit[(ns.n - 1) / 2].c_id;
 	return 0;
 }
 
@@ -208,19 +174,16 @@ static int no_district(potm_dora_act_t *a, void *arg)
 	tdora_slot_t *s = arg;
 	tpcc_db_t *db = s->run->db;
 	const tpcc_new_order_in_t *in = &s->req.in.new_order;
-	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
-	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
-	tpcc_customer_t *cu = store_get(db->customer, tpcc_customer_key(in->w, in->d, in->c));
-	if (wh == NULL || di == NULL || cu == NULL) {
-		set_missing(s, "New-Order: its warehouse, district or customer is missing");
+	tpcc_new_order_out_t *out = &s->res.out.new_order;
+	tpcc_new_order_rows_t r;
+	if (!tpcc_new_order_rows(db, in, out, &r)) {
+		set_missing(s, out->missing);
 		return 1;
 	}
-	s->w_tax = TM_LOAD(&wh->w_tax);
-	s->d_tax = TM_LOAD(&di->d_tax);
-	s->c_discount = TM_LOAD(&cu->c_discount);
-	tpcc_new_order_out_t *out = &s->res.out.new_order;
-	store_read_bytes(out->c_last, cu->c_last, sizeof cu->c_last);
-	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
+	tpcc_district_t *di = r.di;
+	s->w_tax = r.w_tax;
+	s->d_tax = r.d_tax;
+	s->c_discount = r.c_discount;
 	int64_t o_id = TM_LOAD(&di->d_next_o_id);
 	if ((uint64_t)o_id > TPCC_O_ID_MAX) {
 		set_missing(s, "New-Order: the district's order ids are exhausted");
@@ -264,9 +227,7 @@ static int no_stock(potm_dora_act_t *a, void *arg)
 		potm_dora_save(a, db->stock, st, &st->s_quantity,
 		               offsetof(tpcc_stock_t, s_remote_cnt) + sizeof st->s_remote_cnt -
 		               offsetof(tpcc_stock_t, s_quantity));
-		int32_t s_qty = TM_LOAD(&st->s_quantity);
-		s_qty = s_qty >= (int32_t)qty + 10 ? s_qty - (int32_t)qty
-		                                   : s_qty - (int32_t)qty + 91;
+		int32_t s_qty = tpcc_restock(TM_LOAD(&st->s_quantity), qty);
 		TM_STORE(&st->s_quantity, s_qty);
 		TM_STORE(&st->s_ytd, TM_LOAD(&st->s_ytd) + (int32_t)qty);
 		TM_STORE(&st->s_order_cnt, TM_LOAD(&st->s_order_cnt) + 1);
@@ -276,10 +237,8 @@ static int no_stock(potm_dora_act_t *a, void *arg)
 		                 sizeof s->line[i].dist_info);
 		store_read_bytes(s_data, st->s_data, sizeof s_data);
 		s->line[i].price = price;
-		s->line[i].amount = (int64_t)qty * price;
 		s->line[i].s_quantity = s_qty;
-		out->line[i].brand = contains_original(i_data) && contains_original(s_data) ? 'B'
-		                                                                         : 'G';
+		out->line[i].brand = tpcc_brand(i_data, s_data);
 	}
 	return 0;
 }
@@ -291,19 +250,8 @@ static int no_insert(potm_dora_act_t *a, void *arg)
 	const tpcc_new_order_in_t *in = &s->req.in.new_order;
 	tpcc_new_order_out_t *out = &s->res.out.new_order;
 	tpcc_order_t o;
-	memset(&o, 0, sizeof o);
-	o.o_id = s->o_id;
-	o.o_c_id = (int32_t)in->c;
-	o.o_d_id = (int32_t)in->d;
-	o.o_w_id = (int32_t)in->w;
-	o.o_entry_d = in->entry_d;
-	o.o_ol_cnt = (int32_t)in->ol_cnt;
-	o.o_all_local = in->all_local;
 	tpcc_new_order_t no;
-	memset(&no, 0, sizeof no);
-	no.no_o_id = s->o_id;
-	no.no_d_id = (int32_t)in->d;
-	no.no_w_id = (int32_t)in->w;
+	tpcc_order_rows(in, s->o_id, &o, &no);
 	uint64_t okey = tpcc_order_key(in->w, in->d, (uint64_t)s->o_id);
 	if (potm_dora_insert(a, db->order, okey, &o) == NULL ||
 	    potm_dora_insert(a, db->new_order, okey, &no) == NULL) {
@@ -313,15 +261,8 @@ static int no_insert(potm_dora_act_t *a, void *arg)
 	int64_t sum = 0;
 	for (uint32_t i = 0; i < in->ol_cnt; i++) {
 		tpcc_order_line_t ol;
-		memset(&ol, 0, sizeof ol);
+		tpcc_order_line_row(in, i, s->line[i].price, &ol);
 		ol.ol_o_id = s->o_id;
-		ol.ol_d_id = (int32_t)in->d;
-		ol.ol_w_id = (int32_t)in->w;
-		ol.ol_number = (int32_t)(i + 1);
-		ol.ol_i_id = (int32_t)in->line[i].i_id;
-		ol.ol_supply_w_id = (int32_t)in->line[i].supply_w;
-		ol.ol_quantity = (int32_t)in->line[i].quantity;
-		ol.ol_amount = s->line[i].amount;
 		memcpy(ol.ol_dist_info, s->line[i].dist_info, sizeof ol.ol_dist_info);
 		if (potm_dora_insert(a, db->order_line,
 		                     tpcc_order_line_key(in->w, in->d, (uint64_t)s->o_id, i + 1),
@@ -333,7 +274,7 @@ static int no_insert(potm_dora_act_t *a, void *arg)
 		out->line[i].amount = ol.ol_amount;
 		out->line[i].s_quantity = s->line[i].s_quantity;
 	}
-	out->total = sum * (10000 - s->c_discount) / 10000 * (10000 + s->w_tax + s->d_tax) / 10000;
+	out->total = tpcc_order_total(sum, s->c_discount, s->w_tax, s->d_tax);
 	out->o_id = (uint64_t)s->o_id;
 	return 0;
 }
@@ -415,23 +356,6 @@ static int pay_district(potm_dora_act_t *a, void *arg)
 	return 0;
 }
 
-/* Clause 2.5.2.2: a bad-credit customer's C_DATA gets the payment at its
- * left, the old content shifted right and cut at 500 characters. */
-static void pay_bad_credit(tpcc_customer_t *cu, const tpcc_payment_in_t *in, uint32_t c_id)
-{
-	char old[sizeof cu->c_data], data[sizeof cu->c_data];
-	store_read_bytes(old, cu->c_data, sizeof old);
-	old[sizeof old - 1] = '\0';
-	memset(data, 0, sizeof data);
-	int n = snprintf(data, sizeof data, "%u %u %u %u %u %lld.%02lld | ", c_id, in->c_d,
-	                 in->c_w, in->d, in->w, (long long)(in->amount / 100),
-	                 (long long)(in->amount % 100));
-	size_t room = sizeof data - 1 - (size_t)n;
-	size_t keep = strlen(old);
-	memcpy(data + n, old, keep < room ? keep : room);
-	store_write_bytes(cu->c_data, data, sizeof data);
-}
-
 static int pay_customer(potm_dora_act_t *a, void *arg)
 {
 	tdora_slot_t *s = arg;
@@ -452,7 +376,7 @@ static int pay_customer(potm_dora_act_t *a, void *arg)
 	TM_STORE(&cu->c_payment_cnt, TM_LOAD(&cu->c_payment_cnt) + 1);
 	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
 	if (bad)
-		pay_bad_credit(cu, in, s->c_id);
+		tpcc_payment_bad_credit(cu, in, s->c_id);
 	out->c_balance = TM_LOAD(&cu->c_balance);
 	return 0;
 }
@@ -463,15 +387,7 @@ static int pay_history(potm_dora_act_t *a, void *arg)
 	tpcc_db_t *db = s->run->db;
 	const tpcc_payment_in_t *in = &s->req.in.payment;
 	tpcc_history_t h;
-	memset(&h, 0, sizeof h);
-	h.h_c_id = (int32_t)s->c_id;
-	h.h_c_d_id = (int32_t)in->c_d;
-	h.h_c_w_id = (int32_t)in->c_w;
-	h.h_d_id = (int32_t)in->d;
-	h.h_w_id = (int32_t)in->w;
-	h.h_date = in->date;
-	h.h_amount = in->amount;
-	snprintf(h.h_data, sizeof h.h_data, "%s    %s", s->w_name, s->d_name);
+	tpcc_history_row(in, s->c_id, s->w_name, s->d_name, &h);
 	if (potm_dora_insert(a, db->history, in->history_key, &h) == NULL) {
 		set_missing(s, "Payment: the history row's key is taken");
 		return 1;
@@ -515,22 +431,6 @@ static void payment_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
 
 /* ---- Order-Status --------------------------------------------------------------- */
 
-static int read_order_line(uint64_t key, void *rec, void *arg)
-{
-	tpcc_order_status_out_t *out = arg;
-	const tpcc_order_line_t *ol = rec;
-	(void)key;
-	if (out->lines == TPCC_MAX_OL)
-		return 1;
-	out->line[out->lines].i_id = TM_LOAD(&ol->ol_i_id);
-	out->line[out->lines].supply_w = TM_LOAD(&ol->ol_supply_w_id);
-	out->line[out->lines].quantity = TM_LOAD(&ol->ol_quantity);
-	out->line[out->lines].amount = TM_LOAD(&ol->ol_amount);
-	out->line[out->lines].delivery_d = TM_LOAD(&ol->ol_delivery_d);
-	out->lines++;
-	return 0;
-}
-
 static int os_read(potm_dora_act_t *a, void *arg)
 {
 	tdora_slot_t *s = arg;
@@ -544,27 +444,11 @@ static int os_read(potm_dora_act_t *a, void *arg)
 		set_missing(s, "Order-Status: the customer is missing");
 		return 1;
 	}
-	out->c_id = s->c_id;
-	out->c_balance = TM_LOAD(&cu->c_balance);
-	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
-	store_read_bytes(out->c_middle, cu->c_middle, sizeof cu->c_middle);
-	store_read_bytes(out->c_last, cu->c_last, sizeof cu->c_last);
-	uint64_t skey;
-	tpcc_order_t *o = store_index_last(db->order_by_customer,
-	                                   tpcc_order_customer_key(in->w, in->d, s->c_id, 0),
-	                                   tpcc_order_customer_key(in->w, in->d, s->c_id,
-	                                                           TPCC_O_ID_MAX),
-	                                   &skey);
-	if (o == NULL) {
-		set_missing(s, "Order-Status: the customer has no order");
+	const char *why = tpcc_order_status_read(db, in, s->c_id, cu, out);
+	if (why != NULL) {
+		set_missing(s, why);
 		return 1;
 	}
-	out->o_id = tpcc_order_id_of(skey);
-	out->o_entry_d = TM_LOAD(&o->o_entry_d);
-	out->o_carrier_id = TM_LOAD(&o->o_carrier_id);
-	store_scan(db->order_line, tpcc_order_line_key(in->w, in->d, out->o_id, 0),
-	           tpcc_order_line_key(in->w, in->d, out->o_id, TPCC_MAX_OL), STORE_ASC,
-	           read_order_line, out);
 	return 0;
 }
 
@@ -701,23 +585,6 @@ static void delivery_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
 
 /* ---- Stock-Level ------------------------------------------------------------------- */
 
-static int collect_item(uint64_t key, void *rec, void *arg)
-{
-	tdora_slot_t *s = arg;
-	const tpcc_order_line_t *ol = rec;
-	(void)key;
-	if (s->nitems == TPCC_MAX_OL * 20)
-		return 1;
-	s->items[s->nitems++] = (uint32_t)TM_LOAD(&ol->ol_i_id);
-	return 0;
-}
-
-static int by_value(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return (a > b) - (a < b);
-}
-
 static int sl_items(potm_dora_act_t *a, void *arg)
 {
 	tdora_slot_t *s = arg;
@@ -731,16 +598,7 @@ static int sl_items(potm_dora_act_t *a, void *arg)
 		return 1;
 	}
 	uint64_t next = (uint64_t)TM_LOAD(&di->d_next_o_id);
-	uint64_t first = next > 20 ? next - 20 : 1;
-	store_scan(db->order_line, tpcc_order_line_key(in->w, in->d, first, 0),
-	           tpcc_order_line_key(in->w, in->d, next - 1, TPCC_MAX_OL), STORE_ASC,
-	           collect_item, s);
-	qsort(s->items, s->nitems, sizeof *s->items, by_value);
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < s->nitems; i++)
-		if (i == 0 || s->items[i] != s->items[i - 1])
-			s->items[n++] = s->items[i];
-	s->nitems = n;
+	s->nitems = tpcc_recent_items(db, in->w, in->d, next, s->items);
 	return 0;
 }
 

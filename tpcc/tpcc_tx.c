@@ -38,7 +38,7 @@
  * workers share one when there are fewer warehouses than workers), and
  * no think or keying time.
  */
-#include "tpcc.h"
+#include "tpcc_internal.h"
 
 #include <potm/lsd.h>
 
@@ -73,11 +73,6 @@ static uint32_t other_warehouse(const tpcc_db_t *db, bench_rng_t *r, uint32_t ho
 	return w >= home ? w + 1 : w;
 }
 
-static bool contains_original(const char *s)
-{
-	return strstr(s, "ORIGINAL") != NULL;
-}
-
 /* ---- customers by last name (clause 2.5.2.2, 2.6.2.2) ------------------------------------ */
 
 typedef struct name_scan {
@@ -104,12 +99,10 @@ static int by_first_name(const void *x, const void *y)
 	return c ? c : (a->c_id > b->c_id) - (a->c_id < b->c_id);
 }
 
-/* The customers of district (w, d) named name, sorted by C_FIRST: the one
- * at position n / 2 rounded up (from 1); 0 if there is none. */
-static uint32_t customer_by_name(tpcc_db_t *db, tpcc_worker_t *me, uint32_t w, uint32_t d,
-                                 uint32_t name)
+uint32_t tpcc_customer_by_name(tpcc_db_t *db, tpcc_name_hit_t *hits, uint32_t w, uint32_t d,
+                               uint32_t name)
 {
-	name_scan_t s = { .hit = me->names, .cap = db->customers };
+	name_scan_t s = { .hit = hits, .cap = db->customers };
 	store_index_scan(db->customer_by_name, tpcc_customer_name_key(w, d, name, 0),
 	                 tpcc_customer_name_key(w, d, name, TPCC_C_MAX), STORE_ASC,
 	                 collect_name, &s);
@@ -139,24 +132,30 @@ static void tpcc_add_i32(const tpcc_db_t *db, int32_t *a, int32_t d)
 		TM_STORE(a, TM_LOAD(a) + d);
 }
 
+void tpcc_order_rows(const tpcc_new_order_in_t *in, int64_t o_id, tpcc_order_t *o,
+                     tpcc_new_order_t *no)
+{
+	memset(o, 0, sizeof *o);
+	o->o_id = o_id;
+	o->o_c_id = (int32_t)in->c;
+	o->o_d_id = (int32_t)in->d;
+	o->o_w_id = (int32_t)in->w;
+	o->o_entry_d = in->entry_d;
+	o->o_carrier_id = 0;
+	o->o_ol_cnt = (int32_t)in->ol_cnt;
+	o->o_all_local = in->all_local;
+	memset(no, 0, sizeof *no);
+	no->no_o_id = o_id;
+	no->no_d_id = (int32_t)in->d;
+	no->no_w_id = (int32_t)in->w;
+}
+
 /* The ORDER and NEW-ORDER rows of order o_id; false if its key is taken. */
 static bool new_order_insert_order(tpcc_db_t *db, const tpcc_new_order_in_t *in, int64_t o_id)
 {
 	tpcc_order_t o;
-	memset(&o, 0, sizeof o);
-	o.o_id = o_id;
-	o.o_c_id = (int32_t)in->c;
-	o.o_d_id = (int32_t)in->d;
-	o.o_w_id = (int32_t)in->w;
-	o.o_entry_d = in->entry_d;
-	o.o_carrier_id = 0;
-	o.o_ol_cnt = (int32_t)in->ol_cnt;
-	o.o_all_local = in->all_local;
 	tpcc_new_order_t no;
-	memset(&no, 0, sizeof no);
-	no.no_o_id = o_id;
-	no.no_d_id = (int32_t)in->d;
-	no.no_w_id = (int32_t)in->w;
+	tpcc_order_rows(in, o_id, &o, &no);
 	uint64_t okey = tpcc_order_key(in->w, in->d, (uint64_t)o_id);
 	return store_insert(db->order, okey, &o) != NULL &&
 	       store_insert(db->new_order, okey, &no) != NULL;
@@ -185,16 +184,8 @@ static tpcc_stock_t *new_order_stock(tpcc_db_t *db, const tpcc_new_order_in_t *i
 	return st;
 }
 
-/* What New-Order reads of its warehouse, district and customer. */
-typedef struct new_order_rows {
-	tpcc_district_t *di;
-	int32_t w_tax, d_tax, c_discount;
-} new_order_rows_t;
-
-/* The rows into r and the customer's name and credit into out; false
- * (out->missing) if one is missing. */
-static bool new_order_rows(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_new_order_out_t *out,
-                           new_order_rows_t *r)
+bool tpcc_new_order_rows(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_new_order_out_t *out,
+                         tpcc_new_order_rows_t *r)
 {
 	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
 	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
@@ -212,16 +203,10 @@ static bool new_order_rows(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_ne
 	return true;
 }
 
-/* Line i's ORDER-LINE row but its order id, from its stock row (the
- * district's S_DIST), and its amount and brand into out. */
-static void new_order_line(const tpcc_new_order_in_t *in, uint32_t i, const tpcc_stock_t *st,
-                           int64_t price, const char *i_data, tpcc_order_line_t *ol,
-                           tpcc_new_order_out_t *out)
+void tpcc_order_line_row(const tpcc_new_order_in_t *in, uint32_t i, int64_t price,
+                         tpcc_order_line_t *ol)
 {
-	char s_data[sizeof st->s_data];
 	memset(ol, 0, sizeof *ol);
-	store_read_bytes(ol->ol_dist_info, st->s_dist[in->d - 1], sizeof ol->ol_dist_info);
-	store_read_bytes(s_data, st->s_data, sizeof st->s_data);
 	ol->ol_d_id = (int32_t)in->d;
 	ol->ol_w_id = (int32_t)in->w;
 	ol->ol_number = (int32_t)(i + 1);
@@ -230,15 +215,20 @@ static void new_order_line(const tpcc_new_order_in_t *in, uint32_t i, const tpcc
 	ol->ol_delivery_d = 0;
 	ol->ol_quantity = (int32_t)in->line[i].quantity;
 	ol->ol_amount = (int64_t)in->line[i].quantity * price;
-	out->line[i].amount = ol->ol_amount;
-	out->line[i].brand = contains_original(i_data) && contains_original(s_data) ? 'B' : 'G';
 }
 
-/* The order total: sum * (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX), rates in
- * 1/10000. */
-static int64_t new_order_total(int64_t sum, int32_t c_discount, int32_t w_tax, int32_t d_tax)
+/* Line i's ORDER-LINE row but its order id, from its stock row (the
+ * district's S_DIST), and its amount and brand into out. */
+static void new_order_line(const tpcc_new_order_in_t *in, uint32_t i, const tpcc_stock_t *st,
+                           int64_t price, const char *i_data, tpcc_order_line_t *ol,
+                           tpcc_new_order_out_t *out)
 {
-	return sum * (10000 - c_discount) / 10000 * (10000 + w_tax + d_tax) / 10000;
+	char s_data[sizeof st->s_data];
+	tpcc_order_line_row(in, i, price, ol);
+	store_read_bytes(ol->ol_dist_info, st->s_dist[in->d - 1], sizeof ol->ol_dist_info);
+	store_read_bytes(s_data, st->s_data, sizeof st->s_data);
+	out->line[i].amount = ol->ol_amount;
+	out->line[i].brand = tpcc_brand(i_data, s_data);
 }
 
 static void new_order_body(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_new_order_out_t *out)
@@ -255,8 +245,8 @@ static void new_order_body(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_ne
 				out->rolled_back = true;
 				return;
 			}
-	new_order_rows_t r;
-	if (!new_order_rows(db, in, out, &r))
+	tpcc_new_order_rows_t r;
+	if (!tpcc_new_order_rows(db, in, out, &r))
 		return;
 	tpcc_district_t *di = r.di;
 	int64_t o_id = TM_LOAD(&di->d_next_o_id);
@@ -278,11 +268,7 @@ static void new_order_body(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_ne
 		tpcc_stock_t *st = new_order_stock(db, in, i, out, i_data, &price);
 		if (st == NULL)
 			return;
-		/* Clause 2.4.2.2: take the quantity, or restock by 91 when
-		 * fewer than 10 would remain. */
-		int32_t s_qty = TM_LOAD(&st->s_quantity);
-		s_qty = s_qty >= (int32_t)qty + 10 ? s_qty - (int32_t)qty
-		                                   : s_qty - (int32_t)qty + 91;
+		int32_t s_qty = tpcc_restock(TM_LOAD(&st->s_quantity), qty);
 		TM_STORE(&st->s_quantity, s_qty);
 		tpcc_add_i32(db, &st->s_ytd, (int32_t)qty);
 		tpcc_add_i32(db, &st->s_order_cnt, 1);
@@ -300,7 +286,7 @@ static void new_order_body(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_ne
 		sum += ol.ol_amount;
 		out->line[i].s_quantity = s_qty;
 	}
-	out->total = new_order_total(sum, r.c_discount, r.w_tax, r.d_tax);
+	out->total = tpcc_order_total(sum, r.c_discount, r.w_tax, r.d_tax);
 	out->o_id = (uint64_t)o_id;
 }
 
@@ -310,8 +296,8 @@ static void new_order_body_lsd(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpc
 {
 	out->missing = NULL;
 	out->rolled_back = false;
-	new_order_rows_t r;
-	if (!new_order_rows(db, in, out, &r))
+	tpcc_new_order_rows_t r;
+	if (!tpcc_new_order_rows(db, in, out, &r))
 		return;
 	tpcc_district_t *di = r.di;
 	/* The next order id: a future, incremented lazily. */
@@ -366,7 +352,7 @@ static void new_order_body_lsd(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpc
 			return;
 		}
 	}
-	out->total = new_order_total(sum, r.c_discount, r.w_tax, r.d_tax);
+	out->total = tpcc_order_total(sum, r.c_discount, r.w_tax, r.d_tax);
 	out->o_id = (uint64_t)o_id;
 }
 
@@ -418,10 +404,7 @@ static uint32_t remote_lines(const tpcc_new_order_in_t *in)
 
 /* ---- Payment (clause 2.5) ------------------------------------------------------------------ */
 
-/* Clause 2.5.2.2: a bad-credit customer's C_DATA gets the payment's
- * C_ID, C_D_ID, C_W_ID, D_ID, W_ID and H_AMOUNT at its left, the old
- * content shifted right and cut at 500 characters. */
-static void payment_bad_credit(tpcc_customer_t *cu, const tpcc_payment_in_t *in, uint32_t c_id)
+void tpcc_payment_bad_credit(tpcc_customer_t *cu, const tpcc_payment_in_t *in, uint32_t c_id)
 {
 	char old[sizeof cu->c_data], data[sizeof cu->c_data];
 	store_read_bytes(old, cu->c_data, sizeof old);
@@ -436,21 +419,26 @@ static void payment_bad_credit(tpcc_customer_t *cu, const tpcc_payment_in_t *in,
 	store_write_bytes(cu->c_data, data, sizeof data);
 }
 
-/* Clause 2.5.2.2: the HISTORY row; H_DATA is W_NAME and D_NAME separated
- * by 4 spaces. */
+void tpcc_history_row(const tpcc_payment_in_t *in, uint32_t c_id, const char *w_name,
+                      const char *d_name, tpcc_history_t *h)
+{
+	memset(h, 0, sizeof *h);
+	h->h_c_id = (int32_t)c_id;
+	h->h_c_d_id = (int32_t)in->c_d;
+	h->h_c_w_id = (int32_t)in->c_w;
+	h->h_d_id = (int32_t)in->d;
+	h->h_w_id = (int32_t)in->w;
+	h->h_date = in->date;
+	h->h_amount = in->amount;
+	snprintf(h->h_data, sizeof h->h_data, "%s    %s", w_name, d_name);
+}
+
+/* Payment's HISTORY row inserted. */
 static void payment_history(tpcc_db_t *db, const tpcc_payment_in_t *in, tpcc_payment_out_t *out,
                             uint32_t c_id)
 {
 	tpcc_history_t h;
-	memset(&h, 0, sizeof h);
-	h.h_c_id = (int32_t)c_id;
-	h.h_c_d_id = (int32_t)in->c_d;
-	h.h_c_w_id = (int32_t)in->c_w;
-	h.h_d_id = (int32_t)in->d;
-	h.h_w_id = (int32_t)in->w;
-	h.h_date = in->date;
-	h.h_amount = in->amount;
-	snprintf(h.h_data, sizeof h.h_data, "%s    %s", out->w_name, out->d_name);
+	tpcc_history_row(in, c_id, out->w_name, out->d_name, &h);
 	if (store_insert(db->history, in->history_key, &h) == NULL)
 		out->missing = "Payment: the history row's key is taken";
 }
@@ -474,7 +462,7 @@ static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_payment_in
 	store_read_bytes(out->d_street_1, di->d_street_1, sizeof di->d_street_1);
 	store_read_bytes(out->d_city, di->d_city, sizeof di->d_city);
 
-	uint32_t c_id = in->c_id ? in->c_id : customer_by_name(db, me, in->c_w, in->c_d, in->name);
+	uint32_t c_id = in->c_id ? in->c_id : tpcc_customer_by_name(db, me->names, in->c_w, in->c_d, in->name);
 	tpcc_customer_t *cu = c_id ? store_get(db->customer,
 	                                       tpcc_customer_key(in->c_w, in->c_d, c_id))
 	                           : NULL;
@@ -490,7 +478,7 @@ static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_payment_in
 	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
 	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
 	if (out->c_credit[0] == 'B' && out->c_credit[1] == 'C')
-		payment_bad_credit(cu, in, c_id);
+		tpcc_payment_bad_credit(cu, in, c_id);
 	/* With LSD the new balance is known at the commit only. */
 	out->c_balance = db->lsd ? 0 : TM_LOAD(&cu->c_balance);
 
@@ -546,20 +534,10 @@ static int read_order_line(uint64_t key, void *rec, void *arg)
 	return 0;
 }
 
-static void order_status_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_order_status_in_t *in,
-                              tpcc_order_status_out_t *out)
+const char *tpcc_order_status_read(tpcc_db_t *db, const tpcc_order_status_in_t *in,
+                                   uint32_t c_id, const tpcc_customer_t *cu,
+                                   tpcc_order_status_out_t *out)
 {
-	out->missing = NULL;
-	out->lines = 0;
-	uint32_t c_id = in->c_id ? in->c_id : customer_by_name(db, me, in->w, in->d, in->name);
-	tpcc_customer_t *cu = c_id ? store_get(db->customer,
-	                                       tpcc_customer_key(in->w, in->d, c_id))
-	                           : NULL;
-	if (cu == NULL) {
-		out->missing = in->c_id ? "Order-Status: the customer is missing"
-		                        : "Order-Status: no customer has the last name";
-		return;
-	}
 	out->c_id = c_id;
 	out->c_balance = TM_LOAD(&cu->c_balance);
 	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
@@ -573,16 +551,32 @@ static void order_status_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_order
 	                                   tpcc_order_customer_key(in->w, in->d, c_id,
 	                                                           TPCC_O_ID_MAX),
 	                                   &skey);
-	if (o == NULL) {
-		out->missing = "Order-Status: the customer has no order";
-		return;
-	}
+	if (o == NULL)
+		return "Order-Status: the customer has no order";
 	out->o_id = tpcc_order_id_of(skey);
 	out->o_entry_d = TM_LOAD(&o->o_entry_d);
 	out->o_carrier_id = TM_LOAD(&o->o_carrier_id);
 	store_scan(db->order_line, tpcc_order_line_key(in->w, in->d, out->o_id, 0),
 	           tpcc_order_line_key(in->w, in->d, out->o_id, TPCC_MAX_OL), STORE_ASC,
 	           read_order_line, out);
+	return NULL;
+}
+
+static void order_status_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_order_status_in_t *in,
+                              tpcc_order_status_out_t *out)
+{
+	out->missing = NULL;
+	out->lines = 0;
+	uint32_t c_id = in->c_id ? in->c_id : tpcc_customer_by_name(db, me->names, in->w, in->d, in->name);
+	tpcc_customer_t *cu = c_id ? store_get(db->customer,
+	                                       tpcc_customer_key(in->w, in->d, c_id))
+	                           : NULL;
+	if (cu == NULL) {
+		out->missing = in->c_id ? "Order-Status: the customer is missing"
+		                        : "Order-Status: no customer has the last name";
+		return;
+	}
+	out->missing = tpcc_order_status_read(db, in, c_id, cu, out);
 }
 
 static void run_order_status(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_order_status_in_t *in,
@@ -701,6 +695,21 @@ static int by_value(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+uint32_t tpcc_recent_items(tpcc_db_t *db, uint32_t w, uint32_t d, uint64_t next,
+                           uint32_t *items)
+{
+	uint64_t first = next > 20 ? next - 20 : 1;
+	item_scan_t s = { .item = items, .n = 0 };
+	store_scan(db->order_line, tpcc_order_line_key(w, d, first, 0),
+	           tpcc_order_line_key(w, d, next - 1, TPCC_MAX_OL), STORE_ASC, collect_item, &s);
+	qsort(s.item, s.n, sizeof *s.item, by_value);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < s.n; i++)
+		if (i == 0 || s.item[i] != s.item[i - 1])
+			s.item[n++] = s.item[i];
+	return n;
+}
+
 static void stock_level_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_stock_level_in_t *in,
                              tpcc_stock_level_out_t *out)
 {
@@ -711,19 +720,12 @@ static void stock_level_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_stock_
 		out->missing = "Stock-Level: the district is missing";
 		return;
 	}
-	/* The items of the district's last 20 orders (clause 2.8.2.2). */
+	/* The distinct items of the district's last 20 orders, each
+	 * counted once. */
 	uint64_t next = (uint64_t)TM_LOAD(&di->d_next_o_id);
-	uint64_t first = next > 20 ? next - 20 : 1;
-	item_scan_t s = { .item = me->items, .n = 0 };
-	store_scan(db->order_line, tpcc_order_line_key(in->w, in->d, first, 0),
-	           tpcc_order_line_key(in->w, in->d, next - 1, TPCC_MAX_OL), STORE_ASC,
-	           collect_item, &s);
-	/* Count each distinct item once. */
-	qsort(s.item, s.n, sizeof *s.item, by_value);
-	for (uint32_t i = 0; i < s.n; i++) {
-		if (i > 0 && s.item[i] == s.item[i - 1])
-			continue;
-		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(in->w, s.item[i]));
+	uint32_t n = tpcc_recent_items(db, in->w, in->d, next, me->items);
+	for (uint32_t i = 0; i < n; i++) {
+		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(in->w, me->items[i]));
 		if (st == NULL) {
 			out->missing = "Stock-Level: the STOCK row of an ordered item is missing";
 			return;

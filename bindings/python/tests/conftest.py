@@ -1,4 +1,4 @@
-"""Shared fixtures of the potm Python tests.
+"""Shared fixtures and helpers of the potm Python tests.
 
 Two library directories are used:
 
@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import struct
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from potm._lib import LIB_DIR_ENV, LibraryDir
+from potm.server import ERR_MALFORMED, ERR_TOO_LARGE, ERR_UNKNOWN_TYPE, Client, ProtocolError
 
 TESTS_DIR = Path(__file__).resolve().parent
 SOURCE_DIR = TESTS_DIR.parents[2]  # the repository root
@@ -103,3 +106,23 @@ def logged_calls(log: Path) -> list[list[str]]:
 def _no_inherited_lib_dir(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests say which library directory they use."""
     monkeypatch.delenv(LIB_DIR_ENV, raising=False)
+
+
+def check_bad_input(bad: Client) -> None:
+    """Send on bad the server's three kinds of bad request and check each
+    answer: a malformed request, an unknown type, and a frame over the
+    size limit, after which the server closes the connection."""
+    bad.send_raw(struct.pack("<I", 8) + bytes(8))
+    assert bad.recv().status == ERR_MALFORMED
+    assert bad.call(999, []).status == ERR_UNKNOWN_TYPE
+    bad.send_raw(struct.pack("<I", 1 << 30))
+    assert bad.recv().status == ERR_TOO_LARGE
+    with pytest.raises((ProtocolError, OSError)):
+        bad.recv()
+
+
+def send_half_request(port: int) -> None:
+    """Connect to the server on port, send part of a request and hang up."""
+    half = socket.create_connection(("127.0.0.1", port))
+    half.sendall(struct.pack("<I", 48) + bytes(10))
+    half.close()

@@ -7,16 +7,13 @@ server's own consistency checks), never timing.
 
 from __future__ import annotations
 
-import socket
-import struct
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from conftest import build_dir
-from potm.server import (ERR_MALFORMED, ERR_TOO_LARGE, ERR_UNKNOWN_TYPE, OK, TX_BALANCE,
-                         TX_TRANSFER, Client, ProtocolError, ServerProcess)
+from conftest import build_dir, check_bad_input, send_half_request
+from potm.server import OK, TX_BALANCE, TX_TRANSFER, Client, ServerProcess
 from potm.serverload import run_load
 
 
@@ -49,16 +46,8 @@ def test_call_retry_and_status(pot_server: ServerProcess) -> None:
 
 def test_bad_input_leaves_others_served(pot_server: ServerProcess) -> None:
     with Client(pot_server.port) as good, Client(pot_server.port) as bad:
-        bad.send_raw(struct.pack("<I", 8) + bytes(8))
-        assert bad.recv().status == ERR_MALFORMED
-        assert bad.call(999, []).status == ERR_UNKNOWN_TYPE
-        bad.send_raw(struct.pack("<I", 1 << 30))
-        assert bad.recv().status == ERR_TOO_LARGE
-        with pytest.raises((ProtocolError, OSError)):
-            bad.recv()
-        half = socket.create_connection(("127.0.0.1", pot_server.port))
-        half.sendall(struct.pack("<I", 48) + bytes(10))
-        half.close()
+        check_bad_input(bad)
+        send_half_request(pot_server.port)
         assert good.call(TX_TRANSFER, [2, 3, 5]).values == [1, 995, 1005]
 
 

@@ -264,22 +264,24 @@ typedef struct pair {
 	int *clock;
 } pair_t;
 
-static int add_ten(potm_dora_act_t *a, void *arg)
+/* Account key's balance += 10 (its old image saved), the new balance
+ * into p->seen. */
+static int add_ten_at(potm_dora_act_t *a, pair_t *p, uint64_t key)
 {
-	pair_t *p = arg;
-	acct_t *r = potm_dora_update(a, p->t, 1);
+	acct_t *r = potm_dora_update(a, p->t, key);
 	TM_STORE(&r->balance, TM_LOAD(&r->balance) + 10);
 	p->seen = TM_LOAD(&r->balance);
 	return 0;
 }
 
+static int add_ten(potm_dora_act_t *a, void *arg)
+{
+	return add_ten_at(a, arg, 1);
+}
+
 static int add_ten_to_2(potm_dora_act_t *a, void *arg)
 {
-	pair_t *p = arg;
-	acct_t *r = potm_dora_update(a, p->t, 2);
-	TM_STORE(&r->balance, TM_LOAD(&r->balance) + 10);
-	p->seen = TM_LOAD(&r->balance);
-	return 0;
+	return add_ten_at(a, arg, 2);
 }
 
 static int read_one(potm_dora_act_t *a, void *arg)

@@ -165,6 +165,18 @@ static uint64_t results_hash(void)
 	return h;
 }
 
+/* One run under a fresh tm_init (the mode and sequencer set before): n
+ * threads of fn, then tm's counters, after which tm is shut down. */
+static tm_stats_t run_and_count(unsigned n, void (*fn)(unsigned id, void *arg))
+{
+	pot_init_or_fail();
+	pot_run_threads(n, fn, NULL);
+	tm_stats_t st;
+	ck_assert_int_eq(tm_stats(&st), 0);
+	tm_shutdown();
+	return st;
+}
+
 static bool backend_runs_early(const char *mode)
 {
 	return strcmp(tm_backend_name(), "pot") == 0 &&
@@ -182,14 +194,10 @@ static void check_runs(const char *mode, unsigned nthreads, unsigned runs)
 		pot_use_sequencer(mode, "explicit");
 		reset_state();
 		memset(results, 0, sizeof results);
-		pot_init_or_fail();
-		pot_run_threads(nthreads, taker_thread, NULL);
-		tm_stats_t st;
-		ck_assert_int_eq(tm_stats(&st), 0);
+		tm_stats_t st = run_and_count(nthreads, taker_thread);
 		early += st.early_fast;
 		if (!backend_runs_early(mode))
 			ck_assert_uint_eq(st.early_fast, 0);
-		tm_shutdown();
 		ck_assert_msg(results_hash() == want_results && state_hash() == want_state,
 		              "%s, %u threads, run %u: results %s, state %s", mode, nthreads, r,
 		              results_hash() == want_results ? "as serial" : "differ",
@@ -291,11 +299,7 @@ static uint64_t run_pair(uint64_t ka, uint64_t kb)
 	a_supplied = b_in_body = a_committed = a_saw_b = b_saw_a_running = 0;
 	memset(cell_a, 0, sizeof cell_a);
 	memset(cell_b, 0, sizeof cell_b);
-	pot_init_or_fail();
-	pot_run_threads(2, pair_thread, NULL);
-	tm_stats_t st;
-	ck_assert_int_eq(tm_stats(&st), 0);
-	tm_shutdown();
+	tm_stats_t st = run_and_count(2, pair_thread);
 	ck_assert(cell_a[0] == 1 && cell_a[1] == 1 && cell_b[0] == 1 && cell_b[1] == 1);
 	return st.early_fast;
 }
@@ -374,11 +378,7 @@ START_TEST(test_early_promotion)
 	p_b_began = p_a_supplied = p_b_read = 0;
 	memset(pcell_a, 0, sizeof pcell_a);
 	memset(pcell_b, 0, sizeof pcell_b);
-	pot_init_or_fail();
-	pot_run_threads(2, promote_thread, NULL);
-	tm_stats_t st;
-	ck_assert_int_eq(tm_stats(&st), 0);
-	tm_shutdown();
+	tm_stats_t st = run_and_count(2, promote_thread);
 	ck_assert(pcell_a[0] == 1 && pcell_b[0] == 1 && pcell_b[1] == 1);
 	ck_assert_uint_eq(st.early_fast, 1);
 	ck_assert_uint_eq(st.promotions, 1);

@@ -1,0 +1,95 @@
+/*
+ * tpcc/tpcc_internal.h — what the conventional transactions (tpcc_tx.c)
+ * and the DORA flow graphs (tpcc_dora.c) share: the rows they build the
+ * same way and the reads they make alike.  Private to tpcc/.
+ *
+ * None of these takes a lock or saves an undo image: run inside a
+ * transaction they are its reads and writes; run in a DORA action, the
+ * action's local locks cover the rows they touch, and the action saves
+ * what they change before calling them.
+ */
+#ifndef POTM_TPCC_INTERNAL_H
+#define POTM_TPCC_INTERNAL_H
+
+#include "tpcc.h"
+
+#include <string.h>
+
+/* Clause 2.4.2.2: brand 'B' when both the item's and the stock's data
+ * contain "ORIGINAL", else generic 'G'. */
+static inline char tpcc_brand(const char *i_data, const char *s_data)
+{
+	return strstr(i_data, "ORIGINAL") != NULL && strstr(s_data, "ORIGINAL") != NULL ? 'B'
+	                                                                                 : 'G';
+}
+
+/* Clause 2.4.2.2: S_QUANTITY after taking qty, restocked by 91 when
+ * fewer than 10 would remain. */
+static inline int32_t tpcc_restock(int32_t s_qty, uint32_t qty)
+{
+	return s_qty >= (int32_t)qty + 10 ? s_qty - (int32_t)qty : s_qty - (int32_t)qty + 91;
+}
+
+/* The order total: sum * (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX), rates in
+ * 1/10000. */
+static inline int64_t tpcc_order_total(int64_t sum, int32_t c_discount, int32_t w_tax,
+                                       int32_t d_tax)
+{
+	return sum * (10000 - c_discount) / 10000 * (10000 + w_tax + d_tax) / 10000;
+}
+
+/* The customers of district (w, d) named name (C_LAST's number), sorted
+ * by C_FIRST into hits (room for db->customers): the id of the one at
+ * position n / 2 rounded up, from 1 (clauses 2.5.2.2, 2.6.2.2); 0 if
+ * there is none.  Reads names and the last-name index only, which no
+ * transaction changes. */
+uint32_t tpcc_customer_by_name(tpcc_db_t *db, tpcc_name_hit_t *hits, uint32_t w, uint32_t d,
+                               uint32_t name);
+
+/* What New-Order reads of its warehouse, district and customer. */
+typedef struct tpcc_new_order_rows {
+	tpcc_district_t *di;
+	int32_t w_tax, d_tax, c_discount;
+} tpcc_new_order_rows_t;
+
+/* The rows into r and the customer's name and credit into out; false
+ * (out->missing set) if one of the rows is missing. */
+bool tpcc_new_order_rows(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_new_order_out_t *out,
+                         tpcc_new_order_rows_t *r);
+
+/* The ORDER and NEW-ORDER rows of New-Order's order o_id. */
+void tpcc_order_rows(const tpcc_new_order_in_t *in, int64_t o_id, tpcc_order_t *o,
+                     tpcc_new_order_t *no);
+
+/* Line i's ORDER-LINE row but its order id and OL_DIST_INFO (from the
+ * stock row, read by the caller): the amount is the quantity times
+ * price. */
+void tpcc_order_line_row(const tpcc_new_order_in_t *in, uint32_t i, int64_t price,
+                         tpcc_order_line_t *ol);
+
+/* Clause 2.5.2.2: a bad-credit customer's C_DATA gets the payment's
+ * C_ID, C_D_ID, C_W_ID, D_ID, W_ID and H_AMOUNT at its left, the old
+ * content shifted right and cut at 500 characters. */
+void tpcc_payment_bad_credit(tpcc_customer_t *cu, const tpcc_payment_in_t *in, uint32_t c_id);
+
+/* Clause 2.5.2.2: Payment's HISTORY row; H_DATA is W_NAME and D_NAME
+ * separated by 4 spaces. */
+void tpcc_history_row(const tpcc_payment_in_t *in, uint32_t c_id, const char *w_name,
+                      const char *d_name, tpcc_history_t *h);
+
+/* Order-Status once its customer cu (id c_id) is found: the customer's
+ * balance and names, its most recent order (the largest O_ID of its
+ * orders) and that order's lines into out.  NULL, or why not (the
+ * customer has no order). */
+const char *tpcc_order_status_read(tpcc_db_t *db, const tpcc_order_status_in_t *in,
+                                   uint32_t c_id, const tpcc_customer_t *cu,
+                                   tpcc_order_status_out_t *out);
+
+/* Stock-Level's items (clause 2.8.2.2): the distinct item ids of the
+ * lines of district (w, d)'s orders next - 20 .. next - 1 (next being
+ * D_NEXT_O_ID), ascending, into items (room for TPCC_MAX_OL * 20); their
+ * number. */
+uint32_t tpcc_recent_items(tpcc_db_t *db, uint32_t w, uint32_t d, uint64_t next,
+                           uint32_t *items);
+
+#endif /* POTM_TPCC_INTERNAL_H */
