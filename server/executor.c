@@ -162,7 +162,16 @@ struct executor {
 	size_t ops_cap;
 	unsigned *run_list;       /* indexes of the ops to execute */
 	unsigned nrun;
-	unsigned next;            /* next run_list index to take (atomic) */
+	/* The batch's claim word (atomic): its generation (low 32 bits) in
+	 * the high half, the next run_list index to take in the low half.
+	 * A worker claims by compare-and-swap only while the generation is
+	 * the one it saw, below that generation's batch_n: one still leaving
+	 * an earlier batch, while the applier already walks the next group
+	 * into ops and run_list, can neither take an op of the next batch
+	 * (run twice) nor use up its index (never run). */
+	uint64_t claim;
+	unsigned batch_n;         /* the batch's ops (under lock, with generation):
+	                           * nrun changes as the next group is walked */
 	unsigned done;            /* ops finished (under lock) */
 	uint64_t generation;      /* a new batch for the workers (under lock) */
 
@@ -240,19 +249,23 @@ static void *worker_main(void *arg)
 			break;
 		}
 		seen = ex->generation;
+		unsigned nrun = ex->batch_n;   /* this generation's, read with it */
 		pthread_mutex_unlock(&ex->lock);
 		unsigned finished = 0;
 		for (;;) {
-			unsigned i = __atomic_fetch_add(&ex->next, 1, __ATOMIC_RELAXED);
-			if (i >= ex->nrun)
+			uint64_t c = __atomic_load_n(&ex->claim, __ATOMIC_ACQUIRE);
+			if (c >> 32 != (uint32_t)seen || (uint32_t)c >= nrun)
 				break;
-			run_op(ex, w->scratch, &ex->ops[ex->run_list[i]]);
+			if (!__atomic_compare_exchange_n(&ex->claim, &c, c + 1, false,
+			                                 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+				continue;
+			run_op(ex, w->scratch, &ex->ops[ex->run_list[(uint32_t)c]]);
 			finished++;
 		}
 		if (finished) {
 			pthread_mutex_lock(&ex->lock);
 			ex->done += finished;
-			if (ex->done == ex->nrun)
+			if (ex->done == ex->batch_n)
 				pthread_cond_signal(&ex->cv_done);
 			pthread_mutex_unlock(&ex->lock);
 		}
@@ -379,11 +392,12 @@ static void execute_batch(executor_t *ex)
 		return;
 	}
 	pthread_mutex_lock(&ex->lock);
-	ex->next = 0;
 	ex->done = 0;
+	ex->batch_n = ex->nrun;
 	ex->generation++;
+	__atomic_store_n(&ex->claim, (uint64_t)(uint32_t)ex->generation << 32, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&ex->cv_work);
-	while (ex->done < ex->nrun)
+	while (ex->done < ex->batch_n)
 		pthread_cond_wait(&ex->cv_done, &ex->lock);
 	pthread_mutex_unlock(&ex->lock);
 }

@@ -192,11 +192,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for w in a.warehouses:
             for mode in modes:
                 for c in a.clients:
-                    p = run_point(a.build, mode, w, c, a.requests, a.workers, r, a.items,
-                                  a.customers, a.python_clients)
+                    # A point whose server or clients fail is recorded as
+                    # failed (left out of the medians); the others still run.
+                    try:
+                        p = run_point(a.build, mode, w, c, a.requests, a.workers, r,
+                                      a.items, a.customers, a.python_clients)
+                        why = "" if p.verified else " (FAILED checks)"
+                    except (RuntimeError, OSError) as e:
+                        p = Point(mode, w, c, r, 0, 0.0, 0.0, 0.0, 0, False)
+                        why = f" (FAILED: {e})"
                     points.append(p)
-                    print(f"w={w} {mode} clients={c} #{r + 1}: {p.throughput:.0f} tx/s"
-                          f"{'' if p.verified else ' (FAILED checks)'}", file=sys.stderr)
+                    print(f"w={w} {mode} clients={c} #{r + 1}: {p.throughput:.0f} tx/s{why}",
+                          file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "server.csv", "w", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=list(asdict(points[0])))

@@ -33,3 +33,16 @@ def test_quick_pass_writes_table_and_figure(tmp_path: Path) -> None:
     assert len(rows) == 3 and rows[0].startswith("mode,warehouses,clients")
     assert (tmp_path / "server.png").stat().st_size > 0
     assert " pot+fast " in (tmp_path / "server.txt").read_text()
+
+
+def test_many_clients_on_two_workers_every_run_verified(tmp_path: Path) -> None:
+    """16 closed-loop clients keep the log's groups large: the workers of
+    one batch and the applier walking the next group overlap, which must
+    neither run a request twice nor skip one (each run's final checks and
+    every request answered)."""
+    if not (build_dir() / "server" / "potm-load").exists():
+        pytest.skip("potm-server and potm-load are not built")
+    rc = main(["--build", str(build_dir()), "--out", str(tmp_path), "--modes", "pot",
+               "pot+fast", "--warehouses", "1", "--clients", "16", "--requests", "200",
+               "--repeat", "5", "--customers", "30"])
+    assert rc == 0, (tmp_path / "server.txt").read_text()
