@@ -39,7 +39,7 @@ tm_word_t tm_read(const tm_word_t *a)
 
 void tm_write(tm_word_t *a, tm_word_t v)
 {
-	BACKEND_LOG_WRITE(potm_self_in_tx("tm_write"), a, sizeof *a);
+	BACKEND_LOG_WRITE(potm_self_writing("tm_write"), a, sizeof *a);
 	*a = v;
 }
 
@@ -53,7 +53,7 @@ static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
 
 static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 {
-	BACKEND_LOG_WRITE(potm_self_in_tx("tm_write"), a, size);
+	BACKEND_LOG_WRITE(potm_self_writing("tm_write"), a, size);
 	memcpy(a, &b, size);
 }
 #endif

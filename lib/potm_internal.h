@@ -286,6 +286,13 @@ typedef struct potm_backend {
 	 * standard accesses (eager mode, lib/lsd.c): the hooks of a backend
 	 * whose transactions keep futures unresolved until the commit. */
 	const struct potm_lsd_ops *lsd;
+	/* Optional: tm_declare_read_only's backend part, called on the
+	 * outermost transaction before its first access (silo: switch the
+	 * attempt to a snapshot read); NULL: the transaction runs as any
+	 * other, only its writes are refused. */
+	void (*declare_read_only)(potm_thread_t *t);
+	/* Optional: tm_snapshot_versions(); NULL: 0. */
+	size_t (*snapshot_versions)(void);
 } potm_backend_t;
 
 /* Ordering hooks of a deterministic backend.  A registered thread's
@@ -376,6 +383,19 @@ static inline potm_thread_t *potm_self_in_tx(const char *which)
 		potm_fatal("%s %s", which,
 		           t == NULL ? "on a thread that did not call tm_thread_enter()"
 		                     : "outside a transaction");
+	return t;
+}
+
+/* A write through the library inside a transaction declared read-only. */
+void potm_read_only_write(const char *which) __attribute__((noreturn, cold));
+
+/* potm_self_in_tx for a write: also refuses one in a read-only
+ * transaction (TM_TXD_READ_ONLY). */
+static inline potm_thread_t *potm_self_writing(const char *which)
+{
+	potm_thread_t *t = potm_self_in_tx(which);
+	if (unlikely(t->txd.flags & TM_TXD_READ_ONLY))
+		potm_read_only_write(which);
 	return t;
 }
 

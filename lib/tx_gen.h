@@ -40,6 +40,7 @@ int tm_tx_start_(tm_txd_t *d)
 		return 0;
 	}
 	d->depth = 1;
+	d->flags &= ~TM_TXD_READ_ONLY;   /* each attempt declares it again */
 	d->attempt_id++;
 #if !defined(BACKEND_NO_READ_SECTION) && !defined(BACKEND_OWN_READ_SECTION)
 	potm_enter_read_section(t);

@@ -529,7 +529,7 @@ tm_word_t tm_read(const tm_word_t *a)
 
 void tm_write(tm_word_t *a, tm_word_t v)
 {
-	tpl_tx_t *tx = (tpl_tx_t *)potm_self_in_tx("tm_write");
+	tpl_tx_t *tx = (tpl_tx_t *)potm_self_writing("tm_write");
 	tpl_lock_write(tx, a, sizeof *a);
 	*(volatile tm_word_t *)a = v;
 }
@@ -545,7 +545,7 @@ static inline __attribute__((always_inline)) uint64_t BACKEND_READ_BYTES(const v
 static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, unsigned size,
                                                                       uint64_t b)
 {
-	tpl_tx_t *tx = (tpl_tx_t *)potm_self_in_tx("tm_write");
+	tpl_tx_t *tx = (tpl_tx_t *)potm_self_writing("tm_write");
 	tpl_lock_write(tx, a, size);
 	memcpy(a, &b, size);
 }

@@ -741,7 +741,7 @@ tm_word_t tm_read(const tm_word_t *a)
 
 void tm_write(tm_word_t *a, tm_word_t v)
 {
-	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_write");
+	pot_tx_t *tx = (pot_tx_t *)potm_self_writing("tm_write");
 	tx->pt.th.txd.accesses++;
 	if (likely(tx->fast)) {
 		pot_fast_write(tx, a, sizeof *a, v);
@@ -761,7 +761,7 @@ static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
 
 static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 {
-	pot_tx_t *tx = (pot_tx_t *)potm_self_in_tx("tm_write");
+	pot_tx_t *tx = (pot_tx_t *)potm_self_writing("tm_write");
 	tx->pt.th.txd.accesses++;
 	if (likely(tx->fast)) {
 		pot_fast_write(tx, a, size, b);

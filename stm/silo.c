@@ -118,9 +118,12 @@
  *     wrote nothing settles the same way, without locks: evaluation,
  *     read set against its snapshot, the kept words again.
  *
- * Not here: Silo's snapshot transactions (paper 4.9) and durability
- * (4.10): the stripes keep one version, and the epoch serves the TIDs
- * only.  No serial or in-place mode: tm_serial() is 0, POTM_SERIAL,
+ * Snapshot transactions (paper 4.9): a transaction declared read-only
+ * (TM_BEGIN_RO) reads the state at the end of a recent epoch from old
+ * stripe versions that committers keep once snapshots are in use, and
+ * never aborts; N1-N7 in the snapshot section.
+ *
+ * Not here: durability (4.10).  No serial or in-place mode: tm_serial() is 0, POTM_SERIAL,
  * POTM_PROMOTE_* and POTM_EXTEND do not apply (extension is S2's and
  * always on).
  */
@@ -178,6 +181,12 @@ typedef struct silo_tx {
 	/* The stripes holding words of the write set (a bit per stripe), as
 	 * tl2's: tm_read_bytes overlays the write set only where set. */
 	uint64_t written_stripes[SILO_STRIPE_FILTER_BITS / 64];
+	/* Snapshots (N1-N7). */
+	uint64_t snap_epoch;         /* S + 1 while a snapshot runs, else 0 */
+	potm_ptrvec_t dead_versions; /* N6: cut from their chains */
+	void **held_frees;           /* N7: committed frees held back ... */
+	uint64_t *held_epochs;       /* ... each with E at its commit */
+	size_t nheld_frees, held_frees_cap;
 } silo_tx_t;
 
 static struct {
@@ -186,6 +195,13 @@ static struct {
 	unsigned shift;
 	unsigned skew_shift;
 	uint64_t epoch POTM_ALIGNED;   /* E: written by the epoch thread only */
+	/* Snapshots (N1-N7), on E's line: what a committer reads after E. */
+	struct silo_version **vtab;    /* N1: chain heads, one per stripe word;
+	                                  NULL until the first snapshot */
+	uint64_t snap_from;            /* N2: K, the first epoch whose commits
+	                                  all keep versions */
+	uint64_t snap_min;             /* N5: no snapshot older, now or later */
+	unsigned snap_readers;         /* snapshots running (N5's scan) */
 	unsigned nids POTM_ALIGNED;    /* logical ids used so far: highest + 1 */
 	unsigned token;                /* S4: holder's id + 1, 0 if free */
 	uint64_t *clocks;              /* S1: one word per id, a cache line each */
@@ -199,6 +215,13 @@ static struct {
 	pthread_cond_t epoch_cv;
 	bool epoch_stop;
 	bool epoch_running;
+	/* Snapshots (N1-N7). */
+	char *snap_slots;              /* N5: per id, a line each: S + 1, or 0 */
+	size_t nversions;              /* nodes linked in the chains */
+	pthread_mutex_t snap_mu;       /* vtab's creation, the orphans */
+	void **orphans;                /* N7: held frees of exited threads */
+	uint64_t *orphan_epochs;
+	size_t norphans, orphans_cap;
 } silo;
 
 #define SILO_CLOCK_STRIDE (POTM_CACHELINE / sizeof(uint64_t))
@@ -246,6 +269,8 @@ static inline bool silo_stripe_written(const silo_tx_t *tx, const void *a)
 
 /* ---- epochs ----------------------------------------------------------- */
 
+static void silo_snap_tick(uint64_t epoch);
+
 static void *silo_epoch_main(void *arg)
 {
 	(void)arg;
@@ -259,8 +284,12 @@ static void *silo_epoch_main(void *arg)
 		int rc = 0;
 		while (!silo.epoch_stop && rc != ETIMEDOUT)
 			rc = pthread_cond_timedwait(&silo.epoch_cv, &silo.epoch_mu, &t);
-		if (!silo.epoch_stop)
-			__atomic_store_n(&silo.epoch, silo.epoch + 1, __ATOMIC_RELEASE);
+		if (!silo.epoch_stop) {
+			/* Sequentially consistent: N2 and N5 order it against
+			 * the snapshots' loads and stores. */
+			__atomic_store_n(&silo.epoch, silo.epoch + 1, __ATOMIC_SEQ_CST);
+			silo_snap_tick(silo.epoch);
+		}
 	}
 	pthread_mutex_unlock(&silo.epoch_mu);
 	return NULL;
@@ -403,6 +432,370 @@ static void silo_drop_token(silo_tx_t *tx)
 	}
 }
 
+/* ---- snapshot transactions (N1-N7) -------------------------------------
+ *
+ * A transaction declared read-only reads the state at the end of epoch S,
+ * a recent one, and never aborts (paper 4.9, with epochs for snapshot
+ * epochs).  Old versions are kept per stripe word only once a snapshot
+ * has run, and are cut as soon as no snapshot can read them.
+ *  N1 (versions) vtab holds, per stripe word, a chain of versions, newest
+ *     first.  A node holds a stripe's bytes (its base address with them)
+ *     as they were before a commit of epoch `over' overwrote them.  Only
+ *     a committer holding the stripe word pushes, after its validation
+ *     and before its write-back; per word, epochs grow with the commit
+ *     order (S3), so `over' decreases along a chain.  A commit of epoch e
+ *     saves each stripe it writes unless the chain already has that
+ *     stripe's node of epoch e: the first commit of e saves the bytes as
+ *     they were at the end of the epochs before e.
+ *  N2 (from K) The first snapshot allocates vtab, then reads E and sets
+ *     K = E + 1.  A committer reads E after locking its write set (and a
+ *     full fence), then vtab, all sequentially consistent: if it reads an
+ *     E >= K, its load of E follows the store of K into E, which follows
+ *     the snapshot's load of E, which follows the store of vtab; it sees
+ *     vtab and saves.  Every commit of an epoch >= K keeps versions.
+ *  N3 (snapshot epoch) A snapshot takes S = x - 1 for the E = x it reads
+ *     at its start, and waits until x >= K first (the first snapshot, for
+ *     at most an epoch).  A commit of epoch <= S read E before E became
+ *     x, after it had locked its whole write set: its locks were taken
+ *     before the snapshot's first read, which sees each of its stripes
+ *     locked (and waits) or written back.  A commit of epoch > S has an
+ *     epoch >= K: it saved what it overwrote (N2).
+ *  N4 (read) A snapshot reads a stripe as an ordinary read does (word
+ *     unlocked and unchanged around the copy).  Word of epoch <= S: no
+ *     commit of epoch > S has written any stripe of the word yet, the
+ *     bytes are S's.  Otherwise S's bytes are those before the first
+ *     commit of epoch > S that wrote the stripe: the oldest node of the
+ *     stripe with over > S (N1, N3), all of which the word's release
+ *     made visible; no such node: no commit of epoch > S wrote this
+ *     stripe (others sharing the word did), the bytes read are S's.
+ *     Every read thus returns the state after the commits of epoch <= S
+ *     and no other: consistent, nothing to validate, no abort.  It
+ *     waits only for a committer holding the word, which never waits for
+ *     a reader.
+ *  N5 (oldest snapshot) A snapshot stores S + 1 in its slot, then reads E
+ *     again and starts over if E moved; the epoch thread stores E, then
+ *     reads the slots (when a snapshot runs), and sets snap_min to the
+ *     least of E - 1 and the slots' S: every running or later snapshot
+ *     has S >= snap_min, which never decreases.
+ *  N6 (trimming) A node with over <= snap_min is never chosen (N4 stops
+ *     at over <= S): a committer that pushes a node cuts them from that
+ *     chain, under the word's lock, so a chain holds at most one node
+ *     per stripe and epoch after snap_min.  Cut nodes go through the
+ *     library's reclamation: a snapshot still walking them is in its
+ *     read-side section.
+ *  N7 (frees held back) Once vtab exists, a transaction's tm_free'd
+ *     blocks, tagged with E at its commit (at least its epoch), go to
+ *     reclamation only when snap_min reaches the tag: until then a
+ *     snapshot of an earlier epoch may reach them through old versions.
+ *     An exiting thread leaves what it holds to the epoch thread.
+ */
+
+typedef struct silo_version {
+	struct silo_version *next;
+	uintptr_t base;           /* the stripe's address */
+	uint64_t over;            /* the epoch of the commit that overwrote it */
+	unsigned char bytes[];    /* the stripe's bytes before that commit */
+} silo_version_t;
+
+#define SILO_EPOCH(w)        (SILO_TID(w) >> SILO_SEQ_BITS)
+#define SILO_DEAD_BATCH      64   /* cut nodes handed to reclamation at once */
+
+static inline void silo_copy_in(unsigned char *dst, const unsigned char *src, size_t n);
+
+static inline uint64_t *silo_snap_slot(unsigned id)
+{
+	return (uint64_t *)(silo.snap_slots + (size_t)id * POTM_CACHELINE);
+}
+
+static inline size_t silo_lock_index(const volatile uintptr_t *lock)
+{
+	return (size_t)(lock - silo.locks);
+}
+
+/* N2: the chains, at the first snapshot. */
+static void silo_snap_enable(void) __attribute__((noinline, cold));
+static void silo_snap_enable(void)
+{
+	pthread_mutex_lock(&silo.snap_mu);
+	if (__atomic_load_n(&silo.vtab, __ATOMIC_ACQUIRE) == NULL) {
+		silo_version_t **vt = potm_xcalloc(silo.mask + 1, sizeof *vt);
+		__atomic_store_n(&silo.vtab, vt, __ATOMIC_SEQ_CST);
+		uint64_t e = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&silo.snap_from, e + 1, __ATOMIC_SEQ_CST);
+	}
+	pthread_mutex_unlock(&silo.snap_mu);
+}
+
+/* N3, N5: start the snapshot of the running attempt. */
+static void silo_snap_begin(silo_tx_t *tx)
+{
+	if (__atomic_load_n(&silo.vtab, __ATOMIC_ACQUIRE) == NULL)
+		silo_snap_enable();
+	uint64_t *slot = silo_snap_slot(tx->th.id);
+	__atomic_add_fetch(&silo.snap_readers, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		uint64_t x = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
+		if (x < __atomic_load_n(&silo.snap_from, __ATOMIC_SEQ_CST)) {
+			struct timespec ms = { 0, 1000000 };
+			nanosleep(&ms, NULL);
+			continue;
+		}
+		__atomic_store_n(slot, x, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST) == x) {
+			tx->snap_epoch = x;
+			return;
+		}
+	}
+}
+
+static inline void silo_snap_end(silo_tx_t *tx)
+{
+	if (tx->snap_epoch) {
+		__atomic_store_n(silo_snap_slot(tx->th.id), 0, __ATOMIC_RELEASE);
+		__atomic_sub_fetch(&silo.snap_readers, 1, __ATOMIC_RELEASE);
+		tx->snap_epoch = 0;
+	}
+}
+
+/* tm_declare_read_only's part: the attempt reads the snapshot; its reads
+ * are not logged (nothing to validate), and the read set stays closed, so
+ * that tm.h's inline reads come to the library. */
+static void silo_declare_read_only(potm_thread_t *t)
+{
+	silo_tx_t *tx = (silo_tx_t *)t;
+	if (tl2_rs_count(&silo_snap(tx)->rs) != 0 || tx->ws.n != 0 ||
+	    potm_lsd_unsettled(t))
+		tm_misuse_("tm_declare_read_only after the transaction's first access "
+		           "(declare it first, or use TM_BEGIN_RO)");
+	tl2_rs_open(&silo_snap(tx)->rs, false);
+	silo_snap_begin(tx);
+}
+
+/* N4: n bytes at src, inside one stripe, as of the snapshot. */
+static void silo_snap_read(silo_tx_t *tx, unsigned char *dst, const unsigned char *src, size_t n)
+{
+	volatile uintptr_t *lock = silo_lock_of(src);
+	silo_version_t **vt = silo.vtab;
+	uint64_t s = tx->snap_epoch - 1;
+	for (unsigned spins = 0;;) {
+		uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+		if (l1 & SILO_LOCK) {
+			if (++spins % SILO_LOCKED_SPINS == 0)
+				sched_yield();
+			potm_cpu_relax();
+			continue;
+		}
+		silo_copy_in(dst, src, n);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(lock, __ATOMIC_RELAXED) != l1)
+			continue;
+		if (SILO_EPOCH(l1) <= s)
+			return;
+		uintptr_t base = (uintptr_t)src & ~(((uintptr_t)1 << silo.shift) - 1);
+		const silo_version_t *hit = NULL;
+		for (const silo_version_t *v = __atomic_load_n(&vt[silo_lock_index(lock)],
+		                                               __ATOMIC_ACQUIRE);
+		     v != NULL && v->over > s; v = __atomic_load_n(&v->next, __ATOMIC_ACQUIRE))
+			if (v->base == base)
+				hit = v;
+		if (hit != NULL)
+			memcpy(dst, hit->bytes + ((uintptr_t)src - base), n);
+		POTM_STAT_INC(&tx->th, reads);
+		return;
+	}
+}
+
+static inline uint64_t silo_snap_load(silo_tx_t *tx, const void *a, unsigned size)
+{
+	uint64_t v = 0;
+	silo_snap_read(tx, (unsigned char *)&v, a, size);
+	return v;
+}
+
+/* N6: cut the nodes after `from' that no snapshot can choose. */
+static void silo_snap_trim(silo_tx_t *tx, silo_version_t *from)
+{
+	uint64_t min = __atomic_load_n(&silo.snap_min, __ATOMIC_ACQUIRE);
+	for (silo_version_t *p = from; p->next != NULL; p = p->next) {
+		if (p->next->over > min)
+			continue;
+		silo_version_t *cut = p->next;
+		__atomic_store_n(&p->next, NULL, __ATOMIC_RELEASE);
+		size_t n = 0;
+		for (; cut != NULL; cut = cut->next, n++)
+			potm_ptrvec_push(&tx->dead_versions, cut);
+		__atomic_sub_fetch(&silo.nversions, n, __ATOMIC_RELAXED);
+		return;
+	}
+}
+
+/* N1: the committer of epoch e, holding its write set's words and past
+ * its validation, keeps what it will overwrite. */
+static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
+{
+	uintptr_t size = (uintptr_t)1 << silo.shift;
+	uintptr_t last = 1;   /* no stripe's base */
+	for (size_t i = 0; i < tx->ws.n; i++) {
+		uintptr_t base = tx->ws.e[i].addr & ~(size - 1);
+		if (base == last)
+			continue;
+		last = base;
+		silo_version_t **head = &vt[silo_lock_index(silo_lock_of((const void *)base))];
+		silo_version_t *v = *head;
+		for (; v != NULL && v->over == e; v = v->next)
+			if (v->base == base)
+				break;
+		if (v != NULL && v->over == e)
+			continue;   /* saved by an earlier commit of this epoch */
+		v = potm_xmalloc(sizeof *v + size);
+		v->next = *head;
+		v->base = base;
+		v->over = e;
+		silo_copy_in(v->bytes, (const unsigned char *)base, size);
+		__atomic_store_n(head, v, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&silo.nversions, 1, __ATOMIC_RELAXED);
+		silo_snap_trim(tx, v);
+	}
+}
+
+/* N7: hand over the held frees whose epoch snap_min has reached (they
+ * are in epoch order: a thread's commits see E grow). */
+static void silo_snap_release_frees(silo_tx_t *tx)
+{
+	uint64_t min = __atomic_load_n(&silo.snap_min, __ATOMIC_ACQUIRE);
+	size_t k = 0;
+	while (k < tx->nheld_frees && tx->held_epochs[k] <= min)
+		k++;
+	if (k == 0)
+		return;
+	potm_reclaim_defer(&tx->th, tx->held_frees, k);
+	tx->nheld_frees -= k;
+	memmove(tx->held_frees, tx->held_frees + k, tx->nheld_frees * sizeof *tx->held_frees);
+	memmove(tx->held_epochs, tx->held_epochs + k, tx->nheld_frees * sizeof *tx->held_epochs);
+}
+
+/* After a commit, once snapshots exist: hold its frees back (N7), hand
+ * over the ripe ones and a batch of cut nodes (N6). */
+static void silo_snap_after_commit(silo_tx_t *tx)
+{
+	potm_thread_t *t = &tx->th;
+	size_t mine = t->frees.n - t->frees_committed;
+	if (mine != 0) {
+		uint64_t e = __atomic_load_n(&silo.epoch, __ATOMIC_ACQUIRE);
+		if (tx->nheld_frees + mine > tx->held_frees_cap) {
+			tx->held_frees_cap = 2 * (tx->nheld_frees + mine);
+			tx->held_frees = potm_xrealloc(tx->held_frees,
+			                               tx->held_frees_cap * sizeof *tx->held_frees);
+			tx->held_epochs = potm_xrealloc(tx->held_epochs,
+			                                tx->held_frees_cap * sizeof *tx->held_epochs);
+		}
+		for (size_t i = 0; i < mine; i++) {
+			tx->held_frees[tx->nheld_frees] = t->frees.v[t->frees_committed + i];
+			tx->held_epochs[tx->nheld_frees++] = e;
+		}
+		t->frees.n = t->frees_committed;
+		POTM_STAT_ADD(t, frees, mine);
+	}
+	if (tx->nheld_frees != 0)
+		silo_snap_release_frees(tx);
+	if (tx->dead_versions.n >= SILO_DEAD_BATCH) {
+		potm_reclaim_defer(t, tx->dead_versions.v, tx->dead_versions.n);
+		tx->dead_versions.n = 0;
+	}
+}
+
+/* The epoch thread, after storing E (N5, N7). */
+static void silo_snap_tick(uint64_t epoch)
+{
+	if (__atomic_load_n(&silo.vtab, __ATOMIC_SEQ_CST) == NULL)
+		return;
+	uint64_t min = epoch - 1;
+	if (__atomic_load_n(&silo.snap_readers, __ATOMIC_SEQ_CST) != 0) {
+		unsigned n = __atomic_load_n(&silo.nids, __ATOMIC_ACQUIRE);
+		for (unsigned id = 0; id < n; id++) {
+			uint64_t x = __atomic_load_n(silo_snap_slot(id), __ATOMIC_SEQ_CST);
+			if (x != 0 && x - 1 < min)
+				min = x - 1;
+		}
+	}
+	__atomic_store_n(&silo.snap_min, min, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&silo.snap_mu);
+	size_t k = 0;
+	while (k < silo.norphans && silo.orphan_epochs[k] <= min)
+		k++;
+	if (k != 0) {
+		potm_reclaim_defer(NULL, silo.orphans, k);
+		silo.norphans -= k;
+		memmove(silo.orphans, silo.orphans + k, silo.norphans * sizeof *silo.orphans);
+		memmove(silo.orphan_epochs, silo.orphan_epochs + k,
+		        silo.norphans * sizeof *silo.orphan_epochs);
+	}
+	pthread_mutex_unlock(&silo.snap_mu);
+}
+
+/* A thread exits: its cut nodes to reclamation, its held frees to the
+ * epoch thread (N7), merged in epoch order. */
+static void silo_snap_thread_fini(silo_tx_t *tx)
+{
+	if (tx->dead_versions.n != 0)
+		potm_reclaim_defer(NULL, tx->dead_versions.v, tx->dead_versions.n);
+	potm_ptrvec_free(&tx->dead_versions);
+	if (tx->nheld_frees != 0) {
+		pthread_mutex_lock(&silo.snap_mu);
+		size_t n = silo.norphans + tx->nheld_frees;
+		if (n > silo.orphans_cap) {
+			silo.orphans_cap = 2 * n;
+			silo.orphans = potm_xrealloc(silo.orphans, silo.orphans_cap * sizeof *silo.orphans);
+			silo.orphan_epochs = potm_xrealloc(silo.orphan_epochs,
+			                                   silo.orphans_cap * sizeof *silo.orphan_epochs);
+		}
+		for (size_t i = 0; i < tx->nheld_frees; i++) {
+			size_t j = silo.norphans++;
+			for (; j > 0 && silo.orphan_epochs[j - 1] > tx->held_epochs[i]; j--) {
+				silo.orphans[j] = silo.orphans[j - 1];
+				silo.orphan_epochs[j] = silo.orphan_epochs[j - 1];
+			}
+			silo.orphans[j] = tx->held_frees[i];
+			silo.orphan_epochs[j] = tx->held_epochs[i];
+		}
+		pthread_mutex_unlock(&silo.snap_mu);
+	}
+	free(tx->held_frees);
+	free(tx->held_epochs);
+	tx->held_frees = NULL;
+	tx->held_epochs = NULL;
+	tx->nheld_frees = tx->held_frees_cap = 0;
+}
+
+/* tm_shutdown: no thread is left; free what the chains and orphans hold. */
+static void silo_snap_shutdown(void)
+{
+	if (silo.vtab != NULL) {
+		for (size_t i = 0; i <= silo.mask; i++)
+			for (silo_version_t *v = silo.vtab[i], *next; v != NULL; v = next) {
+				next = v->next;
+				free(v);
+			}
+		free(silo.vtab);
+		silo.vtab = NULL;
+	}
+	for (size_t i = 0; i < silo.norphans; i++)
+		free(silo.orphans[i]);
+	free(silo.orphans);
+	free(silo.orphan_epochs);
+	silo.orphans = NULL;
+	silo.orphan_epochs = NULL;
+	silo.norphans = silo.orphans_cap = 0;
+	free(silo.snap_slots);
+	silo.snap_slots = NULL;
+	pthread_mutex_destroy(&silo.snap_mu);
+}
+
+static size_t silo_snapshot_versions(void)
+{
+	return __atomic_load_n(&silo.nversions, __ATOMIC_RELAXED);
+}
+
 /* ---- aborts ------------------------------------------------------------- */
 
 static void silo_release_held(silo_tx_t *tx)
@@ -416,6 +809,7 @@ static void silo_release_held(silo_tx_t *tx)
  * reads until the next begin. */
 static void silo_reset(silo_tx_t *tx)
 {
+	silo_snap_end(tx);
 	if (tx->ws.n)
 		memset(tx->written_stripes, 0, sizeof tx->written_stripes);
 	tl2_sets_reset(&tx->th, &silo_snap(tx)->rs, &tx->ws);
@@ -486,6 +880,8 @@ static inline void silo_rs_room(silo_tx_t *tx)
 tm_word_t tm_read(const tm_word_t *a)
 {
 	silo_tx_t *tx = (silo_tx_t *)potm_self_in_tx("tm_read");
+	if (unlikely(tx->snap_epoch))
+		return (tm_word_t)silo_snap_load(tx, a, sizeof *a);
 	silo_rs_room(tx);
 	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a);
 	if (e == NULL || e->mask == ~(tm_word_t)0)
@@ -510,13 +906,15 @@ static inline __attribute__((always_inline)) void silo_write(silo_tx_t *tx, void
 
 void tm_write(tm_word_t *a, tm_word_t v)
 {
-	silo_tx_t *tx = (silo_tx_t *)potm_self_in_tx("tm_write");
+	silo_tx_t *tx = (silo_tx_t *)potm_self_writing("tm_write");
 	silo_write(tx, a, sizeof *a, v);
 }
 
 static inline __attribute__((always_inline)) uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
 {
 	silo_tx_t *tx = (silo_tx_t *)potm_self_in_tx("tm_read");
+	if (unlikely(tx->snap_epoch))
+		return silo_snap_load(tx, a, size);
 	silo_rs_room(tx);
 	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a & ~(uintptr_t)7);
 	if (e == NULL)
@@ -529,7 +927,7 @@ static inline __attribute__((always_inline)) uint64_t BACKEND_READ_BYTES(const v
 
 static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 {
-	silo_tx_t *tx = (silo_tx_t *)potm_self_in_tx("tm_write");
+	silo_tx_t *tx = (silo_tx_t *)potm_self_writing("tm_write");
 	silo_write(tx, a, size, b);
 }
 
@@ -616,8 +1014,12 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 		size_t len = stripe - ((uintptr_t)s & (stripe - 1));
 		if (len > n)
 			len = n;
-		silo_rs_room(tx);
-		silo_read_chunk(tx, d, s, len);
+		if (unlikely(tx->snap_epoch)) {
+			silo_snap_read(tx, d, s, len);
+		} else {
+			silo_rs_room(tx);
+			silo_read_chunk(tx, d, s, len);
+		}
 		if (tx->ws.n && silo_stripe_written(tx, s))
 			silo_overlay_written(tx, d, s, len);
 		d += len;
@@ -686,7 +1088,10 @@ static uint64_t silo_lsd_peek(potm_thread_t *t, const void *a, unsigned size)
 /* L1: lsd_value's standard read. */
 static uint64_t silo_lsd_resolve(potm_thread_t *t, const void *a, unsigned size)
 {
-	return silo_load((silo_tx_t *)t, a, size);
+	silo_tx_t *tx = (silo_tx_t *)t;
+	if (tx->snap_epoch)
+		return silo_snap_load(tx, a, size);
+	return silo_load(tx, a, size);
 }
 
 /* L3: an entry with no bytes yet, locked at the commit with the others;
@@ -958,7 +1363,9 @@ static void silo_commit(silo_tx_t *tx)
 		if (c > tid_max)
 			tid_max = c;
 	}
-	uint64_t epoch = __atomic_load_n(&silo.epoch, __ATOMIC_ACQUIRE);
+	/* E, then vtab, sequentially consistent (N2). */
+	uint64_t epoch = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
+	silo_version_t **vt = __atomic_load_n(&silo.vtab, __ATOMIC_SEQ_CST);
 	/* The TID: above everything written, every word read (each no newer
 	 * than the snapshot, whose largest word bounds them) and the
 	 * thread's last, in epoch E (the smallest such). */
@@ -990,7 +1397,10 @@ static void silo_commit(silo_tx_t *tx)
 	}
 	if (unlikely(lsd))
 		silo_lsd_recheck(tx);
-	/* Phase 3: write back, release with the new word. */
+	/* Phase 3: keep what snapshots may read (N1), write back, release
+	 * with the new word. */
+	if (unlikely(vt != NULL))
+		silo_snap_save(tx, vt, tid >> SILO_SEQ_BITS);
 	for (size_t i = 0; i < tx->ws.n; i++)
 		tl2_ws_store_entry(&tx->ws.e[i], NULL);
 	for (size_t i = 0; i < tx->nheld; i++)
@@ -1009,6 +1419,8 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 		silo_lsd_commit_read_only(tx);
 	silo_drop_token(tx);
 	silo_reset(tx);
+	if (unlikely(__atomic_load_n(&silo.vtab, __ATOMIC_RELAXED) != NULL))
+		silo_snap_after_commit(tx);
 	return ro;
 }
 
@@ -1066,6 +1478,12 @@ static int silo_init(const tm_config_t *cfg)
 	silo.token = 0;
 	silo.epoch = 1;   /* every TID of a commit is above the initial words (0) */
 	silo.epoch_stop = false;
+	silo.vtab = NULL;
+	silo.snap_from = silo.snap_min = 0;
+	silo.snap_readers = 0;
+	silo.nversions = 0;
+	silo.snap_slots = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
+	pthread_mutex_init(&silo.snap_mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -1076,6 +1494,7 @@ static int silo_init(const tm_config_t *cfg)
 	if (rc != 0) {
 		pthread_cond_destroy(&silo.epoch_cv);
 		pthread_mutex_destroy(&silo.epoch_mu);
+		silo_snap_shutdown();
 		silo_free_tables();
 		return potm_error("silo: cannot start the epoch thread: %s", strerror(rc));
 	}
@@ -1095,6 +1514,7 @@ static void silo_shutdown(void)
 		pthread_mutex_destroy(&silo.epoch_mu);
 		silo.epoch_running = false;
 	}
+	silo_snap_shutdown();
 	silo_free_tables();
 }
 
@@ -1136,6 +1556,7 @@ static void silo_thread_fini(potm_thread_t *t)
 	free(tx->cond);
 	tx->cond = NULL;
 	tx->cond_cap = 0;
+	silo_snap_thread_fini(tx);
 	potm_undo_free(&t->txd.undo);
 }
 
@@ -1150,4 +1571,6 @@ const potm_backend_t potm_backend = {
 	.thread_fini = silo_thread_fini,
 	.env = silo_env,
 	.lsd = &silo_lsd_ops,
+	.declare_read_only = silo_declare_read_only,
+	.snapshot_versions = silo_snapshot_versions,
 };

@@ -804,7 +804,7 @@ static inline __attribute__((always_inline)) void tl2_write(tl2_tx_t *tx, void *
 
 void tm_write(tm_word_t *a, tm_word_t v)
 {
-	tl2_tx_t *tx = (tl2_tx_t *)potm_self_in_tx("tm_write");
+	tl2_tx_t *tx = (tl2_tx_t *)potm_self_writing("tm_write");
 	tl2_write(tx, a, sizeof *a, v);
 }
 
@@ -828,7 +828,7 @@ static inline __attribute__((always_inline)) uint64_t BACKEND_READ_BYTES(const v
 
 static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 {
-	tl2_tx_t *tx = (tl2_tx_t *)potm_self_in_tx("tm_write");
+	tl2_tx_t *tx = (tl2_tx_t *)potm_self_writing("tm_write");
 	tl2_write(tx, a, size, b);
 }
 

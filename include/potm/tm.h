@@ -149,6 +149,28 @@ int tm_atomic(void (*fn)(void *), void *arg);
  * transaction descriptor and the backend's entry points. */
 #include <potm/static/txd.h>
 
+/* ---- read-only transactions ------------------------------------------- */
+
+/* TM_BEGIN_RO(); ... TM_END(); is a transaction that promises not to
+ * write: TM_BEGIN() followed by tm_declare_read_only().  On silo it reads
+ * a consistent snapshot of a recent epoch and never aborts (stm/silo.c,
+ * N1-N7); elsewhere it runs as an ordinary transaction.  Either way a
+ * write through the library inside it is an API misuse (reported, the
+ * process aborts).  Nested inside a running transaction it joins that
+ * one unchanged, as TM_BEGIN does. */
+#define TM_BEGIN_RO() POTM_TX_BEGIN_() tm_declare_read_only()
+
+/* Declare the running transaction read-only; call it first in the block,
+ * before any access (every attempt starts at TM_BEGIN and declares
+ * again).  Outside a transaction, or after the attempt's first access, a
+ * misuse; in a nested block, no effect. */
+void tm_declare_read_only(void);
+
+/* The old versions kept for snapshot transactions right now (silo: the
+ * stripe versions linked in the version chains); 0 on backends without
+ * snapshots.  For tests and statistics. */
+size_t tm_snapshot_versions(void);
+
 /* ---- memory ------------------------------------------------------------ */
 
 /* Allocate inside a transaction; the block is freed again if the attempt

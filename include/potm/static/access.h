@@ -76,8 +76,16 @@
 		if (__builtin_expect(!tm_in_tx(), 0))                    \
 			tm_misuse_("shared access outside a transaction"); \
 	} while (0)
+#define POTM_CHECK_WRITE_()                                              \
+	do {                                                             \
+		POTM_CHECK_IN_TX_();                                     \
+		if (__builtin_expect(tm_self_->flags & TM_TXD_READ_ONLY, 0)) \
+			tm_misuse_("write inside a transaction declared " \
+			           "read-only (TM_BEGIN_RO)");           \
+	} while (0)
 #else
 #define POTM_CHECK_IN_TX_() ((void)0)
+#define POTM_CHECK_WRITE_() ((void)0)
 #endif
 #if defined(POTM_BACKEND_RTM) || defined(POTM_BACKEND_POT_RTM)
 /* rtm, pot-rtm: a hardware transaction needs no log, the software paths
@@ -96,7 +104,7 @@ void tm_undo_log_(void *a, unsigned size);
 	static inline T tm_read##sfx(const T *a)                         \
 	{ POTM_CHECK_IN_TX_(); return *a; }                              \
 	static inline void tm_write##sfx(T *a, T v)                      \
-	{ POTM_CHECK_IN_TX_(); POTM_LOG_WRITE_(a, sizeof(T)); *a = v; }
+	{ POTM_CHECK_WRITE_(); POTM_LOG_WRITE_(a, sizeof(T)); *a = v; }
 #elif defined(POTM_BACKEND_GL) && !defined(POTM_BUILDING_LIBRARY)
 /* gl: inside a transaction this thread holds the lock, so a read is a
  * plain load, inline.  Anything else (outside a transaction, unaligned)

@@ -289,6 +289,9 @@ typedef struct tm_txd {
                                read set is closed, so the inline TL2 read
                                fails at once and this is tested next) */
 #define TM_TXD_SERIAL    8u /* the attempt runs in serial mode (tm_serial) */
+#define TM_TXD_READ_ONLY 16u /* declared read-only (tm_declare_read_only):
+                               a write through the library is a misuse;
+                               cleared at each outermost start */
 
 /* The calling thread's descriptor; NULL if it is not registered.
  * initial-exec: one instruction to reach it on every access, and a single

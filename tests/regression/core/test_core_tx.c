@@ -158,6 +158,67 @@ START_TEST(misuse_begin_unregistered)
 }
 END_TEST
 
+/* ---- read-only transactions ---------------------------------------------- */
+
+START_TEST(read_only_declared)
+{
+	static long acct[4][8] = { { 1 }, { 2 }, { 3 }, { 4 } };
+	start();
+	volatile long sum = 0;
+	TM_BEGIN_RO();
+	sum = 0;
+	for (int i = 0; i < 4; i++)
+		sum += TM_LOAD(&acct[i][0]);
+	TM_END();
+	ck_assert_int_eq(sum, 10);
+	/* Nested in a writer, it joins it: the writer's writes stand. */
+	TM_BEGIN();
+	TM_STORE(&acct[0][0], 5L);
+	TM_BEGIN_RO();
+	ck_assert_int_eq(TM_LOAD(&acct[0][0]), 5);
+	TM_END();
+	TM_STORE(&acct[1][0], 6L);
+	TM_END();
+	/* silo's snapshot is of a recent epoch: the writer's state or the
+	 * one before it, never half of it, and the writer's within a few
+	 * epoch periods. */
+	for (int tries = 0;; tries++) {
+		TM_BEGIN_RO();
+		sum = TM_LOAD(&acct[0][0]) + TM_LOAD(&acct[1][0]);
+		TM_END();
+		if (sum == 11 || !IS("silo"))
+			break;
+		ck_assert_int_eq(sum, 3);
+		ck_assert_int_lt(tries, 5000);
+		usleep(1000);
+	}
+	ck_assert_int_eq(sum, 11);
+	/* The declaration lasts one transaction: the next one writes. */
+	TM_BEGIN();
+	TM_STORE(&acct[2][0], 7L);
+	TM_END();
+	ck_assert_int_eq(acct[2][0], 7);
+	if (!IS("silo"))
+		ck_assert_uint_eq(tm_snapshot_versions(), 0);
+	stop();
+}
+END_TEST
+
+#if !(defined(POTM_PLAIN_ACCESS) && defined(NDEBUG))
+/* A write through the library inside TM_BEGIN_RO: a misuse (SIGABRT). */
+static void (*volatile write_word)(tm_word_t *, tm_word_t) = tm_write;
+
+START_TEST(read_only_write_refused)
+{
+	static tm_word_t w;
+	start();
+	TM_BEGIN_RO();
+	write_word(&w, 1);
+	TM_END();
+}
+END_TEST
+#endif
+
 /* ---- accesses ------------------------------------------------------------ */
 
 START_TEST(typed_accesses)
@@ -850,6 +911,12 @@ int main(void)
 	tcase_add_test_raise_signal(api, misuse_read_outside_tx, SIGABRT);
 #endif
 	tcase_add_test_raise_signal(api, misuse_begin_unregistered, SIGABRT);
+	tcase_add_test(api, read_only_declared);
+#if !(defined(POTM_PLAIN_ACCESS) && defined(NDEBUG))
+	/* pot's fast-mode writes are inline stores, unchecked. */
+	if (!IS("pot"))
+		tcase_add_test_raise_signal(api, read_only_write_refused, SIGABRT);
+#endif
 	suite_add_tcase(s, api);
 	TCase *tx = tcase_create("tx");
 	tcase_add_test(tx, typed_accesses);
