@@ -439,14 +439,15 @@ static void silo_drop_token(silo_tx_t *tx)
  * epochs).  Old versions are kept per stripe word only once a snapshot
  * has run, and are cut as soon as no snapshot can read them.
  *  N1 (versions) vtab holds, per stripe word, a chain of versions, newest
- *     first.  A node holds a stripe's bytes (its base address with them)
- *     as they were before a commit of epoch `over' overwrote them.  Only
- *     a committer holding the stripe word pushes, after its validation
- *     and before its write-back; per word, epochs grow with the commit
- *     order (S3), so `over' decreases along a chain.  A commit of epoch e
- *     saves each stripe it writes unless the chain already has that
- *     stripe's node of epoch e: the first commit of e saves the bytes as
- *     they were at the end of the epochs before e.
+ *     first.  A node holds bytes of one memory word (a byte mask says
+ *     which) as they were before a commit of epoch `over' overwrote them:
+ *     only bytes the commit wrote, so that no byte outside what the
+ *     program allocated is read.  Only a committer holding the stripe
+ *     word pushes, after its validation and before its write-back; per
+ *     word, epochs grow with the commit order (S3), so `over' decreases
+ *     along a chain.  A commit of epoch e saves the bytes it writes that
+ *     no node of epoch e in the chain holds yet: the first commit of e to
+ *     write a byte saves it as it was at the end of the epochs before e.
  *  N2 (from K) The first snapshot allocates vtab, then reads E and sets
  *     K = E + 1.  A committer reads E after locking its write set (and a
  *     full fence), then vtab, all sequentially consistent: if it reads an
@@ -463,11 +464,11 @@ static void silo_drop_token(silo_tx_t *tx)
  *  N4 (read) A snapshot reads a stripe as an ordinary read does (word
  *     unlocked and unchanged around the copy).  Word of epoch <= S: no
  *     commit of epoch > S has written any stripe of the word yet, the
- *     bytes are S's.  Otherwise S's bytes are those before the first
- *     commit of epoch > S that wrote the stripe: the oldest node of the
- *     stripe with over > S (N1, N3), all of which the word's release
- *     made visible; no such node: no commit of epoch > S wrote this
- *     stripe (others sharing the word did), the bytes read are S's.
+ *     bytes are S's.  Otherwise S's value of a byte is the one before the
+ *     first commit of epoch > S that wrote it: the oldest node holding
+ *     that byte with over > S (N1, N3), all of which the word's release
+ *     made visible; no such node: no commit of epoch > S wrote the byte
+ *     (others under the same word were), the byte read is S's.
  *     Every read thus returns the state after the commits of epoch <= S
  *     and no other: consistent, nothing to validate, no abort.  It
  *     waits only for a committer holding the word, which never waits for
@@ -479,8 +480,8 @@ static void silo_drop_token(silo_tx_t *tx)
  *     has S >= snap_min, which never decreases.
  *  N6 (trimming) A node with over <= snap_min is never chosen (N4 stops
  *     at over <= S): a committer that pushes a node cuts them from that
- *     chain, under the word's lock, so a chain holds at most one node
- *     per stripe and epoch after snap_min.  Cut nodes go through the
+ *     chain, under the word's lock, so a chain holds about one node per
+ *     word written and epoch after snap_min.  Cut nodes go through the
  *     library's reclamation: a snapshot still walking them is in its
  *     read-side section.
  *  N7 (frees held back) Once vtab exists, a transaction's tm_free'd
@@ -492,9 +493,10 @@ static void silo_drop_token(silo_tx_t *tx)
 
 typedef struct silo_version {
 	struct silo_version *next;
-	uintptr_t base;           /* the stripe's address */
+	uintptr_t addr;           /* the memory word's address */
 	uint64_t over;            /* the epoch of the commit that overwrote it */
-	unsigned char bytes[];    /* the stripe's bytes before that commit */
+	tm_word_t old;            /* its bytes before that commit ... */
+	tm_word_t mask;           /* ... 0xff in each byte kept */
 } silo_version_t;
 
 #define SILO_EPOCH(w)        (SILO_TID(w) >> SILO_SEQ_BITS)
@@ -591,15 +593,21 @@ static void silo_snap_read(silo_tx_t *tx, unsigned char *dst, const unsigned cha
 			continue;
 		if (SILO_EPOCH(l1) <= s)
 			return;
-		uintptr_t base = (uintptr_t)src & ~(((uintptr_t)1 << silo.shift) - 1);
-		const silo_version_t *hit = NULL;
+		/* Newest first: an older node's bytes overwrite a newer's. */
+		uintptr_t lo = (uintptr_t)src, hi = lo + n;
 		for (const silo_version_t *v = __atomic_load_n(&vt[silo_lock_index(lock)],
 		                                               __ATOMIC_ACQUIRE);
-		     v != NULL && v->over > s; v = __atomic_load_n(&v->next, __ATOMIC_ACQUIRE))
-			if (v->base == base)
-				hit = v;
-		if (hit != NULL)
-			memcpy(dst, hit->bytes + ((uintptr_t)src - base), n);
+		     v != NULL && v->over > s; v = __atomic_load_n(&v->next, __ATOMIC_ACQUIRE)) {
+			if (v->addr + sizeof(tm_word_t) <= lo || v->addr >= hi)
+				continue;
+			const unsigned char *old = (const unsigned char *)&v->old;
+			const unsigned char *mask = (const unsigned char *)&v->mask;
+			uintptr_t from = v->addr > lo ? v->addr : lo;
+			uintptr_t to = v->addr + sizeof(tm_word_t) < hi ? v->addr + sizeof(tm_word_t) : hi;
+			for (uintptr_t b = from; b < to; b++)
+				if (mask[b - v->addr])
+					dst[b - lo] = old[b - v->addr];
+		}
 		POTM_STAT_INC(&tx->th, reads);
 		return;
 	}
@@ -633,25 +641,31 @@ static void silo_snap_trim(silo_tx_t *tx, silo_version_t *from)
  * its validation, keeps what it will overwrite. */
 static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
 {
-	uintptr_t size = (uintptr_t)1 << silo.shift;
-	uintptr_t last = 1;   /* no stripe's base */
 	for (size_t i = 0; i < tx->ws.n; i++) {
-		uintptr_t base = tx->ws.e[i].addr & ~(size - 1);
-		if (base == last)
+		const tl2_wentry_t *w = &tx->ws.e[i];
+		silo_version_t **head = &vt[silo_lock_index(silo_lock_of((const void *)w->addr))];
+		tm_word_t have = 0;   /* bytes saved by earlier commits of e */
+		for (const silo_version_t *v = *head; v != NULL && v->over == e; v = v->next)
+			if (v->addr == w->addr)
+				have |= v->mask;
+		tm_word_t keep = w->mask & ~have;
+		if (keep == 0)
 			continue;
-		last = base;
-		silo_version_t **head = &vt[silo_lock_index(silo_lock_of((const void *)base))];
-		silo_version_t *v = *head;
-		for (; v != NULL && v->over == e; v = v->next)
-			if (v->base == base)
-				break;
-		if (v != NULL && v->over == e)
-			continue;   /* saved by an earlier commit of this epoch */
-		v = potm_xmalloc(sizeof *v + size);
+		silo_version_t *v = potm_xmalloc(sizeof *v);
 		v->next = *head;
-		v->base = base;
+		v->addr = w->addr;
 		v->over = e;
-		silo_copy_in(v->bytes, (const unsigned char *)base, size);
+		v->mask = keep;
+		v->old = 0;
+		if (keep == ~(tm_word_t)0) {
+			v->old = __atomic_load_n((const tm_word_t *)w->addr, __ATOMIC_RELAXED);
+		} else {
+			const unsigned char *m = (const unsigned char *)&keep;
+			for (unsigned b = 0; b < sizeof(tm_word_t); b++)
+				if (m[b])
+					((unsigned char *)&v->old)[b] = __atomic_load_n(
+						(const unsigned char *)w->addr + b, __ATOMIC_RELAXED);
+		}
 		__atomic_store_n(head, v, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&silo.nversions, 1, __ATOMIC_RELAXED);
 		silo_snap_trim(tx, v);
