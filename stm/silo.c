@@ -130,6 +130,7 @@
 #include "tl2_sets.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -152,6 +153,7 @@
 #define SILO_LONG_ABORTS 1
 #define SILO_LONG_READS 4096
 #define SILO_STARVING_ABORTS 32
+#define SILO_FRESH_MAX 64   /* allocations a commit looks up (N1) */
 
 /* A stripe locked by the commit, and its word before. */
 typedef struct silo_held {
@@ -187,6 +189,7 @@ typedef struct silo_tx {
 	void **held_frees;           /* N7: committed frees held back ... */
 	uint64_t *held_epochs;       /* ... each with E at its commit */
 	size_t nheld_frees, held_frees_cap;
+	uintptr_t fresh[SILO_FRESH_MAX][2]; /* N1: the attempt's allocations */
 } silo_tx_t;
 
 static struct {
@@ -448,6 +451,9 @@ static void silo_drop_token(silo_tx_t *tx)
  *     along a chain.  A commit of epoch e saves the bytes it writes that
  *     no node of epoch e in the chain holds yet: the first commit of e to
  *     write a byte saves it as it was at the end of the epochs before e.
+ *     Memory the transaction allocated itself is not saved: no snapshot
+ *     can reach it before this commit (its previous life, if any, ended
+ *     in a free that N7 held until no snapshot could reach it).
  *  N2 (from K) The first snapshot allocates vtab, then reads E and sets
  *     K = E + 1.  A committer reads E after locking its write set (and a
  *     full fence), then vtab, all sequentially consistent: if it reads an
@@ -639,10 +645,43 @@ static void silo_snap_trim(silo_tx_t *tx, silo_version_t *from)
 
 /* N1: the committer of epoch e, holding its write set's words and past
  * its validation, keeps what it will overwrite. */
+/* The blocks this attempt allocated, as address ranges (at most
+ * SILO_FRESH_MAX; more are not looked up, their words are saved). */
+static size_t silo_snap_fresh_ranges(silo_tx_t *tx)
+{
+	const potm_ptrvec_t *a = &tx->th.allocs;
+	if (a->n == 0 || a->n > SILO_FRESH_MAX)
+		return 0;
+	for (size_t i = 0; i < a->n; i++) {
+		tx->fresh[i][0] = (uintptr_t)a->v[i];
+		tx->fresh[i][1] = (uintptr_t)a->v[i] + malloc_usable_size(a->v[i]);
+	}
+	return a->n;
+}
+
+/* Is the word at addr inside one of the n ranges?  *hint: the last hit
+ * (a record's words come one after another in the write set). */
+static inline bool silo_snap_fresh(const silo_tx_t *tx, size_t n, uintptr_t addr, size_t *hint)
+{
+	if (n == 0)
+		return false;
+	if (addr >= tx->fresh[*hint][0] && addr < tx->fresh[*hint][1])
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (addr >= tx->fresh[i][0] && addr < tx->fresh[i][1]) {
+			*hint = i;
+			return true;
+		}
+	return false;
+}
+
 static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
 {
+	size_t nfresh = silo_snap_fresh_ranges(tx), hint = 0;
 	for (size_t i = 0; i < tx->ws.n; i++) {
 		const tl2_wentry_t *w = &tx->ws.e[i];
+		if (silo_snap_fresh(tx, nfresh, w->addr, &hint))
+			continue;
 		silo_version_t **head = &vt[silo_lock_index(silo_lock_of((const void *)w->addr))];
 		tm_word_t have = 0;   /* bytes saved by earlier commits of e */
 		for (const silo_version_t *v = *head; v != NULL && v->over == e; v = v->next)
