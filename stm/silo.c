@@ -119,13 +119,13 @@
  *     read set against its snapshot, the kept words again.
  *
  * Snapshot transactions (paper 4.9): a transaction declared read-only
- * (TM_BEGIN_RO) reads the state at the end of a recent epoch from old
- * stripe versions that committers keep once snapshots are in use, and
- * never aborts; N1-N7 in the snapshot section.
+ * (TM_BEGIN_RO) reads the state at the end of a recent epoch, from the
+ * old bytes that committers keep once snapshots are in use, and never
+ * aborts; N1-N7 in the snapshot section.
  *
- * Not here: durability (4.10).  No serial or in-place mode: tm_serial() is 0, POTM_SERIAL,
- * POTM_PROMOTE_* and POTM_EXTEND do not apply (extension is S2's and
- * always on).
+ * Not here: durability (4.10).  No serial or in-place mode: tm_serial()
+ * is 0, POTM_SERIAL, POTM_PROMOTE_* and POTM_EXTEND do not apply
+ * (extension is S2's and always on).
  */
 #include "tl2_sets.h"
 
@@ -485,9 +485,9 @@ static void silo_drop_token(silo_tx_t *tx)
  *     least of E - 1 and the slots' S: every running or later snapshot
  *     has S >= snap_min, which never decreases.
  *  N6 (trimming) A node with over <= snap_min is never chosen (N4 stops
- *     at over <= S): a committer that pushes a node cuts them from that
- *     chain, under the word's lock, so a chain holds about one node per
- *     word written and epoch after snap_min.  Cut nodes go through the
+ *     at over <= S): a committer that pushes a chain's first node of its
+ *     epoch cuts them from that chain, under the word's lock, so a chain
+ *     holds about one node per word written and epoch after snap_min.  Cut nodes go through the
  *     library's reclamation: a snapshot still walking them is in its
  *     read-side section.
  *  N7 (frees held back) Once vtab exists, a transaction's tm_free'd
@@ -593,7 +593,12 @@ static void silo_snap_read(silo_tx_t *tx, unsigned char *dst, const unsigned cha
 			potm_cpu_relax();
 			continue;
 		}
-		silo_copy_in(dst, src, n);
+		if (n <= sizeof(uint64_t) && ((uintptr_t)src & (n - 1)) == 0 && (n & (n - 1)) == 0) {
+			uint64_t v = tm_load_bytes_(src, (unsigned)n);   /* a typed read */
+			memcpy(dst, &v, n);
+		} else {
+			silo_copy_in(dst, src, n);
+		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(lock, __ATOMIC_RELAXED) != l1)
 			continue;
@@ -690,6 +695,10 @@ static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
 		tm_word_t keep = w->mask & ~have;
 		if (keep == 0)
 			continue;
+		/* The chain's first node of epoch e trims it: snap_min moves
+		 * once an epoch, and a walk per push would cost a pass over
+		 * the epoch's nodes each time. */
+		bool first = *head == NULL || (*head)->over != e;
 		silo_version_t *v = potm_xmalloc(sizeof *v);
 		v->next = *head;
 		v->addr = w->addr;
@@ -707,7 +716,8 @@ static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
 		}
 		__atomic_store_n(head, v, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&silo.nversions, 1, __ATOMIC_RELAXED);
-		silo_snap_trim(tx, v);
+		if (first)
+			silo_snap_trim(tx, v);
 	}
 }
 
