@@ -215,7 +215,7 @@ END_TEST
 #if defined(POTM_TEST_EMULATED) || defined(__SANITIZE_ADDRESS__)
 #define SNAP_TRANSFERS 2000
 #else
-#define SNAP_TRANSFERS 20000
+#define SNAP_TRANSFERS 8000
 #endif
 /* A slot per 64 bytes: the accounts' boxes' pointers on distinct stripes. */
 static long *snap_slot[SNAP_ACCOUNTS][8];
