@@ -650,16 +650,23 @@ static void silo_snap_trim(silo_tx_t *tx, silo_version_t *from)
 
 /* N1: the committer of epoch e, holding its write set's words and past
  * its validation, keeps what it will overwrite. */
-/* The blocks this attempt allocated, as address ranges (at most
- * SILO_FRESH_MAX; more are not looked up, their words are saved). */
+/* The blocks this attempt allocated, as address ranges sorted by start
+ * (disjoint: live blocks); at most SILO_FRESH_MAX, more are not looked
+ * up and their words are saved. */
 static size_t silo_snap_fresh_ranges(silo_tx_t *tx)
 {
 	const potm_ptrvec_t *a = &tx->th.allocs;
 	if (a->n == 0 || a->n > SILO_FRESH_MAX)
 		return 0;
 	for (size_t i = 0; i < a->n; i++) {
-		tx->fresh[i][0] = (uintptr_t)a->v[i];
-		tx->fresh[i][1] = (uintptr_t)a->v[i] + malloc_usable_size(a->v[i]);
+		uintptr_t lo = (uintptr_t)a->v[i], hi = lo + malloc_usable_size(a->v[i]);
+		size_t j = i;
+		for (; j > 0 && tx->fresh[j - 1][0] > lo; j--) {
+			tx->fresh[j][0] = tx->fresh[j - 1][0];
+			tx->fresh[j][1] = tx->fresh[j - 1][1];
+		}
+		tx->fresh[j][0] = lo;
+		tx->fresh[j][1] = hi;
 	}
 	return a->n;
 }
@@ -672,11 +679,18 @@ static inline bool silo_snap_fresh(const silo_tx_t *tx, size_t n, uintptr_t addr
 		return false;
 	if (addr >= tx->fresh[*hint][0] && addr < tx->fresh[*hint][1])
 		return true;
-	for (size_t i = 0; i < n; i++)
-		if (addr >= tx->fresh[i][0] && addr < tx->fresh[i][1]) {
-			*hint = i;
-			return true;
-		}
+	size_t lo = 0, hi = n;   /* the last range starting at or below addr */
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (tx->fresh[mid][0] <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (addr >= tx->fresh[lo][0] && addr < tx->fresh[lo][1]) {
+		*hint = lo;
+		return true;
+	}
 	return false;
 }
 
