@@ -1111,10 +1111,11 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 
 /* ---- LSD-aware OCC (L1-L4) ------------------------------------------------ */
 
+/* A snapshot (N4) resolves at once: its standard reads are final (no
+ * commit-time settling, which could abort it), and a write is refused. */
 static bool silo_lsd_lazy(potm_thread_t *t)
 {
-	(void)t;
-	return true;
+	return ((silo_tx_t *)t)->snap_epoch == 0;
 }
 
 static int silo_lsd_written(potm_thread_t *t, const void *a, unsigned size, uint64_t *b)

@@ -24,12 +24,15 @@
  *                   after it is freed (N7: under ASan), the versions
  *                   kept stay bounded while they run and drop back to
  *                   about one per account once no snapshot runs (N6);
+ *                   half the sums read through LSD futures and check a
+ *                   condition on them, resolved on the snapshot;
  *                   declaring after a first access is refused;
  *  epoch period     POTM_SILO_EPOCH_MS out of range or not a number makes
  *                   tm_init fail with a message that names it; a valid
  *                   value starts and stops the epoch thread cleanly, again
  *                   and again.
  */
+#include <potm/lsd.h>
 #include <potm/tm.h>
 
 #include <check.h>
@@ -249,12 +252,30 @@ static void snap_work(unsigned id, unsigned n)
 		size_t peak = 0;
 		while (__atomic_load_n(&snap_writers_left, __ATOMIC_ACQUIRE) != 0) {
 			volatile long sum;
+			volatile bool same = true;
+			bool lsd = sums & 1;
 			TM_BEGIN_RO();
 			attempts++;
 			sum = 0;
-			for (unsigned i = 0; i < SNAP_ACCOUNTS; i++)
-				sum += TM_LOAD((long *)TM_LOAD(&snap_slot[i][0]));
+			same = true;
+			for (unsigned i = 0; i < SNAP_ACCOUNTS; i++) {
+				long *p = TM_LOAD(&snap_slot[i][0]);
+				if (!lsd) {
+					sum += TM_LOAD(p);
+					continue;
+				}
+				/* LSD in a snapshot: futures and conditions
+				 * are resolved on the snapshot at once. */
+				long v = (long)lsd_value(lsd_read((const int64_t *)p));
+				sum += v;
+				/* The slot moves with every transfer. */
+				lsd_val_t slot = lsd_read((const int64_t *)(void *)&snap_slot[i][0]);
+				if (!lsd_is_true(lsd_cmp(slot, LSD_EQ, lsd_const((int64_t)(intptr_t)p))))
+					same = false;
+			}
 			TM_END();
+			if (!same)
+				bad++;
 			sums++;
 			__atomic_add_fetch(&snap_live, 1, __ATOMIC_RELAXED);
 			if (sum != SNAP_ACCOUNTS * SNAP_START)
