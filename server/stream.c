@@ -15,8 +15,8 @@
  * starts: the clients' cost is not the server's.
  *
  * Then the run prints one JSON line: the requests, the seconds from the
- * first proposal to the last response, the throughput, the responses'
- * statuses, the TM's commits and aborts, and the digest of the state
+ * first proposal to the last response, the throughput, the mean and p99
+ * latency (a request's: its round's), the responses' statuses, the TM's commits and aborts, and the digest of the state
  * after the stream.  Every request of the stream takes the same position
  * and slot in every mode, so the deterministic modes (sequential, pot,
  * pot+lsd, pot+fast, pot+lsd+fast) end with the same digest for the same
@@ -137,6 +137,38 @@ fail:
 	return -1;
 }
 
+/* One round's latency, shared by its n requests. */
+typedef struct round_lat {
+	double ms;
+	uint64_t n;
+} round_lat_t;
+
+static int cmp_lat(const void *a, const void *b)
+{
+	double x = ((const round_lat_t *)a)->ms, y = ((const round_lat_t *)b)->ms;
+	return (x > y) - (x < y);
+}
+
+/* The requests' mean latency and their p99 by nearest rank (potm-load's
+ * definition), from the rounds' (sorts lat). */
+static void latency_summary(round_lat_t *lat, size_t rounds, uint64_t total, double *mean,
+                            double *p99)
+{
+	double sum = 0;
+	for (size_t r = 0; r < rounds; r++)
+		sum += lat[r].ms * (double)lat[r].n;
+	*mean = total ? sum / (double)total : 0;
+	qsort(lat, rounds, sizeof *lat, cmp_lat);
+	uint64_t rank = (99 * total + 99) / 100, seen = 0;
+	for (size_t r = 0; r < rounds; r++) {
+		seen += lat[r].n;
+		if (seen >= rank) {
+			*p99 = lat[r].ms;
+			break;
+		}
+	}
+}
+
 static double now_s(void)
 {
 	struct timespec t;
@@ -154,27 +186,41 @@ int stream_run(server_state_t *st, const server_options_t *o, bool ordered,
 	int rc = 1;
 	executor_t *ex = NULL;
 	agreement_t *ag = NULL;
+	round_lat_t *lat = NULL;
 	if (build_log(&l, o) != 0)
 		goto out;
+	lat = malloc(l.nrounds * sizeof *lat);
+	if (lat == NULL) {
+		fprintf(stderr, "potm-server: --stream: out of memory\n");
+		goto out;
+	}
 	ex = executor_start(st, o, ordered, stream_send, &sink);
 	ag = ex != NULL ? agreement_local_create(executor_apply, ex) : NULL;
 	if (ag == NULL)
 		goto out;
 
-	double t0 = now_s();
+	double t0 = now_s(), mark = t0;
 	uint64_t proposed = 0;
 	for (size_t r = 0; r < l.nrounds; r++) {
 		for (size_t k = l.round[r]; k < l.round[r + 1]; k++)
 			agreement_propose(ag, l.bytes + l.off[k], l.off[k + 1] - l.off[k]);
 		/* Every round holds one request per client but the last. */
-		proposed += o->stream - proposed < o->stream_clients ? o->stream - proposed
-		                                                     : o->stream_clients;
+		uint64_t in_round = o->stream - proposed < o->stream_clients
+		                    ? o->stream - proposed : o->stream_clients;
+		proposed += in_round;
 		pthread_mutex_lock(&sink.lock);
 		while (sink.answered < proposed)
 			pthread_cond_wait(&sink.cv, &sink.lock);
 		pthread_mutex_unlock(&sink.lock);
+		/* Each request of the round waited from its proposal to the
+		 * round's end: a client's latency, without the network. */
+		double end = now_s();
+		lat[r] = (round_lat_t){ .ms = (end - mark) * 1e3, .n = in_round };
+		mark = end;
 	}
 	double seconds = now_s() - t0;
+	double mean_ms = 0, p99_ms = 0;
+	latency_summary(lat, l.nrounds, o->stream, &mean_ms, &p99_ms);
 
 	agreement_destroy(ag);
 	ag = NULL;
@@ -199,12 +245,14 @@ int stream_run(server_state_t *st, const server_options_t *o, bool ordered,
 	       "\"applier_executes\": %s, \"clients\": %u, \"workload\": \"%s\", "
 	       "\"warehouses\": %u, \"batch_max\": %u, \"requests\": %" PRIu64
 	       ", \"executed\": %" PRIu64 ", \"seconds\": %.6f, \"throughput\": %.1f, "
+	       "\"mean_latency_ms\": %.4f, \"p99_latency_ms\": %.4f, "
 	       "\"ok\": %" PRIu64 ", \"rolled_back\": %" PRIu64 ", \"errors\": %" PRIu64
 	       ", \"commits\": %" PRIu64 ", \"aborts\": %" PRIu64 ", \"early_fast\": %" PRIu64
 	       ", \"digest\": \"%016" PRIx64 "\", \"verified\": %s, \"verify_msg\": \"%s\"}\n",
 	       mode_name, tm_backend_name(), o->workers, o->applier_executes ? "true" : "false",
 	       o->stream_clients, o->stream_hot ? "hot" : "tpcc", o->warehouses, o->batch_max,
 	       s.positions, s.executed, seconds, seconds > 0 ? (double)s.positions / seconds : 0,
+	       mean_ms, p99_ms,
 	       sink.ok, sink.rolled_back, sink.errors, ts.commits, ts.aborts, ts.early_fast,
 	       digest, v.failed ? "false" : "true", v.failed ? v.msg : "");
 	fflush(stdout);
@@ -221,6 +269,7 @@ out:
 		tm_thread_exit();
 	}
 done:
+	free(lat);
 	free(l.bytes);
 	free(l.off);
 	free(l.round);
