@@ -12,7 +12,9 @@
  * on, and serves until SIGTERM or SIGINT; then it applies what it has
  * taken, checks the database (TPC-C's consistency conditions, the bank's
  * total) and prints a JSON line with the final digest and the verdict.
- * Exit status: 0, 1 if a check failed, 2 for a bad option.
+ * Exit status: 0, 1 if a check failed, 2 for a bad option.  With --stream N
+ * it serves no socket: it executes N requests of closed-loop clients
+ * through the local agreement (stream.c), prints one JSON line and exits.
  */
 #include "server.h"
 

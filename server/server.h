@@ -11,6 +11,8 @@
  *   state.c      the state machine's database: TPC-C and the bank table,
  *                the requests' bodies, the digest
  *   main.c       options, modes, start and shutdown
+ *   stream.c     --stream: the execution phase alone, the requests of
+ *                workload.c's clients proposed without sockets
  */
 #ifndef POTM_SERVER_H
 #define POTM_SERVER_H
