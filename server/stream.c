@@ -37,6 +37,7 @@ typedef struct stream_sink {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 	uint64_t answered;        /* under lock */
+	uint64_t want;            /* under lock: wake the driver at this count */
 	uint64_t ok, rolled_back, errors;   /* the applier's only */
 } stream_sink_t;
 
@@ -54,8 +55,10 @@ static void stream_send(void *ctx, uint64_t client_id, const uint8_t *frame, siz
 	else
 		s->errors++;
 	pthread_mutex_lock(&s->lock);
-	s->answered++;
-	pthread_cond_signal(&s->cv);
+	/* One wake-up per round, not per response: a closed-loop round ends
+	 * with its last response. */
+	if (++s->answered == s->want)
+		pthread_cond_signal(&s->cv);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -209,6 +212,7 @@ int stream_run(server_state_t *st, const server_options_t *o, bool ordered,
 		                    ? o->stream - proposed : o->stream_clients;
 		proposed += in_round;
 		pthread_mutex_lock(&sink.lock);
+		sink.want = proposed;
 		while (sink.answered < proposed)
 			pthread_cond_wait(&sink.cv, &sink.lock);
 		pthread_mutex_unlock(&sink.lock);
