@@ -541,6 +541,21 @@ struct potm_dora_stats;
 int tpcc_dora_run(tpcc_db_t *db, const bench_common_t *c, uint64_t reroute_ms,
                   bench_run_result_t *run, struct potm_dora_stats *st);
 
+/* tpcc_dora_private.c: the run under DORA with private tables (-e
+ * dora-private): every warehouse's rows copied into private tables
+ * (<potm/store_private.h>) that only its executor touches, actions with
+ * plain accesses and no TM, the workers unregistered (c->unregistered
+ * must be set before bench_tm_start).  Otherwise as tpcc_dora_run.  The
+ * private tables in *p (NULL on failure): tpcc_dora_private_finish, on a
+ * registered thread after the run, copies them back into the shared
+ * tables (for the checks and the digest) and frees them; 0 or -1. */
+typedef struct tpcc_private tpcc_private_t;
+int tpcc_dora_private_run(tpcc_db_t *db, const bench_common_t *c, uint64_t reroute_ms,
+                          bench_run_result_t *run, struct potm_dora_stats *st,
+                          tpcc_private_t **p);
+int tpcc_dora_private_finish(tpcc_db_t *db, tpcc_private_t *p);
+void tpcc_dora_private_free(tpcc_private_t *p);
+
 /* tpcc_tx.c: draw the input of a transaction of type as the benchmark's
  * worker id does (home warehouse w, the logical time now; a Payment's
  * HISTORY key from me's sequence), from r. */
