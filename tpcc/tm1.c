@@ -50,7 +50,6 @@
 #include <potm/tm.h>
 
 #include <inttypes.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -52,7 +52,6 @@
 #include <potm/dora.h>
 
 #include <pthread.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -647,6 +646,7 @@ static void slot_done(potm_dora_tx_t *tx, int outcome, void *ctx)
 	(void)tx;
 	s->outcome = outcome;
 	atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+	potm_dora_wake(s->run->d, s->owner);   /* its terminal may be idle */
 }
 
 /* Build s's request as a new transaction and submit it (serving this
@@ -711,10 +711,12 @@ static void reap(tdora_run_t *r, unsigned id)
 	}
 }
 
-static void serve_or_yield(tdora_run_t *r, unsigned id)
+/* With nothing to serve, sleep until an action or completion arrives or
+ * one of this terminal's transactions finishes (slot_done wakes it). */
+static void serve_or_idle(tdora_run_t *r, unsigned id)
 {
 	if (potm_dora_serve(r->d, id) == 0)
-		sched_yield();
+		potm_dora_idle(r->d, id);
 }
 
 /* One operation: one transaction of terminal self->id submitted. */
@@ -733,7 +735,7 @@ static void tdora_op(void *shared, bench_thread_t *self)
 				s = &r->term[id].slot[k];
 		if (s != NULL)
 			break;
-		serve_or_yield(r, id);
+		serve_or_idle(r, id);
 	}
 	uint32_t w = id % db->warehouses + 1;
 	enum tpcc_tx_type type = tpcc_pick_type(db, &self->rng);
@@ -758,11 +760,13 @@ static void tdora_leave(void *shared, bench_thread_t *self)
 			                             memory_order_relaxed) == SLOT_FREE;
 		if (idle)
 			break;
-		serve_or_yield(r, id);
+		serve_or_idle(r, id);
 	}
 	atomic_fetch_add(&r->finished, 1);
+	for (unsigned e = 0; e < r->db->threads; e++)
+		potm_dora_wake(r->d, e);
 	while (atomic_load(&r->finished) < r->db->threads || potm_dora_in_flight(r->d) != 0)
-		serve_or_yield(r, id);
+		serve_or_idle(r, id);
 }
 
 /* The resource manager (-R): every reroute_ms, a random range of
