@@ -142,7 +142,8 @@ int potm_bench_tpcc(int argc, char **argv)
 {
 	bench_common_t c = { .name = "tpcc" };
 	uint64_t warehouses = 1, items = TPCC_ITEMS, customers = TPCC_CUSTOMERS, reroute_ms = 0;
-	uint64_t remote_pct = 1;
+	uint64_t remote_pct = 1, window = TPCC_DORA_WINDOW_MAX;
+	bool window_given = false;
 	unsigned mix = TPCC_MIX_STANDARD, interface = 0, execution = 0;
 	bool items_given = false, customers_given = false;
 	const bench_option_t opts[] = {
@@ -170,6 +171,10 @@ int potm_bench_tpcc(int argc, char **argv)
 		  "-e dora: every this many milliseconds DORA's resource manager moves a "
 		  "random range of warehouses to a random executor (default 0: never)",
 		  0, 60000, NULL, &reroute_ms, NULL },
+		{ 'W', BENCH_OPT_UINT, "DORA window",
+		  "-e dora, dora-private: transactions each terminal keeps in flight; 1 "
+		  "submits one at a time, so a latency is one transaction's response "
+		  "time (default 4)", 1, TPCC_DORA_WINDOW_MAX, NULL, &window, &window_given },
 		{ 'I', BENCH_OPT_UINT, "item count",
 		  "items, and stock rows per warehouse; below 100000 is not standard "
 		  "(default 100000)", 1, TPCC_ITEMS, NULL, &items, &items_given },
@@ -192,6 +197,9 @@ int potm_bench_tpcc(int argc, char **argv)
 	}
 	if (execution == 0 && reroute_ms != 0)
 		return bench_usage_error(&c, "-R: rerouting needs -e dora");
+	if (execution == 0 && window_given)
+		return bench_usage_error(&c, "-W: the window needs -e dora or dora-private "
+		                         "(conventional workers run one transaction at a time)");
 	if (execution != 0 && interface == 1)
 		return bench_usage_error(&c, "-e dora: New-Order and Payment run with standard "
 		                         "accesses (-a std)");
@@ -220,6 +228,7 @@ int potm_bench_tpcc(int argc, char **argv)
 		.mix = mix, .seed = c.seed,
 		.can_cancel = strcmp(tm_backend_name(), "seq") != 0,
 		.lsd = interface == 1, .remote_pct = (uint32_t)remote_pct,
+		.dora_window = (uint32_t)window,
 	};
 	if (workers_alloc(&db) != 0) {
 		fprintf(stderr, "tpcc: out of memory for %" PRIu64 " workers\n", c.threads);
@@ -313,6 +322,7 @@ int potm_bench_tpcc(int argc, char **argv)
 		BENCH_STR("interface", tpcc_interfaces[interface]),
 		BENCH_STR("execution", tpcc_executions[execution]),
 		BENCH_U64("remote_lines_pct", remote_pct),
+		BENCH_U64("dora_window", window),
 		BENCH_U64("items", items),
 		BENCH_U64("customers_per_district", customers),
 		BENCH_STR("scale", standard ? "standard" : "reduced"),

@@ -318,6 +318,8 @@ typedef struct tpcc_worker {
 	uint32_t items[TPCC_MAX_OL * 20];   /* Stock-Level scratch */
 } __attribute__((aligned(64))) tpcc_worker_t;
 
+#define TPCC_DORA_WINDOW_MAX 4
+
 typedef struct tpcc_db {
 	/* parameters */
 	uint32_t warehouses;
@@ -328,6 +330,9 @@ typedef struct tpcc_db {
 	bool can_cancel;          /* the backend can roll back (tm_cancel): not seq */
 	bool lsd;                 /* -a lsd: New-Order and Payment with LSD */
 	uint32_t remote_pct;      /* -x: New-Order lines from a remote warehouse, % (1) */
+	uint32_t dora_window;     /* -W: a DORA terminal's transactions in flight,
+	                           * 1..TPCC_DORA_WINDOW_MAX (1: one at a time, its
+	                           * latency the response time of one transaction) */
 	uint64_t seed;
 	tpcc_nurand_c_t nurand;
 	/* tables */

@@ -42,7 +42,7 @@
  *                 2: their stock rows (ex(w), shared locks)
  *
  * The workers are the executors: worker e serves executor e and is also
- * terminal e, with up to TDORA_WINDOW of its transactions in flight.  A
+ * terminal e, with up to db->dora_window (-W) of its transactions in flight.  A
  * transaction that dies on a lock (POTM_DORA_CONFLICT) is submitted again
  * with the same input; the tallies and the latency (submission to the
  * outcome's reaping) are those of tpcc_op.
@@ -59,7 +59,7 @@
 #include <string.h>
 #include <time.h>
 
-#define TDORA_WINDOW 4     /* transactions in flight per terminal */
+#define TDORA_WINDOW TPCC_DORA_WINDOW_MAX   /* slots per terminal; -W uses the first */
 #define TDORA_RULE 0       /* the warehouse rule */
 
 enum { LK_WAREHOUSE = 1, LK_DISTRICT, LK_ORDERS, LK_CUSTOMER, LK_STOCK };
@@ -729,7 +729,7 @@ static void tdora_op(void *shared, bench_thread_t *self)
 	tdora_slot_t *s = NULL;
 	for (;;) {
 		reap(r, id);
-		for (unsigned k = 0; k < TDORA_WINDOW && s == NULL; k++)
+		for (unsigned k = 0; k < db->dora_window && s == NULL; k++)
 			if (atomic_load_explicit(&r->term[id].slot[k].state, memory_order_relaxed) ==
 			    SLOT_FREE)
 				s = &r->term[id].slot[k];

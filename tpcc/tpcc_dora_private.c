@@ -43,7 +43,7 @@
 #include <string.h>
 #include <time.h>
 
-#define TP_WINDOW 4     /* transactions in flight per terminal */
+#define TP_WINDOW TPCC_DORA_WINDOW_MAX   /* slots per terminal; -W uses the first */
 #define TP_RULE 0       /* the warehouse rule */
 #define TP_COPY_BATCH 256   /* rows per transaction when copying back */
 
@@ -1075,7 +1075,7 @@ static void tp_op(void *shared, bench_thread_t *self)
 	tp_slot_t *s = NULL;
 	for (;;) {
 		reap(r, id);
-		for (unsigned k = 0; k < TP_WINDOW && s == NULL; k++)
+		for (unsigned k = 0; k < db->dora_window && s == NULL; k++)
 			if (atomic_load_explicit(&r->term[id].slot[k].state, memory_order_relaxed) ==
 			    SLOT_FREE)
 				s = &r->term[id].slot[k];
