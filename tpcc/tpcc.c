@@ -143,7 +143,6 @@ int potm_bench_tpcc(int argc, char **argv)
 	bench_common_t c = { .name = "tpcc" };
 	uint64_t warehouses = 1, items = TPCC_ITEMS, customers = TPCC_CUSTOMERS, reroute_ms = 0;
 	uint64_t remote_pct = 1, window = TPCC_DORA_WINDOW_MAX;
-	bool window_given = false;
 	unsigned mix = TPCC_MIX_STANDARD, interface = 0, execution = 0;
 	bool items_given = false, customers_given = false;
 	const bench_option_t opts[] = {
@@ -174,7 +173,7 @@ int potm_bench_tpcc(int argc, char **argv)
 		{ 'W', BENCH_OPT_UINT, "DORA window",
 		  "-e dora, dora-private: transactions each terminal keeps in flight; 1 "
 		  "submits one at a time, so a latency is one transaction's response "
-		  "time (default 4)", 1, TPCC_DORA_WINDOW_MAX, NULL, &window, &window_given },
+		  "time (default 4)", 1, TPCC_DORA_WINDOW_MAX, NULL, &window, NULL },
 		{ 'I', BENCH_OPT_UINT, "item count",
 		  "items, and stock rows per warehouse; below 100000 is not standard "
 		  "(default 100000)", 1, TPCC_ITEMS, NULL, &items, &items_given },
@@ -197,7 +196,7 @@ int potm_bench_tpcc(int argc, char **argv)
 	}
 	if (execution == 0 && reroute_ms != 0)
 		return bench_usage_error(&c, "-R: rerouting needs -e dora");
-	if (execution == 0 && window_given)
+	if (execution == 0 && window != TPCC_DORA_WINDOW_MAX)
 		return bench_usage_error(&c, "-W: the window needs -e dora or dora-private "
 		                         "(conventional workers run one transaction at a time)");
 	if (execution != 0 && interface == 1)
