@@ -27,6 +27,11 @@
  *  L2: locks are released only by the completion of their transaction,
  *      after its terminal RVP and, for an abort, after the executor undid
  *      its actions' effects (strict 2PL: nothing uncommitted is seen).
+ *  L3: the only action of a transaction's last phase takes no lock whose
+ *      identifier nobody holds or waits for on its executor: it runs, and
+ *      the terminal RVP completes this executor's part (undo, release)
+ *      right after it on the same thread, before any other action there,
+ *      so a lock taken and released around it would be seen by none.
  *  U1: an action's undo log is rebuilt by each attempt of its backend
  *      transaction (reset at the start), so it holds exactly the changes
  *      of the attempt that committed.
@@ -181,6 +186,7 @@ struct potm_dora_act {
 	int rc;
 	potm_dora_act_t *phase_next;   /* the phase being built */
 	potm_dora_act_t *part_next;    /* the actions its executor ran for tx */
+	bool lone;                /* the only action of its transaction's last phase (L3) */
 	/* the undo log (U1) */
 	dora_undo_t *undo;
 	size_t nundo, capundo;
@@ -218,6 +224,7 @@ struct potm_dora_tx {
 	atomic_int failed;        /* 0, POTM_DORA_ABORTED or POTM_DORA_CONFLICT */
 	atomic_uint refs;         /* completions still to run */
 	int outcome;
+	unsigned nparts;          /* the executors it was made for (the cache) */
 	dora_part_t part[];       /* [executors] */
 };
 
@@ -267,6 +274,110 @@ struct potm_dora {
 	bool private_tables;               /* potm_dora_set_private: P1 */
 	atomic_bool started;               /* a transaction was submitted */
 };
+
+/* ---- the calling thread's cache of actions and transactions ---------------
+ *
+ * An action or a transaction is freed by the executor that completes it and
+ * made by whichever thread builds the next one; each thread keeps up to
+ * DORA_CACHE_MAX of each it freed and takes from them before malloc, so a
+ * terminal that is also an executor (TPC-C's, TM1's) recycles its own.  A
+ * thread's cache goes back to malloc when the thread exits.
+ */
+#define DORA_CACHE_MAX 64
+
+typedef struct dora_cache {
+	void *acts, *txs;         /* lists linked through their first word */
+	unsigned nacts, ntxs;
+	bool registered;
+} dora_cache_t;
+
+static __thread dora_cache_t dora_cache;
+static pthread_key_t dora_cache_key;
+static pthread_once_t dora_cache_once = PTHREAD_ONCE_INIT;
+
+static void cache_drain(void *cache)
+{
+	dora_cache_t *c = cache;
+	for (void *p = c->acts, *n; p != NULL; p = n) {
+		memcpy(&n, p, sizeof n);
+		free(p);
+	}
+	for (void *p = c->txs, *n; p != NULL; p = n) {
+		memcpy(&n, p, sizeof n);
+		free(p);
+	}
+	*c = (dora_cache_t){ .registered = c->registered };
+}
+
+static void cache_key_make(void)
+{
+	if (pthread_key_create(&dora_cache_key, cache_drain) != 0)
+		dora_oom("thread key");
+}
+
+/* false if the cache cannot be drained at the thread's exit: not used */
+static bool cache_ready(dora_cache_t *c)
+{
+	if (!c->registered) {
+		pthread_once(&dora_cache_once, cache_key_make);
+		if (pthread_setspecific(dora_cache_key, c) != 0)
+			return false;
+		c->registered = true;
+	}
+	return true;
+}
+
+static void *cache_pop(void **list, unsigned *n)
+{
+	void *p = *list;
+	if (p != NULL) {
+		memcpy(list, p, sizeof *list);
+		(*n)--;
+	}
+	return p;
+}
+
+static void cache_push(void **list, unsigned *n, void *p)
+{
+	memcpy(p, list, sizeof *list);
+	*list = p;
+	(*n)++;
+}
+
+static potm_dora_act_t *cache_take_act(void)
+{
+	return cache_pop(&dora_cache.acts, &dora_cache.nacts);
+}
+
+static void cache_put_act(potm_dora_act_t *a)
+{
+	dora_cache_t *c = &dora_cache;
+	if (c->nacts < DORA_CACHE_MAX && cache_ready(c))
+		cache_push(&c->acts, &c->nacts, a);
+	else
+		free(a);
+}
+
+/* A cached transaction made for as many executors (the cache's first is
+ * the only one looked at: a program runs one executor set at a time). */
+static potm_dora_tx_t *cache_take_tx(unsigned executors)
+{
+	potm_dora_tx_t *tx = dora_cache.txs;
+	if (tx == NULL || tx->nparts != executors)
+		return NULL;
+	return cache_pop(&dora_cache.txs, &dora_cache.ntxs);
+}
+
+static void cache_put_tx(potm_dora_tx_t *tx)
+{
+	dora_cache_t *c = &dora_cache;
+	if (c->ntxs < DORA_CACHE_MAX && cache_ready(c)) {
+		/* The link overwrites tx->d; nparts stays for the match. */
+		cache_push(&c->txs, &c->ntxs, tx);
+	} else {
+		free(tx);
+	}
+}
 
 /* ---- idle executors (I1) ------------------------------------------------ */
 
@@ -479,9 +590,14 @@ int potm_dora_is_private(const potm_dora_t *d)
 
 potm_dora_tx_t *potm_dora_tx_new(potm_dora_t *d, potm_dora_done_fn done, void *ctx)
 {
-	potm_dora_tx_t *tx = calloc(1, sizeof *tx + d->executors * sizeof(dora_part_t));
+	size_t size = sizeof(potm_dora_tx_t) + d->executors * sizeof(dora_part_t);
+	potm_dora_tx_t *tx = cache_take_tx(d->executors);
+	if (tx == NULL)
+		tx = malloc(size);
 	if (tx == NULL)
 		return NULL;
+	memset(tx, 0, size);
+	tx->nparts = d->executors;
 	tx->d = d;
 	tx->done = done;
 	tx->ctx = ctx;
@@ -494,7 +610,9 @@ void potm_dora_add(potm_dora_tx_t *tx, unsigned r, uint64_t route, potm_dora_fn 
                    const potm_dora_lock_t *locks, unsigned nlocks)
 {
 	/* The inline room needs no zeroing: only its used prefix is read. */
-	potm_dora_act_t *a = malloc(sizeof *a);
+	potm_dora_act_t *a = cache_take_act();
+	if (a == NULL)
+		a = malloc(sizeof *a);
 	if (a == NULL)
 		dora_oom("action");
 	memset(a, 0, offsetof(potm_dora_act_t, inline_locks));
@@ -531,6 +649,7 @@ static void phase_start(potm_dora_tx_t *tx)
 	potm_dora_t *d = tx->d;
 	potm_dora_act_t *a = tx->building;
 	atomic_store_explicit(&tx->pending, tx->nbuilding, memory_order_relaxed);
+	bool lone = tx->nbuilding == 1 && tx->next == NULL;   /* L3 */
 	tx->building = NULL;
 	tx->nbuilding = 0;
 	/* Added last first: enqueue in the order added. */
@@ -544,6 +663,7 @@ static void phase_start(potm_dora_tx_t *tx)
 	for (a = rev; a != NULL;) {
 		potm_dora_act_t *n = a->phase_next;   /* a may run and finish at once */
 		a->executor = potm_dora_owner(d, a->rule, a->route);
+		a->lone = lone;
 		exec_push(d, a->executor, &a->node);
 		a = n;
 	}
@@ -892,10 +1012,11 @@ static void act_free(potm_dora_act_t *a)
 		free(a->undo);
 	if (a->arena != a->inline_arena)
 		free(a->arena);
-	free(a);
+	cache_put_act(a);
 }
 
 static void tx_finish(potm_dora_tx_t *tx, int outcome, unsigned e);
+static void complete(potm_dora_t *d, unsigned e, dora_part_t *p);
 
 /* Action a reached its phase's RVP (failed: how it failed, or 0). */
 static void rvp_arrive(potm_dora_tx_t *tx, int failed, unsigned e)
@@ -924,6 +1045,14 @@ static bool act_run(potm_dora_t *d, unsigned e, potm_dora_act_t *a)
 	dora_exec_t *x = &d->ex[e];
 	potm_dora_tx_t *tx = a->tx;
 	int failed = atomic_load_explicit(&tx->failed, memory_order_relaxed);
+	if (a->lone && !failed && a->next_lock == 0) {
+		/* L3: locks nobody else names need not be taken. */
+		bool unnamed = true;
+		for (unsigned i = 0; i < a->nlocks && unnamed; i++)
+			unnamed = *entry_slot(x, a->locks[i].space, a->locks[i].key) == NULL;
+		if (unnamed)
+			a->next_lock = a->nlocks;
+	}
 	while (!failed && a->next_lock < a->nlocks) {
 		int rc = lock_request(x, e, a, &a->locks[a->next_lock]);
 		if (rc == LOCK_WAIT) {
@@ -975,8 +1104,17 @@ static void tx_finish(potm_dora_tx_t *tx, int outcome, unsigned e)
 	atomic_store_explicit(&tx->refs, n, memory_order_relaxed);
 	tx->done(tx, outcome, tx->ctx);
 	dora_part_t *part = tx->part;
-	for (unsigned k = 0; k < n; k++)
-		exec_push(d, who[k], &part[who[k]].node);
+	/* This executor's own part completes here and now, last (it may
+	 * free tx): a message to itself would only come back to it. */
+	bool mine = false;
+	for (unsigned k = 0; k < n; k++) {
+		if (who[k] == e)
+			mine = true;
+		else
+			exec_push(d, who[k], &part[who[k]].node);
+	}
+	if (mine)
+		complete(d, e, &part[e]);
 }
 
 static void complete(potm_dora_t *d, unsigned e, dora_part_t *p)
@@ -992,7 +1130,7 @@ static void complete(potm_dora_t *d, unsigned e, dora_part_t *p)
 	}
 	p->acts = NULL;
 	if (atomic_fetch_sub_explicit(&tx->refs, 1, memory_order_acq_rel) == 1) {
-		free(tx);
+		cache_put_tx(tx);
 		atomic_fetch_sub_explicit(&d->in_flight, 1, memory_order_seq_cst);
 	}
 }
