@@ -280,6 +280,14 @@ int tpcc_dora_private_finish(tpcc_db_t *db, tpcc_private_t *p)
 	uint64_t keys[TP_COPY_BATCH];
 	const void *recs[TP_COPY_BATCH];
 	int rc = 0;
+	/* The private tables' own structure first (B1-B4, T1 of the store). */
+	for (uint32_t w = 0; w < p->warehouses && rc == 0; w++)
+		for (size_t k = 0; k < TP_TABLES && rc == 0; k++)
+			if (store_private_check(*priv_slot(&p->wh[w], &tp_tables[k])) != 0) {
+				fprintf(stderr, "tpcc: -e dora-private: warehouse %" PRIu32 ": %s\n",
+				        w + 1, tm_last_error());
+				rc = -1;
+			}
 	for (size_t k = 0; k < TP_TABLES && rc == 0; k++) {
 		const tp_table_t *t = &tp_tables[k];
 		store_table_t *shared = *shared_slot(db, t);
