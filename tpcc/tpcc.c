@@ -2,7 +2,7 @@
  * tpcc/tpcc.c — TPC-C on the record store, as a benchmark of the harness.
  *
  *   tpcc-<b> [-w warehouses (0: one per thread)] [-m mix] [-e execution] [-I items]
- *            [-C customers] [-t -d -n -S -H]
+ *            [-C customers] [-x remote %] [-R ms] [-W window] [-t -d -n -S -H]
  *
  * The database of -w warehouses is populated (clause 4.3), the workers run
  * the mix (-m: the standard 45/43/4/4/4, or one transaction type) with no
@@ -15,7 +15,10 @@
  * -e dora runs the same mix as DORA flow graphs (tpcc_dora.c): the -t
  * workers are the executors, warehouses routed to them by range; the
  * JSON line gains the executor's counters (actions, lock waits, retries
- * of transactions that died on a lock, undone actions).
+ * of transactions that died on a lock, undone actions).  -e dora-private
+ * (tpcc_dora_private.c) runs them over private tables per warehouse with
+ * no TM in the executors, which do not register; -W sets how many
+ * transactions a DORA terminal keeps in flight.
  *
  * -I and -C scale the population down (fewer items; fewer customers, and
  * so orders, per district) for quick tests; a run that uses them reports
