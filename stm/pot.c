@@ -1199,8 +1199,8 @@ static inline void pot_leave_fast(pot_tx_t *tx)
 
 /* The writes of a keyless fast commit: unmarked with our version (P2),
  * counted, the log emptied. */
-static void pot_commit_fast_writes(pot_tx_t *tx, size_t writes) __attribute__((noinline));
-static void pot_commit_fast_writes(pot_tx_t *tx, size_t writes)
+static inline __attribute__((always_inline)) void pot_commit_fast_writes(pot_tx_t *tx,
+                                                                         size_t writes)
 {
 	pot_unmark(tx, tx->fast_word >> 1);
 	POTM_STAT_ADD(&tx->pt.th, writes, writes);
