@@ -1074,9 +1074,9 @@ static void pot_begin(pot_tx_t *tx)
  * test, a run rules out: runs exist only in round-robin order without
  * rounds or weights (no supplied slot, no key, no declaration), in modes
  * with fast mode (not pogl); P5's first transaction is behind the thread
- * (a run starts at a commit).  A serial attempt (hinted, or
- * restarted at the mark keeping the run) and a retry that waits for its
- * turn take pot_begin. */
+ * (a run starts at a commit).  A serial attempt (hinted, or restarted at
+ * the mark keeping the run) and a retry that waits for its turn take
+ * pot_begin. */
 static inline __attribute__((always_inline)) void pot_begin_in_run(pot_tx_t *tx)
 {
 	tx->pt.th.txd.accesses = 0;   /* this attempt's, for its run of turns */
