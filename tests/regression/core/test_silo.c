@@ -246,7 +246,6 @@ static void snap_transfer(unsigned a, unsigned b)
 
 static void snap_work(unsigned id, unsigned n)
 {
-	(void)n;
 	if (id < snap_readers_n) {
 		unsigned long sums = 0, attempts = 0, bad = 0;
 		size_t peak = 0;
@@ -296,7 +295,8 @@ static void snap_work(unsigned id, unsigned n)
 	unsigned seed = id * 7919u + 1;
 	/* Until the readers have summed a few times too: the first
 	 * snapshot waits up to an epoch (N3). */
-	for (int i = 0; i < SNAP_TRANSFERS ||
+	int mine = SNAP_TRANSFERS / (int)(n - snap_readers_n);   /* the same total */
+	for (int i = 0; i < mine ||
 	                __atomic_load_n(&snap_live, __ATOMIC_RELAXED) < 50; i++) {
 		seed = seed * 1103515245u + 12345u;
 		unsigned a = (seed >> 8) % SNAP_ACCOUNTS;
