@@ -69,7 +69,8 @@ typedef struct potm_durable_opts {
 potm_durable_t *potm_durable_open(const potm_durable_opts_t *o, store_table_t *const *tables,
                                   unsigned n);
 
-/* Write everything logged, stop the logger, close the files.  0, or -1
+/* Write everything logged and make it durable, stop the logger, close
+ * the files.  No transaction may be running or start meanwhile.  0, or -1
  * (tm_last_error()) if the log had failed (full disk, I/O error). */
 int potm_durable_close(potm_durable_t *log);
 

@@ -62,6 +62,11 @@
  *     checkpoint is durable (file and directory synced), so a crash at
  *     any point leaves one complete checkpoint to start from.  Stamps are
  *     compared only within one file.
+ *  D8 (quiescent rounds) At close and at a checkpoint nothing commits
+ *     (the API's precondition), so every commit is in a buffer: the
+ *     round marks the largest stamp appended, even above the bound (on
+ *     silo, the current epoch, which would otherwise wait for the epoch
+ *     to end).
  */
 #include "store_internal.h"
 
@@ -201,6 +206,7 @@ typedef struct dlog_worker {
 	pthread_mutex_t mu;            /* buf, len, cap: the worker and the logger */
 	unsigned char *buf;
 	size_t len, cap;
+	uint64_t max_stamp;            /* the largest stamp appended (D8) */
 	uint64_t busy;                 /* D1 */
 	/* the running attempt's notes and images: the worker's alone */
 	uint64_t attempt;
@@ -360,6 +366,8 @@ static void dlog_hook_after(dlog_worker_t *w, tm_txd_t *d, int read_only)
 		w->buf = dlog_grow(w->buf, &w->cap, w->len + w->img_len, 1);
 		memcpy(w->buf + w->len, w->img, w->img_len);
 		w->len += w->img_len;
+		if (stamp > w->max_stamp)
+			w->max_stamp = stamp;
 		pthread_mutex_unlock(&w->mu);
 		w->last_stamp = stamp;
 	}
@@ -466,8 +474,8 @@ static int dlog_sync(potm_durable_t *log)
 	return 0;
 }
 
-/* One round of the logger (D1-D4).  log->mu held. */
-static void dlog_round(potm_durable_t *log)
+/* One round of the logger (D1-D4; quiescent: D8).  log->mu held. */
+static void dlog_round(potm_durable_t *log, bool quiescent)
 {
 	if (log->failed)
 		return;
@@ -484,6 +492,8 @@ static void dlog_round(potm_durable_t *log)
 	bool wrote = false;
 	for (dlog_worker_t *w = log->workers; w != NULL; w = w->next) {
 		pthread_mutex_lock(&w->mu);
+		if (quiescent && w->max_stamp > d)
+			d = w->max_stamp;
 		unsigned char *b = w->buf;
 		size_t len = w->len, cap = w->cap;
 		w->buf = log->spare;
@@ -526,9 +536,9 @@ static void *dlog_main(void *arg)
 		while (!log->stop && !log->kick && rc != ETIMEDOUT)
 			rc = pthread_cond_timedwait(&log->cv, &log->mu, &t);
 		log->kick = false;
-		dlog_round(log);
+		dlog_round(log, false);
 	}
-	dlog_round(log);
+	dlog_round(log, true);    /* closing: nothing commits any more (D8) */
 	pthread_mutex_unlock(&log->mu);
 	return NULL;
 }
@@ -808,7 +818,7 @@ int potm_durable_close(potm_durable_t *log)
 int potm_durable_checkpoint(potm_durable_t *log)
 {
 	pthread_mutex_lock(&log->mu);
-	dlog_round(log);          /* the old file gets every commit so far */
+	dlog_round(log, true);    /* the old file gets every commit so far (D8) */
 	int rc = log->failed ? potm_error("potm_durable_checkpoint(\"%s\"): %s", log->dir,
 	                                  log->error)
 	                     : dlog_new_file(log);
