@@ -85,8 +85,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#pragma GCC visibility push(hidden)
-
 /* The backend's stamps (stm/silo.c, stm/tl2.c; seq: a counter here). */
 #if defined(POTM_BACKEND_SILO)
 uint64_t potm_silo_epoch(void);
@@ -136,8 +134,6 @@ static uint64_t dlog_commit_stamp(void)
 	return 0;
 }
 #endif
-
-#pragma GCC visibility pop
 
 /* ---- blocks ------------------------------------------------------------------ */
 
