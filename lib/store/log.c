@@ -28,7 +28,8 @@
  *
  * Invariants:
  *  D1 (announce) A worker's busy word holds, from before its commit takes
- *     its stamp until after its record is in its buffer, a lower bound of
+ *     its stamp until after its record is in its buffer (or the attempt
+ *     aborts or is cancelled: the hook's ENDED call), a lower bound of
  *     that stamp (or BUSY_PENDING while it computes one; the logger waits
  *     it out).  The worker stores busy, fences, then reads the bound; the
  *     logger reads the bound, fences, then reads busy: a commit the logger
@@ -350,7 +351,7 @@ void store_log_note(store_table_t *t, uint64_t key, const void *rec, int del)
 static void dlog_hook_before(potm_durable_t *log, dlog_worker_t *w, tm_txd_t *d)
 {
 	if (w == NULL || w->attempt != d->attempt_id || w->nnotes == 0) {
-		/* A hook left by an attempt that aborted or was cancelled. */
+		/* Nothing noted by this attempt: a hook left over. */
 		if (w != NULL)
 			__atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
 		d->commit_hook = NULL;
@@ -407,6 +408,13 @@ static void dlog_hook(tm_txd_t *d, int phase, int read_only)
 	dlog_worker_t *w = log != NULL && dlog_me_gen == log->generation ? dlog_me : NULL;
 	if (phase == TM_COMMIT_HOOK_BEFORE) {
 		dlog_hook_before(log, w, d);
+	} else if (phase == TM_COMMIT_HOOK_ENDED) {
+		/* D1: an attempt that will not commit announces nothing. */
+		if (w != NULL) {
+			w->nnotes = 0;
+			__atomic_store_n(&w->busy, 0, __ATOMIC_SEQ_CST);
+		}
+		d->commit_hook = NULL;
 	} else if (w != NULL) {
 		dlog_hook_after(w, d, read_only);
 	} else {
