@@ -382,10 +382,12 @@ static void dlog_hook_before(potm_durable_t *log, dlog_worker_t *w, tm_txd_t *d)
 	__atomic_store_n(&w->busy, dlog_lower_bound(), __ATOMIC_SEQ_CST);
 }
 
-static void dlog_hook_after(dlog_worker_t *w, tm_txd_t *d, int read_only)
+static void dlog_hook_after(potm_durable_t *log, dlog_worker_t *w, tm_txd_t *d, int read_only)
 {
 	d->commit_hook = NULL;
-	if (w->attempt == d->attempt_id && w->nnotes != 0 && !read_only) {
+	/* A failed log takes nothing more (D6): buffers would only grow. */
+	if (w->attempt == d->attempt_id && w->nnotes != 0 && !read_only &&
+	    !__atomic_load_n(&log->failed, __ATOMIC_RELAXED)) {
 		uint64_t stamp = dlog_commit_stamp();
 		tx_hdr_t th = { stamp, (uint32_t)w->nnotes, (uint32_t)w->img_len };
 		memcpy(w->img, &th, sizeof th);
@@ -416,7 +418,7 @@ static void dlog_hook(tm_txd_t *d, int phase, int read_only)
 		}
 		d->commit_hook = NULL;
 	} else if (w != NULL) {
-		dlog_hook_after(w, d, read_only);
+		dlog_hook_after(log, w, d, read_only);
 	} else {
 		d->commit_hook = NULL;
 	}
