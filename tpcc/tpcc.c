@@ -210,6 +210,10 @@ int potm_bench_tpcc(int argc, char **argv)
 	if (limit_given && (log_dir == NULL || recover))
 		return bench_usage_error(&c, "-L: a log size limit needs a logged run (-D dir "
 		                         "without -r)");
+	if (log_dir != NULL && strcmp(tm_backend_name(), "silo") != 0 &&
+	    strcmp(tm_backend_name(), "tl2") != 0 && strcmp(tm_backend_name(), "seq") != 0)
+		return bench_usage_error(&c, "-D: the redo log runs on silo, tl2 and seq, not %s "
+		                         "(no commit stamps)", tm_backend_name());
 	if (log_dir != NULL && execution == 1)
 		return bench_usage_error(&c, "-D: the redo log runs with conventional execution "
 		                         "(-e conventional), not DORA");
