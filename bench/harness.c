@@ -244,7 +244,7 @@ static const tm_stats_t *bench_potm_stats(const tm_stats_t *s)
 int bench_tm_start(const bench_common_t *c)
 {
 	const char *backend = tm_backend_name();
-	if (strcmp(backend, "seq") == 0 && c->threads > 1)
+	if (strcmp(backend, "seq") == 0 && c->threads > 1 && !c->unregistered)
 		return bench_usage_error(c, "-t %" PRIu64 ": the seq backend runs one "
 		                         "thread only; use -t 1, or a concurrent backend "
 		                         "(gl, tl2, ...)", c->threads);
@@ -261,7 +261,7 @@ int bench_tm_start(const bench_common_t *c)
 		return BENCH_EXIT_USAGE;
 	}
 	unsigned max = tm_current_config()->max_threads;
-	if (c->threads > max) {
+	if (c->threads > max && !c->unregistered) {
 		tm_shutdown();
 		return bench_usage_error(c, "-t %" PRIu64 ": thread count must be 1..%u "
 		                         "(POTM_MAX_THREADS)", c->threads, max);
@@ -318,7 +318,7 @@ static void *bench_worker(void *p)
 	bench_thread_t *self = a->self;
 	bench_gate_t *g = &ctx->gate;
 
-	bool registered = tm_thread_enter(self->id) == 0;
+	bool registered = ctx->c->unregistered || tm_thread_enter(self->id) == 0;
 	pthread_mutex_lock(&g->lock);
 	if (!registered && g->error[0] == '\0')
 		snprintf(g->error, sizeof g->error, "tm_thread_enter(%u): %s", self->id,
@@ -351,7 +351,7 @@ static void *bench_worker(void *p)
 		if (ctx->leave)
 			ctx->leave(shared, self);
 	}
-	if (registered)
+	if (registered && !ctx->c->unregistered)
 		tm_thread_exit();
 	return NULL;
 }

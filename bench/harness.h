@@ -90,6 +90,9 @@ typedef struct bench_common {
 	uint64_t seed;             /* -S */
 	bool human;                /* -H */
 	bool help;                 /* -h was given: usage printed, exit 0 */
+	bool unregistered;         /* set by the program: its workers call no TM
+	                            * function, so they do not register (and
+	                            * seq's one-thread limit does not apply) */
 } bench_common_t;
 
 /* Parse argv (argv[0] is the program name) against the common options and

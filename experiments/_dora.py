@@ -4,7 +4,9 @@ experiment itself (the registry skips files named _*); the definitions
 beside it import it.
 
     >>> [v.name for v in VARIANTS]
-    ['occ', 'occ-dora', '2pl', '2pl-dora']
+    ['occ', 'occ-dora', '2pl', '2pl-dora', 'dora-private']
+    >>> VARIANTS[-1].backend, VARIANTS[-1].params
+    ('tl2', {'execution': 'dora-private'})
     >>> VARIANTS[1].params
     {'execution': 'dora'}
     >>> k = dora_over("2 executors", {"benchmark": "tm1", "threads": 2}, "occ")
@@ -22,12 +24,16 @@ from potm.experiments import KeyNumber, Variant
 #: tl2.
 VARIANTS = tuple(Variant(name + suffix, backend, params={"execution": execution})
                  for name, backend in (("occ", "tl2"), ("2pl", "2pl"))
-                 for suffix, execution in (("", "conventional"), ("-dora", "dora")))
+                 for suffix, execution in (("", "conventional"), ("-dora", "dora"))) + (
+    # DORA with private tables: no TM in the executors, so the backend only
+    # loads and checks the database (tl2: any multi-threaded one would do).
+    Variant("dora-private", "tl2", params={"execution": "dora-private"}),)
 
 
-def dora_over(label: str, where: Mapping[str, object], conventional: str) -> KeyNumber:
-    """The throughput of conventional's DORA variant over conventional's at
-    the same point."""
-    dora = conventional + "-dora"
+def dora_over(label: str, where: Mapping[str, object], conventional: str,
+              dora: str = "") -> KeyNumber:
+    """The throughput of a DORA variant (conventional's, unless dora names
+    another) over conventional's at the same point."""
+    dora = dora or conventional + "-dora"
     return KeyNumber(f"{label} {dora}/{conventional}", {**where, "variant": dora},
                      over={**where, "variant": conventional})

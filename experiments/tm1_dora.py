@@ -40,10 +40,11 @@ EXPERIMENT = Experiment(
               params={"duration": 2000, "subscribers": 100000}),
     render=Curves(x="threads", ylabel="TM1 transactions per second (standard mix)",
                   keys=(dora_over("2 executors", _AT, "occ"),
-                        dora_over("2 executors", _AT, "2pl"))),
+                        dora_over("2 executors", _AT, "2pl"),
+                        dora_over("2 executors", _AT, "occ", "dora-private"))),
     requires=("tl2",),
     notes="2 cores: 4 executors oversubscribe the machine, and an idle executor "
-          "polls its queue (yielding).  DORA's baseline was Shore-MT's centralized "
+          "sleeps on a futex until work arrives.  DORA's baseline was Shore-MT's centralized "
           "lock manager, whose contention on TM1 DORA removes; a software TM has "
           "no such table.",
 )

@@ -50,10 +50,11 @@ EXPERIMENT = Experiment(
               params={"duration": 2000}),
     render=Curves(x="threads", ylabel="TPC-C transactions per second (standard mix)",
                   keys=(dora_over("2 executors, 2 warehouses", _AT, "occ"),
-                        dora_over("2 executors, 2 warehouses", _AT, "2pl"))),
+                        dora_over("2 executors, 2 warehouses", _AT, "2pl"),
+                        dora_over("2 executors, 2 warehouses", _AT, "occ", "dora-private"))),
     requires=("tl2",),
     notes="2 cores: 4 executors oversubscribe the machine, and an idle executor "
-          "polls its queue (yielding), so DORA needs a core per executor.  DORA "
+          "sleeps on a futex until work arrives.  DORA "
           "ran Shore-MT on a 64-context Niagara II with a centralized lock manager "
           "as the baseline; here the baseline is a software TM, whose "
           "concurrency control has no centralized lock table to relieve.",

@@ -98,6 +98,20 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 	potm_self_in_tx("tm_read_bytes");
 	memcpy(dst, src, n);
 #else
+	/* Where a read is a plain load (TM_TXD_PLAIN_READS: pot's fast mode,
+	 * tl2's irrevocable one) the range is one copy.  It counts the
+	 * accesses the loops below would (a byte before the first word
+	 * boundary, a word, a byte after the last), since pot's runs of
+	 * turns are decided by that count and must not depend on the path. */
+	tm_txd_t *x = tm_self_;
+	if (x != NULL && x->depth > 0 && (x->flags & TM_TXD_PLAIN_READS)) {
+		size_t head = (size_t)(-(uintptr_t)src & 7);
+		if (head > n)
+			head = n;
+		x->accesses += (unsigned)(head + (n - head) / 8 + (n - head) % 8);
+		memcpy(dst, src, n);
+		return;
+	}
 	const uint8_t *s = src;
 	uint8_t *d = dst;
 	for (; n > 0 && ((uintptr_t)s & 7) != 0; n--)

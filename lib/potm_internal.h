@@ -384,8 +384,31 @@ static inline potm_thread_t *potm_self_in_tx(const char *which)
 potm_thread_t *potm_caller_between_tx(const char *fn);
 
 /* Successful commit of the outermost transaction: publish the attempt's
- * allocations, hand its frees to reclamation, count it. */
-void potm_tx_committed(potm_thread_t *t, bool read_only);
+ * allocations, hand its frees to reclamation, count it.  Inline for the
+ * common short transaction, which allocated, freed and deferred nothing
+ * and made no LSD call: one combined test, the counters, the reset; the
+ * rest is potm_tx_committed_slow_ (lib/tx.c). */
+void potm_tx_committed_slow_(potm_thread_t *t, bool read_only);
+
+static inline void potm_tx_committed(potm_thread_t *t, bool read_only)
+{
+	if (unlikely(t->lsd_used | (t->allocs.n != 0) | (t->polled != NULL) |
+	             (t->frees.n != t->frees_committed))) {
+		potm_tx_committed_slow_(t, read_only);
+		return;
+	}
+	POTM_STAT_INC(t, commits);
+	if (read_only)
+		POTM_STAT_INC(t, commits_ro);
+	t->attempt = 0;
+	t->last_cancelled = false;
+	t->hint_serial = false;
+	t->txd.depth = 0;
+	if (t->in_rcu) {
+		t->in_rcu = false;
+		potm_rcu_read_unlock(t);
+	}
+}
 
 /* Undo the attempt's allocations; count the abort under cause; back off;
  * resume at TM_BEGIN.  The backend has already rolled back its own state. */

@@ -45,7 +45,8 @@ static void tx_leave_rcu(potm_thread_t *t)
 	}
 }
 
-void potm_tx_committed(potm_thread_t *t, bool read_only)
+/* potm_tx_committed's general case (lib/potm_internal.h). */
+void potm_tx_committed_slow_(potm_thread_t *t, bool read_only)
 {
 	if (unlikely(t->lsd_used))
 		potm_lsd_end(t);

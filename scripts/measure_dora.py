@@ -6,7 +6,9 @@ medians: the runs behind docs/RESULTS.md's DORA section.
 
 TPC-C at 2 warehouses (= executors = threads) and at 1, and TM1 (100,000
 subscribers), 2 threads, on tl2 and 2pl, each conventional and under
-DORA; seq at 1 thread as the limit.  Prints one line per configuration.
+DORA; DORA over private tables (no TM in the executors: tl2 and seq
+alike, run once); seq at 1 thread as the limit.  Prints one line per
+configuration.
 """
 from __future__ import annotations
 
@@ -30,6 +32,11 @@ def configs(build: Path, ms: int) -> list[tuple[str, list[str]]]:
                                              "-t", "2", "-d", d]))
             out.append((f"tm1 {b} {e}", [f"{build}/tpcc/tm1-{b}", "-e", e, "-s", "100000",
                                          "-t", "2", "-d", d]))
+    for name, wh in (("tpcc-w2", "2"), ("tpcc-w1", "1")):
+        out.append((f"{name} dora-private", [f"{build}/tpcc/tpcc-tl2", "-e", "dora-private",
+                                             "-w", wh, "-t", "2", "-d", d]))
+    out.append(("tm1 dora-private", [f"{build}/tpcc/tm1-tl2", "-e", "dora-private", "-s",
+                                     "100000", "-t", "2", "-d", d]))
     out.append(("tpcc-w2 seq t1", [f"{build}/tpcc/tpcc-seq", "-w", "2", "-t", "1", "-d", d]))
     out.append(("tm1 seq t1", [f"{build}/tpcc/tm1-seq", "-s", "100000", "-t", "1", "-d", d]))
     return out

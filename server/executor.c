@@ -127,7 +127,7 @@ typedef struct batch_op {
 	potm_response_t resp;
 	int run;                  /* 1: execute it; 0: answered without executing */
 	int dup_of;               /* answered with this op's response, or -1 */
-	const uint8_t *cached;    /* ... or with this frame (a session's) */
+	const uint8_t *cached;    /* its response, encoded (the session's frame) */
 	size_t cached_len;
 } batch_op_t;
 
@@ -235,12 +235,49 @@ static void run_op(executor_t *ex, tpcc_worker_t *scratch, batch_op_t *b)
 	state_execute(ex->st, scratch, &b->op, &b->resp);
 }
 
+/* Claim and run the ops of the batch of generation seen (its batch_n is
+ * nrun) until none is left; returns how many this thread ran. */
+static unsigned claim_and_run(executor_t *ex, tpcc_worker_t *scratch, uint64_t seen,
+                              unsigned nrun)
+{
+	unsigned finished = 0;
+	for (;;) {
+		uint64_t c = __atomic_load_n(&ex->claim, __ATOMIC_ACQUIRE);
+		if (c >> 32 != (uint32_t)seen || (uint32_t)c >= nrun)
+			break;
+		if (!__atomic_compare_exchange_n(&ex->claim, &c, c + 1, false,
+		                                 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			continue;
+		run_op(ex, scratch, &ex->ops[ex->run_list[(uint32_t)c]]);
+		finished++;
+	}
+	return finished;
+}
+
+static inline void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 static void *worker_main(void *arg)
 {
 	worker_t *w = arg;
 	executor_t *ex = w->ex;
 	uint64_t seen = 0;
 	for (;;) {
+		/* --worker-spin: the next batch's generation shows in the claim
+		 * word before the worker would be woken; polling it for a while
+		 * saves the sleep and the wake-up between small batches.  The
+		 * generation itself is still read under the lock below. */
+		for (unsigned i = 0; i < ex->opt.worker_spin; i++) {
+			if (__atomic_load_n(&ex->claim, __ATOMIC_ACQUIRE) >> 32 != (uint32_t)seen)
+				break;
+			spin_pause();
+		}
 		pthread_mutex_lock(&ex->lock);
 		while (ex->generation == seen && !ex->leave)
 			pthread_cond_wait(&ex->cv_work, &ex->lock);
@@ -251,17 +288,7 @@ static void *worker_main(void *arg)
 		seen = ex->generation;
 		unsigned nrun = ex->batch_n;   /* this generation's, read with it */
 		pthread_mutex_unlock(&ex->lock);
-		unsigned finished = 0;
-		for (;;) {
-			uint64_t c = __atomic_load_n(&ex->claim, __ATOMIC_ACQUIRE);
-			if (c >> 32 != (uint32_t)seen || (uint32_t)c >= nrun)
-				break;
-			if (!__atomic_compare_exchange_n(&ex->claim, &c, c + 1, false,
-			                                 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-				continue;
-			run_op(ex, w->scratch, &ex->ops[ex->run_list[(uint32_t)c]]);
-			finished++;
-		}
+		unsigned finished = claim_and_run(ex, w->scratch, seen, nrun);
 		if (finished) {
 			pthread_mutex_lock(&ex->lock);
 			ex->done += finished;
@@ -351,12 +378,15 @@ static size_t walk_entry(executor_t *ex, const entry_t *e, size_t n)
 			/* A retry: the same response again, not a second execution. */
 			error_response(&b->resp, &req, pos, POTM_ERR_STALE,
 			               "the response to this request id is no longer kept");
+			/* The session's frame is decoded, not pointed at: a newer
+			 * request of the client later in this group replaces that
+			 * frame before the group's responses are sent. */
+			potm_response_t kept;
 			if (s->pending >= 0)
 				b->dup_of = s->pending;
-			else if (s->frame != NULL) {
-				b->cached = s->frame;
-				b->cached_len = s->len;
-			}
+			else if (s->frame != NULL && s->len > 4 &&
+			         potm_decode_response(s->frame + 4, s->len - 4, &kept, NULL) == 0)
+				b->resp = kept;
 			n++;
 			continue;
 		}
@@ -394,9 +424,17 @@ static void execute_batch(executor_t *ex)
 	pthread_mutex_lock(&ex->lock);
 	ex->done = 0;
 	ex->batch_n = ex->nrun;
-	ex->generation++;
-	__atomic_store_n(&ex->claim, (uint64_t)(uint32_t)ex->generation << 32, __ATOMIC_RELEASE);
+	uint64_t gen = ++ex->generation;
+	__atomic_store_n(&ex->claim, (uint64_t)(uint32_t)gen << 32, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&ex->cv_work);
+	if (ex->opt.applier_executes) {
+		/* The applier is a worker too until the batch is claimed: it is
+		 * registered (logical id 0) and would otherwise only wait. */
+		pthread_mutex_unlock(&ex->lock);
+		unsigned finished = claim_and_run(ex, ex->applier_scratch, gen, ex->nrun);
+		pthread_mutex_lock(&ex->lock);
+		ex->done += finished;
+	}
 	while (ex->done < ex->batch_n)
 		pthread_cond_wait(&ex->cv_done, &ex->lock);
 	pthread_mutex_unlock(&ex->lock);
@@ -425,22 +463,27 @@ static void apply_entries(executor_t *ex, entry_t *const *es, size_t k)
 	execute_batch(ex);
 
 	uint64_t executed = ex->nrun;
-	/* Remember each client's last response, for its retries. */
+	/* Remember each client's last response, for its retries, encoded
+	 * once: that frame is also what is sent.  It is the client's last op
+	 * of the group (pending), so no later op of the group reallocates it
+	 * before the sends below. */
 	uint8_t frame[4 + POTM_FRAME_MAX];
 	for (size_t i = 0; i < n; i++) {
 		batch_op_t *b = &ex->ops[i];
 		if (!b->run)
 			continue;
 		session_t *s = session_find(&ex->sessions, b->resp.client_id, false);
+		if (s == NULL || (int)i != s->pending)
+			continue;
+		s->pending = -1;
 		size_t len = potm_encode_response(&b->resp, frame, sizeof frame);
-		if (s != NULL && (int)i == s->pending && len) {
-			uint8_t *copy = realloc(s->frame, len);
-			if (copy != NULL) {
-				memcpy(copy, frame, len);
-				s->frame = copy;
-				s->len = len;
-			}
-			s->pending = -1;
+		uint8_t *copy = len && len <= s->len ? s->frame : len ? realloc(s->frame, len) : NULL;
+		if (copy != NULL) {
+			memcpy(copy, frame, len);
+			s->frame = copy;
+			s->len = len;
+			b->cached = copy;
+			b->cached_len = len;
 		}
 	}
 

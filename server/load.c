@@ -7,15 +7,16 @@
  *             [--seed S] [--workload tpcc|hot] [--accounts A]
  *
  * N client threads, each on its own connection, send one request at a
- * time with no think time, R each.  The requests are potm.serverload's:
- * TPC-C's mix (45/43/4/4/4 % New-Order, Payment, Order-Status, Delivery,
- * Stock-Level, inputs drawn as clause 2 draws them, client i at home
- * warehouse i mod W + 1), or transfers from the hot account 0.  Prints one
+ * time with no think time, R each.  The requests are workload.c's (the
+ * same as potm.serverload's and potm-server --stream's): TPC-C's mix, or
+ * transfers from the hot account 0.  Prints one
  * JSON line: clients, requests, errors, elapsed_s, throughput (responses
  * per second), mean_latency_ms, p99_latency_ms.  Exit status 0, 1 if a
  * client lost its connection, 2 for a bad option.
  */
 #define _GNU_SOURCE
+#include "workload.h"
+
 #include <potm/client.h>
 
 #include <getopt.h>
@@ -29,87 +30,17 @@
 
 typedef struct load_opts {
 	unsigned port, clients, requests;
-	uint32_t warehouses, items, customers, accounts;
-	uint64_t seed;
-	bool hot;
+	workload_opts_t w;
 } load_opts_t;
 
 typedef struct load_client {
 	const load_opts_t *o;
-	unsigned index;
-	uint64_t rng;
+	workload_client_t gen;
 	double *lat_ms;           /* [requests] */
 	unsigned done, errors;
 	bool lost;
 	pthread_t thread;
 } load_client_t;
-
-static uint64_t next_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [lo, hi]. */
-static int64_t pick(uint64_t *s, int64_t lo, int64_t hi)
-{
-	return lo + (int64_t)(next_rand(s) % (uint64_t)(hi - lo + 1));
-}
-
-static int64_t nurand(uint64_t *s, int64_t a, int64_t x, int64_t y)
-{
-	return ((pick(s, 0, a) | pick(s, x, y))) % (y - x + 1) + x;
-}
-
-/* A TPC-C request at warehouse home, as clause 2 draws it. */
-static uint16_t tpcc_request(load_client_t *c, int64_t home, int64_t *p, unsigned *n)
-{
-	const load_opts_t *o = c->o;
-	uint64_t *s = &c->rng;
-	int64_t w = o->warehouses, k = pick(s, 1, 100), d = pick(s, 1, 10);
-	int64_t max_name = (o->customers < 1000 ? o->customers : 1000) - 1;
-	int64_t other = w > 1 ? (home - 1 + pick(s, 1, w - 1)) % w + 1 : home;
-	if (k <= 45) {
-		int64_t lines = pick(s, 5, 15);
-		p[0] = home, p[1] = d, p[2] = nurand(s, 1023, 1, o->customers), p[3] = lines;
-		for (int64_t i = 0; i < lines; i++) {
-			p[4 + 3 * i] = nurand(s, 8191, 1, o->items);
-			p[5 + 3 * i] = w > 1 && pick(s, 1, 100) == 1 ? other : home;
-			p[6 + 3 * i] = pick(s, 1, 10);
-		}
-		if (pick(s, 1, 100) == 1)
-			p[4 + 3 * (lines - 1)] = (int64_t)o->items + 1;   /* rolls back */
-		*n = 4 + 3 * (unsigned)lines;
-		return POTM_TX_NEW_ORDER;
-	}
-	if (k <= 88) {
-		bool remote = w > 1 && pick(s, 1, 100) > 85, by_name = pick(s, 1, 100) <= 60;
-		p[0] = home, p[1] = d;
-		p[2] = remote ? other : home, p[3] = remote ? pick(s, 1, 10) : d;
-		p[4] = by_name ? 0 : nurand(s, 1023, 1, o->customers);
-		p[5] = by_name ? nurand(s, 255, 0, max_name) : 0;
-		p[6] = pick(s, 100, 500000);
-		*n = 7;
-		return POTM_TX_PAYMENT;
-	}
-	if (k <= 92) {
-		bool by_name = pick(s, 1, 100) <= 60;
-		p[0] = home, p[1] = d, p[2] = by_name ? 0 : nurand(s, 1023, 1, o->customers);
-		p[3] = by_name ? nurand(s, 255, 0, max_name) : 0;
-		*n = 4;
-		return POTM_TX_ORDER_STATUS;
-	}
-	if (k <= 96) {
-		p[0] = home, p[1] = pick(s, 1, 10);
-		*n = 2;
-		return POTM_TX_DELIVERY;
-	}
-	p[0] = home, p[1] = d, p[2] = pick(s, 10, 20);
-	*n = 3;
-	return POTM_TX_STOCK_LEVEL;
-}
 
 static double now_ms(void)
 {
@@ -127,19 +58,10 @@ static void *client_main(void *arg)
 		c->lost = true;
 		return NULL;
 	}
-	int64_t home = (int64_t)(c->index % o->warehouses) + 1;
 	for (unsigned i = 0; i < o->requests; i++) {
 		int64_t p[POTM_PARAMS_MAX];
 		unsigned n;
-		uint16_t type;
-		if (o->hot) {
-			p[0] = 0, p[1] = pick(&c->rng, 1, (int64_t)o->accounts - 1);
-			p[2] = pick(&c->rng, 1, 10);
-			n = 3;
-			type = POTM_TX_TRANSFER;
-		} else {
-			type = tpcc_request(c, home, p, &n);
-		}
+		uint16_t type = workload_next(&c->gen, p, &n);
 		potm_response_t r;
 		double t0 = now_ms();
 		if (potm_client_call(conn, type, p, n, &r) != 0) {
@@ -168,8 +90,9 @@ static int bad(const char *what)
 
 int main(int argc, char **argv)
 {
-	load_opts_t o = { .clients = 1, .requests = 100, .warehouses = 1, .items = 1000,
-	                  .customers = 30, .accounts = 16, .seed = 1 };
+	load_opts_t o = { .clients = 1, .requests = 100,
+	                  .w = { .warehouses = 1, .items = 1000, .customers = 30,
+	                         .accounts = 16, .seed = 1 } };
 	static const struct option longs[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "clients", required_argument, NULL, 'c' },
@@ -186,15 +109,15 @@ int main(int argc, char **argv)
 		case 'p': o.port = (unsigned)v; break;
 		case 'c': o.clients = (unsigned)v; break;
 		case 'r': o.requests = (unsigned)v; break;
-		case 's': o.seed = v; break;
-		case 'a': o.accounts = (uint32_t)v; break;
-		case 'w': o.warehouses = (uint32_t)v; break;
-		case 'I': o.items = (uint32_t)v; break;
-		case 'C': o.customers = (uint32_t)v; break;
+		case 's': o.w.seed = v; break;
+		case 'a': o.w.accounts = (uint32_t)v; break;
+		case 'w': o.w.warehouses = (uint32_t)v; break;
+		case 'I': o.w.items = (uint32_t)v; break;
+		case 'C': o.w.customers = (uint32_t)v; break;
 		case 'k':
 			if (strcmp(optarg, "tpcc") != 0 && strcmp(optarg, "hot") != 0)
 				return bad("--workload: tpcc or hot");
-			o.hot = strcmp(optarg, "hot") == 0;
+			o.w.hot = strcmp(optarg, "hot") == 0;
 			break;
 		default:
 			return bad("usage: potm-load --port P --clients N --requests R [-w W] "
@@ -202,16 +125,16 @@ int main(int argc, char **argv)
 		}
 	}
 	if (o.port == 0 || o.port > 65535 || o.clients == 0 || o.clients > 1024 ||
-	    o.requests == 0 || o.warehouses == 0 || o.items == 0 || o.customers == 0 ||
-	    o.accounts < 2)
+	    o.requests == 0 || o.w.warehouses == 0 || o.w.items == 0 || o.w.customers == 0 ||
+	    o.w.accounts < 2)
 		return bad("--port, --clients (1..1024), --requests, -w, -I, -C must be > 0, "
 		           "--accounts >= 2");
 	load_client_t *cl = calloc(o.clients, sizeof *cl);
 	if (cl == NULL)
 		return bad("out of memory");
 	for (unsigned i = 0; i < o.clients; i++) {
-		cl[i] = (load_client_t){ .o = &o, .index = i, .rng = o.seed * 1000003u + i,
-		                         .lat_ms = calloc(o.requests, sizeof(double)) };
+		cl[i] = (load_client_t){ .o = &o, .lat_ms = calloc(o.requests, sizeof(double)) };
+		workload_client_init(&cl[i].gen, &o.w, i);
 		if (cl[i].lat_ms == NULL)
 			return bad("out of memory");
 	}

@@ -12,7 +12,9 @@
  * on, and serves until SIGTERM or SIGINT; then it applies what it has
  * taken, checks the database (TPC-C's consistency conditions, the bank's
  * total) and prints a JSON line with the final digest and the verdict.
- * Exit status: 0, 1 if a check failed, 2 for a bad option.
+ * Exit status: 0, 1 if a check failed, 2 for a bad option.  With --stream N
+ * it serves no socket: it executes N requests of closed-loop clients
+ * through the local agreement (stream.c), prints one JSON line and exits.
  */
 #include "server.h"
 
@@ -81,6 +83,14 @@ static void usage(FILE *f)
 	        "  --seed S          population seed (default 1)\n"
 	        "  --batch-max N     requests per log entry (1..4096, default 256)\n"
 	        "  --digest-every N  publish a digest every N batches (0: never; default 1)\n"
+	        "  --applier-executes  the applier runs requests beside the workers (so\n"
+	        "                    --workers 1 is two executing threads)\n"
+	        "  --worker-spin N   polls for work before a worker sleeps (default 0)\n"
+	        "the execution phase alone, no sockets (server/stream.c):\n"
+	        "  --stream N        propose N requests of closed-loop clients to the local\n"
+	        "                    agreement, execute them, print one JSON line and exit\n"
+	        "  --clients C       the clients: requests per round (1..4096, default 16)\n"
+	        "  --workload W      tpcc (default) or hot (transfers from account 0)\n"
 	        "replication (Raft; without --replica: a single server)%s:\n"
 	        "  --replica ID      this replica's id among the peers\n"
 	        "  --peers LIST      ID=HOST:RAFT_PORT[:CLIENT_PORT],... every replica (up to %u)\n"
@@ -169,7 +179,7 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 	*o = (server_options_t){ .mode = default_mode(), .workers = 2, .warehouses = 1,
 	                         .items = TPCC_ITEMS, .customers = TPCC_CUSTOMERS,
 	                         .accounts = 16, .seed = 1, .batch_max = 256,
-	                         .digest_every = 1 };
+	                         .digest_every = 1, .stream_clients = 16 };
 	static const struct option longopts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "workers", required_argument, NULL, 't' },
@@ -183,10 +193,15 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 		{ "data-dir", required_argument, NULL, 'd' },
 		{ "snapshot-every", required_argument, NULL, 'n' },
 		{ "election-ms", required_argument, NULL, 'e' },
+		{ "stream", required_argument, NULL, 's' },
+		{ "clients", required_argument, NULL, 'c' },
+		{ "workload", required_argument, NULL, 'k' },
+		{ "applier-executes", no_argument, NULL, 'x' },
+		{ "worker-spin", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool workers_given = false;
+	bool workers_given = false, stream_args = false;
 	int c;
 	uint64_t v;
 	opterr = 0;
@@ -271,6 +286,31 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 				return 2;
 			o->election_ms = (unsigned)v;
 			break;
+		case 's':
+			if (parse_uint("--stream", optarg, 1, UINT32_MAX, &v))
+				return 2;
+			o->stream = v;
+			break;
+		case 'c':
+			if (parse_uint("--clients", optarg, 1, 4096, &v))
+				return 2;
+			o->stream_clients = (unsigned)v;
+			stream_args = true;
+			break;
+		case 'k':
+			if (strcmp(optarg, "tpcc") != 0 && strcmp(optarg, "hot") != 0)
+				return bad_option("--workload %s: must be tpcc or hot", optarg);
+			o->stream_hot = strcmp(optarg, "hot") == 0;
+			stream_args = true;
+			break;
+		case 'x':
+			o->applier_executes = true;
+			break;
+		case 'W':
+			if (parse_uint("--worker-spin", optarg, 0, 1000000, &v))
+				return 2;
+			o->worker_spin = (unsigned)v;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -306,6 +346,13 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 			return bad_option("--mode %s orders nothing: it cannot be replicated",
 			                  modes[o->mode].name);
 	}
+	if (stream_args && o->stream == 0)
+		return bad_option("%s: --clients and --workload go with --stream", "options");
+	if (o->stream != 0 && (o->replica != 0 || o->port != 0))
+		return bad_option("--stream: %s: it runs on the local agreement, no sockets",
+		                  o->replica != 0 ? "not a replica" : "no --port");
+	if (o->stream_hot && o->accounts < 2)
+		return bad_option("--workload hot: %s", "needs --accounts >= 2");
 	if (o->mode == SERVER_SEQUENTIAL)
 		o->workers = 0;
 	else if (!workers_given)
@@ -354,6 +401,12 @@ int main(int argc, char **argv)
 	if (state_load(&st, loaders) != 0) {
 		tm_shutdown();
 		return 1;
+	}
+
+	if (o.stream != 0) {
+		rc = stream_run(&st, &o, ordered, modes[o.mode].name);
+		tm_shutdown();
+		return rc;
 	}
 
 	unsigned port = 0;

@@ -2,7 +2,9 @@
  * server/protocol.c — encoding and decoding of potm-server's frames
  * (potm/protocol.h; the format is documented in server/PROTOCOL.md).
  * Byte by byte, so that it does not depend on the host's byte order or
- * alignment.
+ * alignment; the 64-bit fields (most of a request: its parameters) are
+ * one unaligned copy on a little-endian host, where the bytes are the
+ * same.
  */
 #include <potm/protocol.h>
 
@@ -20,10 +22,18 @@ static void put32(uint8_t *p, uint32_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PROTO_LITTLE_ENDIAN 1
+#endif
+
 static void put64(uint8_t *p, uint64_t v)
 {
+#ifdef PROTO_LITTLE_ENDIAN
+	memcpy(p, &v, 8);
+#else
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
+#endif
 }
 
 static uint16_t get16(const uint8_t *p)
@@ -39,8 +49,12 @@ uint32_t potm_frame_length(const uint8_t *p)
 static uint64_t get64(const uint8_t *p)
 {
 	uint64_t v = 0;
+#ifdef PROTO_LITTLE_ENDIAN
+	memcpy(&v, p, 8);
+#else
 	for (int i = 7; i >= 0; i--)
 		v = v << 8 | p[i];
+#endif
 	return v;
 }
 

@@ -11,6 +11,8 @@
  *   state.c      the state machine's database: TPC-C and the bank table,
  *                the requests' bodies, the digest
  *   main.c       options, modes, start and shutdown
+ *   stream.c     --stream: the execution phase alone, the requests of
+ *                workload.c's clients proposed without sockets
  */
 #ifndef POTM_SERVER_H
 #define POTM_SERVER_H
@@ -57,6 +59,13 @@ typedef struct server_options {
 	const char *data_dir;
 	unsigned snapshot_every;  /* log entries between snapshots (0: libraft's) */
 	unsigned election_ms;     /* Raft's election timeout (0: libraft's) */
+	/* --stream (stream.c): execute this many requests, then exit (0: serve) */
+	uint64_t stream;
+	unsigned stream_clients;  /* closed-loop clients: requests per round */
+	bool stream_hot;          /* the hot-account workload, not TPC-C */
+	/* execution */
+	bool applier_executes;    /* the applier claims requests beside the workers */
+	unsigned worker_spin;     /* polls of the claim word before sleeping */
 } server_options_t;
 
 /* ---- the state machine's database (state.c) ------------------------------- */
@@ -182,6 +191,15 @@ int executor_snapshot_end(executor_t *ex, executor_snap_t *snap, void **bytes, s
 int executor_restore(executor_t *ex, const void *bytes, size_t len);
 /* Apply everything queued, then stop every thread (they exit the TM). */
 void executor_stop(executor_t *ex);
+
+/* ---- the execution phase alone (stream.c) ------------------------------------ */
+
+/* Propose o->stream requests of o->stream_clients closed-loop clients to
+ * the local agreement, execute them, print the run's JSON line, check and
+ * destroy the state (registered as logical id 0 for that).  0, or 1 if a
+ * request failed or a check did not hold. */
+int stream_run(server_state_t *st, const server_options_t *o, bool ordered,
+               const char *mode_name);
 
 /* ---- the I/O thread (net.c) ---------------------------------------------------- */
 

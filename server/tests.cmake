@@ -14,3 +14,10 @@ endforeach()
 add_test(NAME t-server COMMAND test_server)
 set_tests_properties(t-server PROPERTIES TIMEOUT 600 LABELS server
   ENVIRONMENT "CK_DEFAULT_TIMEOUT=300")
+
+# potm-server --stream: the ordered modes' digests agree (test_stream.sh).
+if("pot" IN_LIST POTM_SERVER_BACKENDS)
+  add_test(NAME t-server-stream
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_stream.sh ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(t-server-stream PROPERTIES TIMEOUT 120 LABELS server SKIP_RETURN_CODE 77)
+endif()

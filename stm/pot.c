@@ -263,6 +263,7 @@
 #include "pot_order.h"
 #include "tl2_sets.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 /* K2: a stripe a keyed attempt marked, and its word before the mark. */
@@ -466,16 +467,31 @@ static inline void pot_set_mark(pot_tx_t *tx, bool mark)
 }
 
 /* Enter fast mode at the current slot (P3: clock is frozen while we hold
- * the turn, so our commit will be version clock + 1). */
-static inline void pot_enter_fast(pot_tx_t *tx, uint64_t clock)
+ * the turn, so our commit will be version clock + 1), marking the stripes
+ * written (P2) if mark.  pot_set_fast and pot_set_mark in one pass, for
+ * every short transaction that begins in its turn: a keyed attempt (K2)
+ * takes no inline write, every one goes through pot_fast_write. */
+static inline __attribute__((always_inline)) void pot_enter_fast(pot_tx_t *tx, uint64_t clock,
+                                                                 bool mark)
 {
+	tm_undo_t *u = &tx->pt.th.txd.undo;
 	tx->fast_word = (uintptr_t)(clock + 1) << 1 | 1;
-	pot_set_fast(tx, true);
-	tx->pt.th.txd.undo.plain_max = pot.serial_at;   /* P6: 0: no mark */
-	pot_set_mark(tx, pot_order.mode.speculative);
-	if (unlikely(tx->pt.keyed))   /* K2: every write through pot_fast_write */
-		potm_undo_set_plain(&tx->pt.th.txd.undo, false);
-	potm_undo_clear(&tx->pt.th.txd.undo);
+	tx->fast = true;
+	tx->pt.th.txd.flags |= TM_TXD_PLAIN_READS;
+	u->plain_max = pot.serial_at;   /* P6: 0: no mark */
+	tx->mark = mark;
+	u->mark = mark ? tx->fast_word : 0;
+	if (likely(!u->plain_max && !tx->pt.keyed)) {
+		/* potm_undo_set_plain(u, true), the log's own end the bound */
+		tm_undo_entry_t *end = u->end;
+		u->plain_end = end;
+		u->quick_end = mark ? NULL : u->seen_from < end ? u->seen_from : end;
+	} else {
+		potm_undo_set_plain(u, !tx->pt.keyed);
+	}
+	/* Empty already: every commit, rollback and cancel of a fast attempt
+	 * empties the log, and a speculative one logs nothing. */
+	assert(potm_undo_count(u) == 0);
 }
 
 /* Undo this attempt's in-place writes, then unmark their stripes with
@@ -523,7 +539,7 @@ static void pot_promote(pot_tx_t *tx)
 		pot_abort(tx, TM_ABORT_ORDER);
 	if (unlikely(potm_lsd_unsettled(&tx->pt.th)))
 		pot_lsd_settle_in_turn(tx, true);
-	pot_enter_fast(tx, clock);
+	pot_enter_fast(tx, clock, pot_order.mode.speculative);
 	if (unlikely(tx->pt.keyed)) {   /* K2: the holder: it waits, never yields */
 		for (size_t i = 0; i < tx->ws.n; i++)
 			pot_mark_shared(tx, pot_stripe_of((const void *)tx->ws.e[i].addr));
@@ -946,7 +962,7 @@ static void pot_begin_early(pot_tx_t *tx)
 {
 	potm_enter_read_section(&tx->pt.th);
 	tx->early = true;
-	pot_enter_fast(tx, pot_supplied_slot(tx));
+	pot_enter_fast(tx, pot_supplied_slot(tx), pot_order.mode.speculative);
 }
 
 /* K6 (early promotion): a keyed speculative attempt that finds K1's
@@ -963,7 +979,7 @@ static bool pot_try_early_promote(pot_tx_t *tx)
 	if (!pot_validate(tx))
 		pot_abort(tx, TM_ABORT_ORDER);   /* it would fail in its turn */
 	tx->early = true;
-	pot_enter_fast(tx, pot_supplied_slot(tx));
+	pot_enter_fast(tx, pot_supplied_slot(tx), pot_order.mode.speculative);
 	for (size_t i = 0; i < tx->ws.n; i++)
 		pot_mark_shared(tx, pot_stripe_of((const void *)tx->ws.e[i].addr));
 	for (size_t i = 0; i < tx->ws.n; i++)
@@ -973,9 +989,23 @@ static bool pot_try_early_promote(pot_tx_t *tx)
 	return true;
 }
 
-static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
+/* Does a fast transaction that begins now mark the stripes it writes
+ * (P2)?  Not while its thread is the only registered one (P5).  Call it
+ * after the transaction stored busy: the compiler must not move the load
+ * of the count before that store (the CPU may: that is what the other
+ * side's membarrier is for). */
+static inline bool pot_fast_marks(void)
 {
-	pot_tx_t *tx = (pot_tx_t *)d;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return pot_order.mode.speculative &&
+	       !(pot.solo_unmarked && seqr_registered() == 1);
+}
+
+/* The general begin: every mode, order and case. */
+static void pot_begin(pot_tx_t *tx) __attribute__((noinline));
+static void pot_begin(pot_tx_t *tx)
+{
+	tm_txd_t *d = &tx->pt.th.txd;
 	pot_order_check_supplied(&tx->pt);
 	d->accesses = 0;   /* this attempt's, for its run of turns */
 	if (unlikely(tx->sync_first_tx)) {
@@ -999,7 +1029,7 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 		/* PoGL: the turn is the lock; nobody reads beside its holder. */
 		if (!pot_holds_turn(tx))
 			pot_wait_outside_rcu(&tx->pt, POT_WAIT_TURN);
-		pot_enter_fast(tx, pot_order_clock(&tx->pt));
+		pot_enter_fast(tx, pot_order_clock(&tx->pt), pot_order.mode.speculative);
 		if (pot.serial_on)   /* P6 */
 			tx->pt.th.txd.flags |= TM_TXD_SERIAL;
 	} else if (pot_order.mode.fast_mode) {
@@ -1019,13 +1049,7 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 		}
 		tx->want_turn = false;
 		if ((s & tx->pt.key.mask) == tx->pt.key.want) {
-			pot_enter_fast(tx, pot_order_clock(&tx->pt));   /* fast mode */
-			/* P5: busy is stored above; the compiler must not move
-			 * the load of the count before it (the CPU may: that is
-			 * what the other side's membarrier is for). */
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			if (pot.solo_unmarked && seqr_registered() == 1)
-				pot_set_mark(tx, false);
+			pot_enter_fast(tx, pot_order_clock(&tx->pt), pot_fast_marks());
 			if (unlikely(tx->want_serial)) {
 				tx->want_serial = false;
 				pot_enter_serial(tx);
@@ -1041,6 +1065,34 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 			pot_wait_outside_rcu(&tx->pt, POT_WAIT_ROUND);
 		pot_begin_spec(tx);
 	}
+}
+
+/* The begin of a transaction whose thread kept the turn at its last
+ * commit (its run of turns is on, lib/sequencer.h S4): it holds the turn
+ * (only the holder moves the state, S1) at its run's slot, so it begins
+ * in fast mode without looking at the state word.  What pot_begin would
+ * test, a run rules out: runs exist only in round-robin order without
+ * rounds or weights (no supplied slot, no key, no declaration), in modes
+ * with fast mode (not pogl); P5's first transaction is behind the thread
+ * (a run starts at a commit).  A serial attempt (hinted, or restarted at
+ * the mark keeping the run) and a retry that waits for its turn take
+ * pot_begin. */
+static inline __attribute__((always_inline)) void pot_begin_in_run(pot_tx_t *tx)
+{
+	tx->pt.th.txd.accesses = 0;   /* this attempt's, for its run of turns */
+	__atomic_store_n(tx->pt.busy, 1, __ATOMIC_RELAXED);
+	pot_enter_fast(tx, tx->pt.run.slot, pot_fast_marks());
+}
+
+static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
+{
+	pot_tx_t *tx = (pot_tx_t *)d;
+	if (likely(tx->pt.run.on) &&
+	    !(tx->want_serial | tx->want_turn | tx->pt.th.hint_serial)) {
+		pot_begin_in_run(tx);
+		return;
+	}
+	pot_begin(tx);
 }
 
 /* ---- commit ------------------------------------------------------------------------ */
@@ -1132,24 +1184,43 @@ static bool pot_commit_keyed(pot_tx_t *tx)
 	return ro;
 }
 
-static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
+/* Leave fast mode at a commit: pot_set_fast(tx, false), with the serial
+ * case tested by the caller. */
+static inline void pot_leave_fast(pot_tx_t *tx)
 {
-	pot_tx_t *tx = (pot_tx_t *)d;
+	tm_undo_t *u = &tx->pt.th.txd.undo;
+	tx->fast = false;
+	tx->pt.th.txd.flags &= ~TM_TXD_PLAIN_READS;
+	u->plain_max = 0;
+	u->plain_end = NULL;   /* potm_undo_set_plain(u, false) */
+	u->quick_end = NULL;
+	u->mark = 0;
+}
+
+/* The writes of a keyless fast commit: unmarked with our version (P2),
+ * counted, the log emptied. */
+static inline __attribute__((always_inline)) void pot_commit_fast_writes(pot_tx_t *tx,
+                                                                         size_t writes)
+{
+	pot_unmark(tx, tx->fast_word >> 1);
+	POTM_STAT_ADD(&tx->pt.th, writes, writes);
+	potm_undo_clear(&tx->pt.th.txd.undo);
+}
+
+/* Every commit but the keyless fast one: keyed (K2, K5, K6), speculative
+ * (ordered), serial (P6). */
+static bool pot_commit_other(pot_tx_t *tx) __attribute__((noinline));
+static bool pot_commit_other(pot_tx_t *tx)
+{
 	bool ro;
 	if (unlikely(tx->pt.keyed)) {
 		ro = pot_commit_keyed(tx);
-	} else if (likely(tx->fast)) {
-		/* Fast commit: unmark what we wrote with our version, then
-		 * publishing the counter (the pass) is the commit. */
+	} else if (tx->fast) {   /* serial (P6) */
 		size_t writes = potm_undo_count(&tx->pt.th.txd.undo);
 		ro = writes == 0;
-		if (!ro) {
-			pot_unmark(tx, tx->fast_word >> 1);
-			POTM_STAT_ADD(&tx->pt.th, writes, writes);
-			potm_undo_clear(&tx->pt.th.txd.undo);
-		}
-		if (tx->pt.th.txd.flags & TM_TXD_SERIAL)
-			POTM_STAT_INC(&tx->pt.th, serial);
+		if (!ro)
+			pot_commit_fast_writes(tx, writes);
+		POTM_STAT_INC(&tx->pt.th, serial);
 		pot_set_fast(tx, false);
 		if (pot_order.mode.fast_mode)
 			POTM_STAT_INC(&tx->pt.th, fast_commits);
@@ -1158,6 +1229,31 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 		ro = pot_commit_ordered(tx);
 	}
 	pot_stop_reading(tx);   /* a promoted attempt's */
+	return ro;
+}
+
+/* The commit of a keyless transaction in fast mode (begun in its turn,
+ * promoted, or pogl's), inline: unmark what it wrote with its version,
+ * then publishing the counter (the pass) is the commit.  A promoted
+ * attempt stops reading (P6). */
+static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
+{
+	pot_tx_t *tx = (pot_tx_t *)d;
+	bool ro;
+	if (likely(tx->fast && !tx->pt.keyed && !(d->flags & TM_TXD_SERIAL))) {
+		size_t writes = potm_undo_count(&d->undo);
+		ro = writes == 0;
+		if (!ro)
+			pot_commit_fast_writes(tx, writes);
+		pot_leave_fast(tx);
+		if (pot_order.mode.fast_mode)
+			POTM_STAT_INC(&tx->pt.th, fast_commits);
+		tx->pt.last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
+		if (unlikely(tx->reading))
+			pot_stop_reading(tx);
+	} else {
+		ro = pot_commit_other(tx);
+	}
 	/* The accesses are those of the execution that commits, made on the
 	 * state of its slot (fast mode, or validated in the turn): the same
 	 * in every run, so the run of turns they decide is too. */

@@ -42,7 +42,7 @@
  * the population's plus the committed inserts minus the committed deletes,
  * and every forwarding's special facility present.
  */
-#include "harness.h"
+#include "tm1.h"
 #include "potm_bench.h"
 
 #include <potm/dora.h>
@@ -50,7 +50,6 @@
 #include <potm/tm.h>
 
 #include <inttypes.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,58 +59,11 @@ POTM_BENCH_EXPORT int potm_bench_tm1(int argc, char **argv);
 
 #define TM1_DEFAULT_SUBSCRIBERS 100000
 #define TM1_MAX_SUBSCRIBERS (1u << 22)
-#define TM1_WINDOW 4
-
-enum tm1_type {
-	GET_SUBSCRIBER_DATA, GET_NEW_DESTINATION, GET_ACCESS_DATA, UPDATE_SUBSCRIBER_DATA,
-	UPDATE_LOCATION, INSERT_CALL_FORWARDING, DELETE_CALL_FORWARDING, TM1_TYPES
-};
-
 static const char *const tm1_keys[TM1_TYPES] = {
 	"get_subscriber_data", "get_new_destination", "get_access_data",
 	"update_subscriber_data", "update_location", "insert_call_forwarding",
 	"delete_call_forwarding",
 };
-
-/* ---- records ----------------------------------------------------------- */
-
-typedef struct tm1_subscriber {
-	int64_t s_id;
-	uint32_t msc_location, vlr_location;
-	uint8_t bit[10], hex[10], byte2[10];
-	char sub_nbr[16];
-} tm1_subscriber_t;
-
-typedef struct tm1_access_info {
-	int64_t s_id;
-	int32_t ai_type, data1, data2;
-	char data3[4], data4[6];
-} tm1_access_info_t;
-
-typedef struct tm1_special_facility {
-	int64_t s_id;
-	int32_t sf_type, is_active, error_cntrl, data_a;
-	char data_b[6];
-} tm1_special_facility_t;
-
-typedef struct tm1_call_forwarding {
-	int64_t s_id;
-	int32_t sf_type, start_time, end_time;
-	char numberx[16];
-} tm1_call_forwarding_t;
-
-/* Keys: a subscriber's rows of a type are s_id << 2 | type - 1; its
- * forwardings s_id << 4 | (sf_type - 1) << 2 | start_time / 8, so a
- * special facility's forwardings are one range in start_time order. */
-static uint64_t ai_key(uint64_t s, uint32_t t)
-{
-	return s << 2 | (t - 1);
-}
-
-static uint64_t cf_key(uint64_t s, uint32_t sf, uint32_t start)
-{
-	return s << 4 | (uint64_t)(sf - 1) << 2 | start / 8;
-}
 
 static uint64_t sub_nbr_key(const void *rec, uint64_t pkey)
 {
@@ -121,35 +73,6 @@ static uint64_t sub_nbr_key(const void *rec, uint64_t pkey)
 }
 
 /* ---- the database and a run --------------------------------------------- */
-
-typedef struct tm1_in {
-	enum tm1_type type;
-	uint64_t s_id;            /* 0: known by sub_nbr only */
-	uint64_t sub_nbr;
-	uint32_t ai_type, sf_type, start_time, end_time;
-	uint32_t bit_1, data_a, vlr_location;
-	char numberx[16];
-} tm1_in_t;
-
-typedef struct tm1_worker {
-	uint64_t done[TM1_TYPES], ok[TM1_TYPES];
-	uint64_t retries;
-	bench_lat_t lat[TM1_TYPES];
-} __attribute__((aligned(64))) tm1_worker_t;
-
-typedef struct tm1_db {
-	uint64_t subscribers;
-	unsigned threads;
-	uint64_t seed;
-	store_table_t *sub, *ai, *sf, *cf;
-	store_index_t *by_nbr;
-	uint64_t cf_loaded;
-	tm1_worker_t *worker;
-	/* DORA */
-	potm_dora_t *d;
-	struct tm1_slot *slots;   /* [threads][TM1_WINDOW] */
-	atomic_uint finished;
-} tm1_db_t;
 
 static uint32_t rnd(bench_rng_t *r, uint32_t lo, uint32_t hi)
 {
@@ -477,20 +400,6 @@ static void tm1_op(void *shared, bench_thread_t *self)
 
 /* ---- DORA ------------------------------------------------------------------ */
 
-enum { LK_SUB = 1, LK_AI, LK_SF, LK_CF };
-enum { SLOT_FREE, SLOT_RUNNING, SLOT_DONE };
-
-typedef struct tm1_slot {
-	_Atomic int state;
-	int outcome;
-	tm1_db_t *db;
-	unsigned owner;
-	uint64_t t0;
-	tm1_in_t in;
-	uint64_t s;               /* s_id, given or looked up */
-	int found;                /* a read transaction found its rows */
-} tm1_slot_t;
-
 static int act_read(potm_dora_act_t *a, void *arg)
 {
 	tm1_slot_t *x = arg;
@@ -561,6 +470,7 @@ static void slot_done(potm_dora_tx_t *tx, int outcome, void *ctx)
 	(void)tx;
 	x->outcome = outcome;
 	atomic_store_explicit(&x->state, SLOT_DONE, memory_order_release);
+	potm_dora_wake(x->db->d, x->owner);   /* its terminal may be idle */
 }
 
 static void slot_submit(tm1_db_t *db, tm1_slot_t *x)
@@ -574,7 +484,10 @@ static void slot_submit(tm1_db_t *db, tm1_slot_t *x)
 	x->found = 0;
 	x->s = in->s_id;
 	potm_dora_lock_t lk;
-	switch (in->type) {
+	switch (db->priv != NULL ? TM1_TYPES : in->type) {
+	case TM1_TYPES:
+		tm1_private_graph(tx, x);
+		break;
 	case GET_SUBSCRIBER_DATA:
 		lk = (potm_dora_lock_t){ LK_SUB, POTM_DORA_S, in->s_id };
 		potm_dora_add(tx, 0, in->s_id, act_read, x, &lk, 1);
@@ -630,10 +543,12 @@ static void reap(tm1_db_t *db, unsigned id)
 	}
 }
 
-static void serve_or_yield(tm1_db_t *db, unsigned id)
+/* With nothing to serve, sleep until an action or completion arrives or
+ * one of this terminal's transactions finishes (slot_done wakes it). */
+static void serve_or_idle(tm1_db_t *db, unsigned id)
 {
 	if (potm_dora_serve(db->d, id) == 0)
-		sched_yield();
+		potm_dora_idle(db->d, id);
 }
 
 static void tm1_dora_op(void *shared, bench_thread_t *self)
@@ -649,7 +564,7 @@ static void tm1_dora_op(void *shared, bench_thread_t *self)
 				x = &db->slots[id * TM1_WINDOW + k];
 		if (x != NULL)
 			break;
-		serve_or_yield(db, id);
+		serve_or_idle(db, id);
 	}
 	tm1_draw(db, &self->rng, &x->in);
 	x->t0 = bench_now_ns();
@@ -668,11 +583,13 @@ static void tm1_dora_leave(void *shared, bench_thread_t *self)
 			idle &= atomic_load(&db->slots[id * TM1_WINDOW + k].state) == SLOT_FREE;
 		if (idle)
 			break;
-		serve_or_yield(db, id);
+		serve_or_idle(db, id);
 	}
 	atomic_fetch_add(&db->finished, 1);
+	for (unsigned e = 0; e < db->threads; e++)
+		potm_dora_wake(db->d, e);
 	while (atomic_load(&db->finished) < db->threads || potm_dora_in_flight(db->d) != 0)
-		serve_or_yield(db, id);
+		serve_or_idle(db, id);
 }
 
 /* ---- checks ------------------------------------------------------------- */
@@ -718,7 +635,7 @@ static void tm1_check(tm1_db_t *db, uint64_t inserted, uint64_t deleted, bench_v
 
 /* ---- the benchmark --------------------------------------------------------- */
 
-static const char *const tm1_executions[] = { "conventional", "dora", NULL };
+static const char *const tm1_executions[] = { "conventional", "dora", "dora-private", NULL };
 
 int potm_bench_tm1(int argc, char **argv)
 {
@@ -731,7 +648,8 @@ int potm_bench_tm1(int argc, char **argv)
 		  TM1_MAX_SUBSCRIBERS, NULL, &subscribers, NULL },
 		{ 'e', BENCH_OPT_CHOICE, "execution",
 		  "conventional: each worker runs whole transactions; dora: the workers are "
-		  "DORA executors owning ranges of subscribers (default conventional)",
+		  "DORA executors owning ranges of subscribers; dora-private: the same over "
+		  "private tables per executor, plain accesses, no TM (default conventional)",
 		  0, 0, tm1_executions, &execution, NULL },
 	};
 	int rc = bench_parse(&c, "tm1: Nokia's TM1 (TATP): the subscriber database and its "
@@ -739,6 +657,8 @@ int potm_bench_tm1(int argc, char **argv)
 	                     "under DORA", opts, sizeof opts / sizeof opts[0], argc, argv);
 	if (rc != BENCH_EXIT_OK || c.help)
 		return rc;
+	/* -e dora-private: the workers (executors) call no TM function. */
+	c.unregistered = execution == 2;
 	tm1_db_t db = { .subscribers = subscribers, .threads = (unsigned)c.threads,
 	                .seed = c.seed };
 	db.worker = aligned_alloc(64, db.threads * sizeof *db.worker);
@@ -766,10 +686,11 @@ int potm_bench_tm1(int argc, char **argv)
 	}
 	tm1_load(&db);
 	uint64_t load_ns = bench_now_ns() - t0;
-	if (execution == 1) {
+	if (execution != 0) {
 		db.d = potm_dora_create(db.threads, 2);
 		if (db.d == NULL || potm_dora_rule_range(db.d, 0, 1, subscribers) != 0 ||
-		    potm_dora_rule_hash(db.d, 1, 1, subscribers) != 0) {
+		    potm_dora_rule_hash(db.d, 1, 1, subscribers) != 0 ||
+		    potm_dora_set_private(db.d, execution == 2) != 0) {
 			fprintf(stderr, "tm1: -e dora: %s\n", tm_last_error());
 			potm_dora_destroy(db.d);
 			tm1_destroy(&db);
@@ -782,12 +703,19 @@ int potm_bench_tm1(int argc, char **argv)
 				db.slots[i * TM1_WINDOW + k].db = &db;
 				db.slots[i * TM1_WINDOW + k].owner = i;
 			}
+		if (execution == 2 && tm1_private_setup(&db) != 0) {
+			potm_dora_destroy(db.d);
+			tm1_destroy(&db);
+			tm_thread_exit();
+			rc = BENCH_EXIT_FAILED;
+			goto out_stop;
+		}
 	}
 	tm_thread_exit();
 
 	tm_stats_reset();
 	bench_run_result_t run;
-	rc = execution == 1 ? bench_run_with(&c, tm1_dora_op, NULL, tm1_dora_leave, &db, &run)
+	rc = execution != 0 ? bench_run_with(&c, tm1_dora_op, NULL, tm1_dora_leave, &db, &run)
 	                    : bench_run(&c, tm1_op, &db, &run);
 	tm_stats_t stats;
 	tm_stats(&stats);
@@ -812,7 +740,10 @@ int potm_bench_tm1(int argc, char **argv)
 	bench_verdict_t verdict = { .failed = false };
 	int enter_rc = bench_enter_main(&c);
 	if (enter_rc == BENCH_EXIT_OK) {
-		if (rc == BENCH_EXIT_OK)
+		if (rc == BENCH_EXIT_OK && db.priv != NULL)
+			tm1_private_check(&db, ok[INSERT_CALL_FORWARDING],
+			                  ok[DELETE_CALL_FORWARDING], &verdict);
+		else if (rc == BENCH_EXIT_OK)
 			tm1_check(&db, ok[INSERT_CALL_FORWARDING], ok[DELETE_CALL_FORWARDING],
 			          &verdict);
 		tm1_destroy(&db);
@@ -849,6 +780,7 @@ int potm_bench_tm1(int argc, char **argv)
 	rc = bench_finish(&c, params, sizeof params / sizeof params[0], counts, n, &run, &stats,
 	                  &verdict);
 out_stop:
+	tm1_private_free(&db);
 	bench_tm_stop();
 out_free:
 	free(db.worker);

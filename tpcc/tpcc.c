@@ -2,7 +2,7 @@
  * tpcc/tpcc.c — TPC-C on the record store, as a benchmark of the harness.
  *
  *   tpcc-<b> [-w warehouses (0: one per thread)] [-m mix] [-e execution] [-I items]
- *            [-C customers] [-t -d -n -S -H]
+ *            [-C customers] [-x remote %] [-R ms] [-W window] [-t -d -n -S -H]
  *
  * The database of -w warehouses is populated (clause 4.3), the workers run
  * the mix (-m: the standard 45/43/4/4/4, or one transaction type) with no
@@ -15,7 +15,10 @@
  * -e dora runs the same mix as DORA flow graphs (tpcc_dora.c): the -t
  * workers are the executors, warehouses routed to them by range; the
  * JSON line gains the executor's counters (actions, lock waits, retries
- * of transactions that died on a lock, undone actions).
+ * of transactions that died on a lock, undone actions).  -e dora-private
+ * (tpcc_dora_private.c) runs them over private tables per warehouse with
+ * no TM in the executors, which do not register; -W sets how many
+ * transactions a DORA terminal keeps in flight.
  *
  * -I and -C scale the population down (fewer items; fewer customers, and
  * so orders, per district) for quick tests; a run that uses them reports
@@ -47,7 +50,7 @@
 POTM_BENCH_EXPORT int potm_bench_tpcc(int argc, char **argv);
 
 static const char *const tpcc_interfaces[] = { "std", "lsd", NULL };
-static const char *const tpcc_executions[] = { "conventional", "dora", NULL };
+static const char *const tpcc_executions[] = { "conventional", "dora", "dora-private", NULL };
 static const char *const tpcc_mixes[] = {
 	"standard", "new-order", "payment", "order-status", "delivery", "stock-level", NULL,
 };
@@ -129,6 +132,10 @@ static int tpcc_setup(tpcc_db_t *db, const bench_common_t *c, uint64_t *load_ns)
 	/* A deterministic backend commits one transaction per turn: parallel
 	 * loaders there only wait for each other. */
 	unsigned loaders = tm_is_deterministic() ? 1 : db->threads;
+	/* Unregistered workers (-e dora-private) may outnumber what the
+	 * backend registers at once (seq: one thread); the loaders register. */
+	if (c->unregistered && strcmp(tm_backend_name(), "seq") == 0)
+		loaders = 1;
 	ok = ok && tpcc_load_warehouses(db, loaders) == 0;
 	*load_ns = bench_now_ns() - t0;
 	if (!ok) {
@@ -145,7 +152,7 @@ int potm_bench_tpcc(int argc, char **argv)
 {
 	bench_common_t c = { .name = "tpcc" };
 	uint64_t warehouses = 1, items = TPCC_ITEMS, customers = TPCC_CUSTOMERS, reroute_ms = 0;
-	uint64_t remote_pct = 1;
+	uint64_t remote_pct = 1, window = TPCC_DORA_WINDOW_MAX;
 	unsigned mix = TPCC_MIX_STANDARD, interface = 0, execution = 0;
 	bool items_given = false, customers_given = false;
 	const char *log_dir = NULL;
@@ -166,7 +173,8 @@ int potm_bench_tpcc(int argc, char **argv)
 		{ 'e', BENCH_OPT_CHOICE, "execution",
 		  "conventional: each worker runs whole transactions; dora: the workers "
 		  "are DORA executors owning their warehouses, transactions are flow "
-		  "graphs of actions (default conventional)",
+		  "graphs of actions; dora-private: the same over private tables per "
+		  "warehouse, plain accesses, no TM (default conventional)",
 		  0, 0, tpcc_executions, &execution, NULL },
 		{ 'x', BENCH_OPT_UINT, "remote line percentage",
 		  "percentage of New-Order lines supplied by another warehouse, when there "
@@ -175,6 +183,10 @@ int potm_bench_tpcc(int argc, char **argv)
 		  "-e dora: every this many milliseconds DORA's resource manager moves a "
 		  "random range of warehouses to a random executor (default 0: never)",
 		  0, 60000, NULL, &reroute_ms, NULL },
+		{ 'W', BENCH_OPT_UINT, "DORA window",
+		  "-e dora, dora-private: transactions each terminal keeps in flight; 1 "
+		  "submits one at a time, so a latency is one transaction's response "
+		  "time (default 4)", 1, TPCC_DORA_WINDOW_MAX, NULL, &window, NULL },
 		{ 'I', BENCH_OPT_UINT, "item count",
 		  "items, and stock rows per warehouse; below 100000 is not standard "
 		  "(default 100000)", 1, TPCC_ITEMS, NULL, &items, &items_given },
@@ -214,7 +226,7 @@ int potm_bench_tpcc(int argc, char **argv)
 	    strcmp(tm_backend_name(), "tl2") != 0 && strcmp(tm_backend_name(), "seq") != 0)
 		return bench_usage_error(&c, "-D: the redo log runs on silo, tl2 and seq, not %s "
 		                         "(no commit stamps)", tm_backend_name());
-	if (log_dir != NULL && execution == 1)
+	if (log_dir != NULL && execution != 0)
 		return bench_usage_error(&c, "-D: the redo log runs with conventional execution "
 		                         "(-e conventional), not DORA");
 	if (log_dir != NULL && interface == 1)
@@ -222,7 +234,10 @@ int potm_bench_tpcc(int argc, char **argv)
 		                         "lazy writes are not logged");
 	if (execution == 0 && reroute_ms != 0)
 		return bench_usage_error(&c, "-R: rerouting needs -e dora");
-	if (execution == 1 && interface == 1)
+	if (execution == 0 && window != TPCC_DORA_WINDOW_MAX)
+		return bench_usage_error(&c, "-W: the window needs -e dora or dora-private "
+		                         "(conventional workers run one transaction at a time)");
+	if (execution != 0 && interface == 1)
 		return bench_usage_error(&c, "-e dora: New-Order and Payment run with standard "
 		                         "accesses (-a std)");
 	/* A district's order ids have TPCC_O_BITS bits: with -n, even if
@@ -242,12 +257,15 @@ int potm_bench_tpcc(int argc, char **argv)
 		                         "30 %% of the initial orders)", customers,
 		                         tpcc_mixes[mix]);
 
+	/* -e dora-private: the workers (executors) call no TM function. */
+	c.unregistered = execution == 2;
 	tpcc_db_t db = {
 		.warehouses = (uint32_t)warehouses, .items = (uint32_t)items,
 		.customers = (uint32_t)customers, .threads = (unsigned)c.threads,
 		.mix = mix, .seed = c.seed,
 		.can_cancel = strcmp(tm_backend_name(), "seq") != 0,
 		.lsd = interface == 1, .remote_pct = (uint32_t)remote_pct,
+		.dora_window = (uint32_t)window,
 	};
 	if (workers_alloc(&db) != 0) {
 		fprintf(stderr, "tpcc: out of memory for %" PRIu64 " workers\n", c.threads);
@@ -298,12 +316,16 @@ int potm_bench_tpcc(int argc, char **argv)
 	}
 
 	tm_stats_reset();
+	tpcc_private_t *priv = NULL;
 	bench_run_result_t run;
 	potm_dora_stats_t dst;
 	memset(&dst, 0, sizeof dst);
 	uint64_t retries = 0;
 	if (execution == 1) {
 		rc = tpcc_dora_run(&db, &c, reroute_ms, &run, &dst);
+		retries = dst.conflicts;
+	} else if (execution == 2) {
+		rc = tpcc_dora_private_run(&db, &c, reroute_ms, &run, &dst, &priv);
 		retries = dst.conflicts;
 	} else {
 		rc = bench_run(&c, tpcc_op, &db, &run);
@@ -319,6 +341,10 @@ int potm_bench_tpcc(int argc, char **argv)
 	bench_verdict_t verdict = { .failed = false };
 	int enter_rc = bench_enter_main(&c);
 	if (enter_rc == BENCH_EXIT_OK) {
+		/* W3: the private tables back into the shared ones. */
+		if (priv != NULL && tpcc_dora_private_finish(&db, priv) != 0 && rc == BENCH_EXIT_OK)
+			rc = BENCH_EXIT_FAILED;
+		priv = NULL;
 		if (rc == BENCH_EXIT_OK) {
 			tpcc_check(&db, ok, &verdict);
 			digest = tpcc_digest(&db);
@@ -327,6 +353,7 @@ int potm_bench_tpcc(int argc, char **argv)
 		tpcc_destroy(&db);
 		tm_thread_exit();
 	}
+	tpcc_dora_private_free(priv);
 	bench_tm_stop();
 	if (rc == BENCH_EXIT_OK)
 		rc = enter_rc;
@@ -367,6 +394,7 @@ int potm_bench_tpcc(int argc, char **argv)
 		BENCH_STR("interface", tpcc_interfaces[interface]),
 		BENCH_STR("execution", tpcc_executions[execution]),
 		BENCH_U64("remote_lines_pct", remote_pct),
+		BENCH_U64("dora_window", window),
 		BENCH_U64("items", items),
 		BENCH_U64("customers_per_district", customers),
 		BENCH_STR("scale", standard ? "standard" : "reduced"),

@@ -324,6 +324,8 @@ typedef struct tpcc_worker {
 	uint32_t items[TPCC_MAX_OL * 20];   /* Stock-Level scratch */
 } __attribute__((aligned(64))) tpcc_worker_t;
 
+#define TPCC_DORA_WINDOW_MAX 4
+
 typedef struct tpcc_db {
 	/* parameters */
 	uint32_t warehouses;
@@ -334,6 +336,9 @@ typedef struct tpcc_db {
 	bool can_cancel;          /* the backend can roll back (tm_cancel): not seq */
 	bool lsd;                 /* -a lsd: New-Order and Payment with LSD */
 	uint32_t remote_pct;      /* -x: New-Order lines from a remote warehouse, % (1) */
+	uint32_t dora_window;     /* -W: a DORA terminal's transactions in flight,
+	                           * 1..TPCC_DORA_WINDOW_MAX (1: one at a time, its
+	                           * latency the response time of one transaction) */
 	uint64_t seed;
 	tpcc_nurand_c_t nurand;
 	/* tables */
@@ -566,6 +571,21 @@ void tpcc_tally(tpcc_worker_t *me, const tpcc_request_t *req, const tpcc_result_
 struct potm_dora_stats;
 int tpcc_dora_run(tpcc_db_t *db, const bench_common_t *c, uint64_t reroute_ms,
                   bench_run_result_t *run, struct potm_dora_stats *st);
+
+/* tpcc_dora_private.c: the run under DORA with private tables (-e
+ * dora-private): every warehouse's rows copied into private tables
+ * (<potm/store_private.h>) that only its executor touches, actions with
+ * plain accesses and no TM, the workers unregistered (c->unregistered
+ * must be set before bench_tm_start).  Otherwise as tpcc_dora_run.  The
+ * private tables in *p (NULL on failure): tpcc_dora_private_finish, on a
+ * registered thread after the run, copies them back into the shared
+ * tables (for the checks and the digest) and frees them; 0 or -1. */
+typedef struct tpcc_private tpcc_private_t;
+int tpcc_dora_private_run(tpcc_db_t *db, const bench_common_t *c, uint64_t reroute_ms,
+                          bench_run_result_t *run, struct potm_dora_stats *st,
+                          tpcc_private_t **p);
+int tpcc_dora_private_finish(tpcc_db_t *db, tpcc_private_t *p);
+void tpcc_dora_private_free(tpcc_private_t *p);
 
 /* tpcc_tx.c: draw the input of a transaction of type as the benchmark's
  * worker id does (home warehouse w, the logical time now; a Payment's

@@ -42,7 +42,7 @@
  *                 2: their stock rows (ex(w), shared locks)
  *
  * The workers are the executors: worker e serves executor e and is also
- * terminal e, with up to TDORA_WINDOW of its transactions in flight.  A
+ * terminal e, with up to db->dora_window (-W) of its transactions in flight.  A
  * transaction that dies on a lock (POTM_DORA_CONFLICT) is submitted again
  * with the same input; the tallies and the latency (submission to the
  * outcome's reaping) are those of tpcc_op.
@@ -52,7 +52,6 @@
 #include <potm/dora.h>
 
 #include <pthread.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -60,7 +59,7 @@
 #include <string.h>
 #include <time.h>
 
-#define TDORA_WINDOW 4     /* transactions in flight per terminal */
+#define TDORA_WINDOW TPCC_DORA_WINDOW_MAX   /* slots per terminal; -W uses the first */
 #define TDORA_RULE 0       /* the warehouse rule */
 
 enum { LK_WAREHOUSE = 1, LK_DISTRICT, LK_ORDERS, LK_CUSTOMER, LK_STOCK };
@@ -647,6 +646,7 @@ static void slot_done(potm_dora_tx_t *tx, int outcome, void *ctx)
 	(void)tx;
 	s->outcome = outcome;
 	atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+	potm_dora_wake(s->run->d, s->owner);   /* its terminal may be idle */
 }
 
 /* Build s's request as a new transaction and submit it (serving this
@@ -711,10 +711,12 @@ static void reap(tdora_run_t *r, unsigned id)
 	}
 }
 
-static void serve_or_yield(tdora_run_t *r, unsigned id)
+/* With nothing to serve, sleep until an action or completion arrives or
+ * one of this terminal's transactions finishes (slot_done wakes it). */
+static void serve_or_idle(tdora_run_t *r, unsigned id)
 {
 	if (potm_dora_serve(r->d, id) == 0)
-		sched_yield();
+		potm_dora_idle(r->d, id);
 }
 
 /* One operation: one transaction of terminal self->id submitted. */
@@ -727,13 +729,13 @@ static void tdora_op(void *shared, bench_thread_t *self)
 	tdora_slot_t *s = NULL;
 	for (;;) {
 		reap(r, id);
-		for (unsigned k = 0; k < TDORA_WINDOW && s == NULL; k++)
+		for (unsigned k = 0; k < db->dora_window && s == NULL; k++)
 			if (atomic_load_explicit(&r->term[id].slot[k].state, memory_order_relaxed) ==
 			    SLOT_FREE)
 				s = &r->term[id].slot[k];
 		if (s != NULL)
 			break;
-		serve_or_yield(r, id);
+		serve_or_idle(r, id);
 	}
 	uint32_t w = id % db->warehouses + 1;
 	enum tpcc_tx_type type = tpcc_pick_type(db, &self->rng);
@@ -758,11 +760,13 @@ static void tdora_leave(void *shared, bench_thread_t *self)
 			                             memory_order_relaxed) == SLOT_FREE;
 		if (idle)
 			break;
-		serve_or_yield(r, id);
+		serve_or_idle(r, id);
 	}
 	atomic_fetch_add(&r->finished, 1);
+	for (unsigned e = 0; e < r->db->threads; e++)
+		potm_dora_wake(r->d, e);
 	while (atomic_load(&r->finished) < r->db->threads || potm_dora_in_flight(r->d) != 0)
-		serve_or_yield(r, id);
+		serve_or_idle(r, id);
 }
 
 /* The resource manager (-R): every reroute_ms, a random range of

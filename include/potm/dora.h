@@ -43,8 +43,9 @@
  * again).
  *
  * Threads: the program runs the executors.  Executor e is served by one
- * registered TM thread calling potm_dora_serve(d, e) repeatedly; any
- * thread (registered or not) may submit.  Continuations and completion
+ * registered TM thread (any thread with private tables) calling
+ * potm_dora_serve(d, e) repeatedly; any thread (registered or not) may
+ * submit.  Continuations and completion
  * callbacks run on executor threads, outside transactions.
  *
  *     potm_dora_t *d = potm_dora_create(2, 1);        // 2 executors, 1 rule
@@ -55,6 +56,21 @@
  *     potm_dora_then(tx, second_phase, ctx);
  *     while (potm_dora_submit(tx) == POTM_DORA_PAUSED)
  *             potm_dora_serve(d, me);
+ *
+ * Private tables (potm_dora_set_private): DORA's physical partitioning.
+ * Each executor owns private tables (<potm/store_private.h>: the store with
+ * plain accesses) holding its part of the data; an action touches only
+ * the tables of the executor it is routed to, and runs with no backend
+ * transaction at all: its body is plain C on plain memory.  Atomicity
+ * across executors is the RVP protocol's and the undo logs' (the
+ * potm_dora_update/save/insert/delete calls then use the private store);
+ * isolation is the local locks'.  The executors then need not register
+ * with the TM: the executor calls no TM function (on `seq`, whose one
+ * registered thread is its limit, any number of executors run).  When a
+ * routing change moves values between executors the program moves the
+ * tables with them (per routing value: a warehouse's tables) or keeps
+ * them per value, so that the new owner reads what the former one wrote
+ * after the quiescence.
  *
  * Backends: every backend that runs its threads' transactions in any
  * order (seq with one executor, its limit of one thread; gl, tl2, 2pl,
@@ -145,6 +161,12 @@ unsigned potm_dora_owner(const potm_dora_t *d, unsigned r, uint64_t v);
  * thread that serves no executor.  0, or -1 with tm_last_error(). */
 int potm_dora_reroute(potm_dora_t *d, unsigned r, uint64_t lo, uint64_t hi, unsigned e);
 
+/* Private tables for every action (on != 0) or backend transactions over
+ * shared tables (0, the default): see above.  Before the first
+ * submission; 0, or -1 with tm_last_error(). */
+int potm_dora_set_private(potm_dora_t *d, int on);
+int potm_dora_is_private(const potm_dora_t *d);
+
 /* ---- transactions ----------------------------------------------------- */
 
 /* A new transaction (not yet submitted); NULL if out of memory. */
@@ -171,6 +193,16 @@ int potm_dora_submit(potm_dora_tx_t *tx);
  * whose locks were granted.  Returns how many items it handled.  One
  * registered thread per executor, outside transactions. */
 unsigned potm_dora_serve(potm_dora_t *d, unsigned e);
+
+/* Sleep (on a futex) until executor e has work: an action or completion
+ * queued to it, or potm_dora_wake(d, e); at most a millisecond, so a
+ * condition of the program's own that nobody wakes for is still seen.
+ * Called by e's serving thread when potm_dora_serve found nothing. */
+void potm_dora_idle(potm_dora_t *d, unsigned e);
+
+/* Wake executor e from potm_dora_idle (a completion callback telling its
+ * terminal that a transaction finished).  Any thread. */
+void potm_dora_wake(potm_dora_t *d, unsigned e);
 
 /* Transactions submitted and not yet fully released. */
 uint64_t potm_dora_in_flight(const potm_dora_t *d);

@@ -27,9 +27,27 @@
  *  L2: locks are released only by the completion of their transaction,
  *      after its terminal RVP and, for an abort, after the executor undid
  *      its actions' effects (strict 2PL: nothing uncommitted is seen).
+ *  L3: the only action of a transaction's last phase takes no lock whose
+ *      identifier nobody holds or waits for on its executor: it runs, and
+ *      the terminal RVP completes this executor's part (undo, release)
+ *      right after it on the same thread, before any other action there,
+ *      so a lock taken and released around it would be seen by none.
  *  U1: an action's undo log is rebuilt by each attempt of its backend
  *      transaction (reset at the start), so it holds exactly the changes
  *      of the attempt that committed.
+ *  P1: with private tables (potm_dora_set_private) an action touches only
+ *      tables its executor owns: no backend transaction, plain accesses
+ *      (the private store), and its undo log and undo use the private
+ *      store too.  Ownership moves only with a routing change, after Q1's
+ *      quiescence, whose sequentially consistent counter orders the
+ *      former owner's accesses before the new owner's.
+ *  I1: an idle executor (potm_dora_idle) reads wake_seq, sets sleeping,
+ *      then looks at its queue and ready list, and sleeps on wake_seq
+ *      only if both are empty and wake_seq is unchanged; a push bumps
+ *      wake_seq after the push and then reads sleeping (all sequentially
+ *      consistent): either the sleeper sees the push or the pusher sees
+ *      the sleeper and wakes it, and a bump between the sleeper's read
+ *      and its sleep makes the futex return at once.  No wake is lost.
  *  Q1: a transaction is counted in flight from submission to its last
  *      completion; admission adds to the count and then checks the pause
  *      flag, the resource manager sets the flag and then waits for the
@@ -38,9 +56,15 @@
  */
 #define _GNU_SOURCE
 #include <potm/dora.h>
+#include <potm/store_private.h>
 
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -127,6 +151,13 @@ static dora_node_t *queue_pop(dora_queue_t *q)
 	return NULL;
 }
 
+static bool queue_empty(dora_queue_t *q)
+{
+	return q->tail == &q->stub &&
+	       atomic_load_explicit(&q->stub.next, memory_order_seq_cst) == NULL &&
+	       atomic_load_explicit(&q->head, memory_order_seq_cst) == &q->stub;
+}
+
 /* ---- transactions, actions, locks ------------------------------------- */
 
 typedef struct dora_req dora_req_t;
@@ -155,6 +186,7 @@ struct potm_dora_act {
 	int rc;
 	potm_dora_act_t *phase_next;   /* the phase being built */
 	potm_dora_act_t *part_next;    /* the actions its executor ran for tx */
+	bool lone;                /* the only action of its transaction's last phase (L3) */
 	/* the undo log (U1) */
 	dora_undo_t *undo;
 	size_t nundo, capundo;
@@ -192,6 +224,7 @@ struct potm_dora_tx {
 	atomic_int failed;        /* 0, POTM_DORA_ABORTED or POTM_DORA_CONFLICT */
 	atomic_uint refs;         /* completions still to run */
 	int outcome;
+	unsigned nparts;          /* the executors it was made for (the cache) */
 	dora_part_t part[];       /* [executors] */
 };
 
@@ -219,6 +252,9 @@ typedef struct dora_exec {
 	dora_req_t *free_reqs;
 	potm_dora_act_t *ready, *ready_tail;   /* granted after waiting */
 	potm_dora_stats_t st;
+	/* I1: the futex an idle executor sleeps on, bumped by every wake */
+	atomic_uint wake_seq __attribute__((aligned(DORA_CACHELINE)));
+	atomic_int sleeping;
 } __attribute__((aligned(DORA_CACHELINE))) dora_exec_t;
 
 typedef struct dora_rule {
@@ -235,7 +271,148 @@ struct potm_dora {
 	atomic_int paused;
 	pthread_mutex_t rm;                /* one resource manager at a time */
 	uint64_t reroutes;
+	bool private_tables;               /* potm_dora_set_private: P1 */
+	atomic_bool started;               /* a transaction was submitted */
 };
+
+/* ---- the calling thread's cache of actions and transactions ---------------
+ *
+ * An action or a transaction is freed by the executor that completes it and
+ * made by whichever thread builds the next one; each thread keeps up to
+ * DORA_CACHE_MAX of each it freed and takes from them before malloc, so a
+ * terminal that is also an executor (TPC-C's, TM1's) recycles its own.  A
+ * thread's cache goes back to malloc when the thread exits.
+ */
+#define DORA_CACHE_MAX 64
+
+typedef struct dora_cache {
+	void *acts, *txs;         /* lists linked through their first word */
+	unsigned nacts, ntxs;
+	bool registered;
+} dora_cache_t;
+
+static __thread dora_cache_t dora_cache;
+static pthread_key_t dora_cache_key;
+static pthread_once_t dora_cache_once = PTHREAD_ONCE_INIT;
+
+static void cache_drain(void *cache)
+{
+	dora_cache_t *c = cache;
+	for (void *p = c->acts, *n; p != NULL; p = n) {
+		memcpy(&n, p, sizeof n);
+		free(p);
+	}
+	for (void *p = c->txs, *n; p != NULL; p = n) {
+		memcpy(&n, p, sizeof n);
+		free(p);
+	}
+	*c = (dora_cache_t){ .registered = c->registered };
+}
+
+static void cache_key_make(void)
+{
+	if (pthread_key_create(&dora_cache_key, cache_drain) != 0)
+		dora_oom("thread key");
+}
+
+/* false if the cache cannot be drained at the thread's exit: not used */
+static bool cache_ready(dora_cache_t *c)
+{
+	if (!c->registered) {
+		pthread_once(&dora_cache_once, cache_key_make);
+		if (pthread_setspecific(dora_cache_key, c) != 0)
+			return false;
+		c->registered = true;
+	}
+	return true;
+}
+
+static void *cache_pop(void **list, unsigned *n)
+{
+	void *p = *list;
+	if (p != NULL) {
+		memcpy(list, p, sizeof *list);
+		(*n)--;
+	}
+	return p;
+}
+
+static void cache_push(void **list, unsigned *n, void *p)
+{
+	memcpy(p, list, sizeof *list);
+	*list = p;
+	(*n)++;
+}
+
+static potm_dora_act_t *cache_take_act(void)
+{
+	return cache_pop(&dora_cache.acts, &dora_cache.nacts);
+}
+
+static void cache_put_act(potm_dora_act_t *a)
+{
+	dora_cache_t *c = &dora_cache;
+	if (c->nacts < DORA_CACHE_MAX && cache_ready(c))
+		cache_push(&c->acts, &c->nacts, a);
+	else
+		free(a);
+}
+
+/* A cached transaction made for as many executors (the cache's first is
+ * the only one looked at: a program runs one executor set at a time). */
+static potm_dora_tx_t *cache_take_tx(unsigned executors)
+{
+	potm_dora_tx_t *tx = dora_cache.txs;
+	if (tx == NULL || tx->nparts != executors)
+		return NULL;
+	return cache_pop(&dora_cache.txs, &dora_cache.ntxs);
+}
+
+static void cache_put_tx(potm_dora_tx_t *tx)
+{
+	dora_cache_t *c = &dora_cache;
+	if (c->ntxs < DORA_CACHE_MAX && cache_ready(c)) {
+		/* The link overwrites tx->d; nparts stays for the match. */
+		cache_push(&c->txs, &c->ntxs, tx);
+	} else {
+		free(tx);
+	}
+}
+
+/* ---- idle executors (I1) ------------------------------------------------ */
+
+#define DORA_IDLE_NS 1000000   /* the longest sleep: a condition nobody wakes
+                                  for (the program's own) is seen that late */
+
+static void exec_wake(dora_exec_t *x)
+{
+	atomic_fetch_add_explicit(&x->wake_seq, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&x->sleeping, memory_order_seq_cst))
+		syscall(SYS_futex, &x->wake_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static void exec_push(potm_dora_t *d, unsigned e, dora_node_t *n)
+{
+	queue_push(&d->ex[e].q, n);
+	exec_wake(&d->ex[e]);
+}
+
+void potm_dora_wake(potm_dora_t *d, unsigned e)
+{
+	exec_wake(&d->ex[e]);
+}
+
+void potm_dora_idle(potm_dora_t *d, unsigned e)
+{
+	dora_exec_t *x = &d->ex[e];
+	unsigned seq = atomic_load_explicit(&x->wake_seq, memory_order_seq_cst);
+	atomic_store_explicit(&x->sleeping, 1, memory_order_seq_cst);
+	if (x->ready == NULL && queue_empty(&x->q)) {
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = DORA_IDLE_NS };
+		syscall(SYS_futex, &x->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+	}
+	atomic_store_explicit(&x->sleeping, 0, memory_order_relaxed);
+}
 
 /* ---- creation and routing -------------------------------------------- */
 
@@ -396,13 +573,31 @@ int potm_dora_reroute(potm_dora_t *d, unsigned r, uint64_t lo, uint64_t hi, unsi
 	return 0;
 }
 
+int potm_dora_set_private(potm_dora_t *d, int on)
+{
+	if (atomic_load_explicit(&d->started, memory_order_relaxed))
+		return potm_error("potm_dora_set_private: transactions were already submitted");
+	d->private_tables = on != 0;
+	return 0;
+}
+
+int potm_dora_is_private(const potm_dora_t *d)
+{
+	return d->private_tables;
+}
+
 /* ---- building transactions ------------------------------------------- */
 
 potm_dora_tx_t *potm_dora_tx_new(potm_dora_t *d, potm_dora_done_fn done, void *ctx)
 {
-	potm_dora_tx_t *tx = calloc(1, sizeof *tx + d->executors * sizeof(dora_part_t));
+	size_t size = sizeof(potm_dora_tx_t) + d->executors * sizeof(dora_part_t);
+	potm_dora_tx_t *tx = cache_take_tx(d->executors);
+	if (tx == NULL)
+		tx = malloc(size);
 	if (tx == NULL)
 		return NULL;
+	memset(tx, 0, size);
+	tx->nparts = d->executors;
 	tx->d = d;
 	tx->done = done;
 	tx->ctx = ctx;
@@ -415,7 +610,9 @@ void potm_dora_add(potm_dora_tx_t *tx, unsigned r, uint64_t route, potm_dora_fn 
                    const potm_dora_lock_t *locks, unsigned nlocks)
 {
 	/* The inline room needs no zeroing: only its used prefix is read. */
-	potm_dora_act_t *a = malloc(sizeof *a);
+	potm_dora_act_t *a = cache_take_act();
+	if (a == NULL)
+		a = malloc(sizeof *a);
 	if (a == NULL)
 		dora_oom("action");
 	memset(a, 0, offsetof(potm_dora_act_t, inline_locks));
@@ -452,6 +649,7 @@ static void phase_start(potm_dora_tx_t *tx)
 	potm_dora_t *d = tx->d;
 	potm_dora_act_t *a = tx->building;
 	atomic_store_explicit(&tx->pending, tx->nbuilding, memory_order_relaxed);
+	bool lone = tx->nbuilding == 1 && tx->next == NULL;   /* L3 */
 	tx->building = NULL;
 	tx->nbuilding = 0;
 	/* Added last first: enqueue in the order added. */
@@ -465,7 +663,8 @@ static void phase_start(potm_dora_tx_t *tx)
 	for (a = rev; a != NULL;) {
 		potm_dora_act_t *n = a->phase_next;   /* a may run and finish at once */
 		a->executor = potm_dora_owner(d, a->rule, a->route);
-		queue_push(&d->ex[a->executor].q, &a->node);
+		a->lone = lone;
+		exec_push(d, a->executor, &a->node);
 		a = n;
 	}
 }
@@ -484,6 +683,8 @@ int potm_dora_submit(potm_dora_tx_t *tx)
 		return POTM_DORA_PAUSED;
 	}
 	tx->ts = atomic_fetch_add_explicit(&d->clock, 1, memory_order_relaxed) + 1;
+	if (!atomic_load_explicit(&d->started, memory_order_relaxed))
+		atomic_store_explicit(&d->started, true, memory_order_relaxed);
 	phase_start(tx);
 	return 0;
 }
@@ -660,34 +861,43 @@ static void undo_add(potm_dora_act_t *a, int kind, store_table_t *t, uint64_t ke
 	dora_undo_t *u = &a->undo[a->nundo++];
 	*u = (dora_undo_t){ .kind = kind, .table = t, .key = key, .at = at,
 	                    .off = a->arena_len, .len = len };
-	if (len)
+	if (len && a->tx->d->private_tables)
+		memcpy(a->arena + a->arena_len, rec, len);
+	else if (len)
 		store_read_bytes(a->arena + a->arena_len, rec, len);
 	a->arena_len += need;
 }
 
 void *potm_dora_update(potm_dora_act_t *a, store_table_t *t, uint64_t key)
 {
-	void *rec = store_get(t, key);
+	bool priv = a->tx->d->private_tables;
+	void *rec = priv ? store_private_get(t, key) : store_get(t, key);
 	if (rec != NULL)
-		undo_add(a, DORA_UNDO_UPDATE, t, key, 0, rec, store_record_size(t));
+		undo_add(a, DORA_UNDO_UPDATE, t, key, 0, rec,
+		         priv ? store_private_record_size(t) : store_record_size(t));
 	return rec;
 }
 
 void potm_dora_save(potm_dora_act_t *a, store_table_t *t, const void *rec, const void *field,
                     size_t n)
 {
+	bool priv = a->tx->d->private_tables;
 	size_t at = (size_t)((const char *)field - (const char *)rec);
-	if ((const char *)field < (const char *)rec || at + n > store_record_size(t)) {
+	size_t size = priv ? store_private_record_size(t) : store_record_size(t);
+	if ((const char *)field < (const char *)rec || at + n > size) {
 		fprintf(stderr, "potm dora: potm_dora_save: bytes %zu..%zu are outside the %s "
-		        "record\n", at, at + n, store_table_name(t));
+		        "record\n", at, at + n,
+		        priv ? store_private_table_name(t) : store_table_name(t));
 		abort();
 	}
-	undo_add(a, DORA_UNDO_UPDATE, t, store_key_of(rec), at, field, n);
+	undo_add(a, DORA_UNDO_UPDATE, t, priv ? store_private_key_of(rec) : store_key_of(rec), at,
+	         field, n);
 }
 
 void *potm_dora_insert(potm_dora_act_t *a, store_table_t *t, uint64_t key, const void *rec)
 {
-	void *r = store_insert(t, key, rec);
+	void *r = a->tx->d->private_tables ? store_private_insert(t, key, rec)
+	                                   : store_insert(t, key, rec);
 	if (r != NULL)
 		undo_add(a, DORA_UNDO_INSERT, t, key, 0, NULL, 0);
 	return r;
@@ -695,6 +905,13 @@ void *potm_dora_insert(potm_dora_act_t *a, store_table_t *t, uint64_t key, const
 
 int potm_dora_delete(potm_dora_act_t *a, store_table_t *t, uint64_t key)
 {
+	if (a->tx->d->private_tables) {
+		void *rec = store_private_get(t, key);
+		if (rec == NULL)
+			return 0;
+		undo_add(a, DORA_UNDO_DELETE, t, key, 0, rec, store_private_record_size(t));
+		return store_private_delete(t, key);
+	}
 	void *rec = store_get(t, key);
 	if (rec == NULL)
 		return 0;
@@ -704,10 +921,33 @@ int potm_dora_delete(potm_dora_act_t *a, store_table_t *t, uint64_t key)
 
 /* Undo the actions tx ran on this executor, newest first, each log from
  * its end, in one backend transaction (the locks are still held, L2). */
-static void undo_part(dora_exec_t *x, dora_part_t *p)
+static void undo_private(const potm_dora_act_t *a)
+{
+	for (size_t i = a->nundo; i-- > 0;) {
+		const dora_undo_t *u = &a->undo[i];
+		if (u->kind == DORA_UNDO_UPDATE) {
+			void *rec = store_private_get(u->table, u->key);
+			if (rec != NULL)
+				memcpy((char *)rec + u->at, a->arena + u->off, u->len);
+		} else if (u->kind == DORA_UNDO_INSERT) {
+			store_private_delete(u->table, u->key);
+		} else {
+			store_private_insert(u->table, u->key, a->arena + u->off);
+		}
+	}
+}
+
+static void undo_part(dora_exec_t *x, dora_part_t *p, bool priv)
 {
 	if (p->acts == NULL)
 		return;
+	if (priv) {
+		for (potm_dora_act_t *a = p->acts; a != NULL; a = a->part_next) {
+			undo_private(a);
+			x->st.undone += a->nundo != 0;
+		}
+		return;
+	}
 	dora_part_t *volatile vp = p;
 	TM_BEGIN();
 	for (potm_dora_act_t *a = vp->acts; a != NULL; a = a->part_next) {
@@ -751,6 +991,12 @@ unsigned potm_dora_act_executor(const potm_dora_act_t *a)
  * (U1).  Everything it changes is in *a, not in this frame. */
 static void act_body(potm_dora_act_t *a)
 {
+	if (a->tx->d->private_tables) {   /* P1 */
+		a->nundo = 0;
+		a->arena_len = 0;
+		a->rc = a->fn(a, a->arg);
+		return;
+	}
 	TM_BEGIN();
 	a->nundo = 0;
 	a->arena_len = 0;
@@ -766,10 +1012,11 @@ static void act_free(potm_dora_act_t *a)
 		free(a->undo);
 	if (a->arena != a->inline_arena)
 		free(a->arena);
-	free(a);
+	cache_put_act(a);
 }
 
 static void tx_finish(potm_dora_tx_t *tx, int outcome, unsigned e);
+static void complete(potm_dora_t *d, unsigned e, dora_part_t *p);
 
 /* Action a reached its phase's RVP (failed: how it failed, or 0). */
 static void rvp_arrive(potm_dora_tx_t *tx, int failed, unsigned e)
@@ -798,6 +1045,14 @@ static bool act_run(potm_dora_t *d, unsigned e, potm_dora_act_t *a)
 	dora_exec_t *x = &d->ex[e];
 	potm_dora_tx_t *tx = a->tx;
 	int failed = atomic_load_explicit(&tx->failed, memory_order_relaxed);
+	if (a->lone && !failed && a->next_lock == 0) {
+		/* L3: locks nobody else names need not be taken. */
+		bool unnamed = true;
+		for (unsigned i = 0; i < a->nlocks && unnamed; i++)
+			unnamed = *entry_slot(x, a->locks[i].space, a->locks[i].key) == NULL;
+		if (unnamed)
+			a->next_lock = a->nlocks;
+	}
 	while (!failed && a->next_lock < a->nlocks) {
 		int rc = lock_request(x, e, a, &a->locks[a->next_lock]);
 		if (rc == LOCK_WAIT) {
@@ -849,8 +1104,17 @@ static void tx_finish(potm_dora_tx_t *tx, int outcome, unsigned e)
 	atomic_store_explicit(&tx->refs, n, memory_order_relaxed);
 	tx->done(tx, outcome, tx->ctx);
 	dora_part_t *part = tx->part;
-	for (unsigned k = 0; k < n; k++)
-		queue_push(&d->ex[who[k]].q, &part[who[k]].node);
+	/* This executor's own part completes here and now, last (it may
+	 * free tx): a message to itself would only come back to it. */
+	bool mine = false;
+	for (unsigned k = 0; k < n; k++) {
+		if (who[k] == e)
+			mine = true;
+		else
+			exec_push(d, who[k], &part[who[k]].node);
+	}
+	if (mine)
+		complete(d, e, &part[e]);
 }
 
 static void complete(potm_dora_t *d, unsigned e, dora_part_t *p)
@@ -858,7 +1122,7 @@ static void complete(potm_dora_t *d, unsigned e, dora_part_t *p)
 	dora_exec_t *x = &d->ex[e];
 	potm_dora_tx_t *tx = (potm_dora_tx_t *)((char *)(p - e) - offsetof(potm_dora_tx_t, part));
 	if (tx->outcome != POTM_DORA_COMMITTED)
-		undo_part(x, p);
+		undo_part(x, p, d->private_tables);
 	lock_release_all(x, p);
 	for (potm_dora_act_t *a = p->acts, *n; a != NULL; a = n) {
 		n = a->part_next;
@@ -866,7 +1130,7 @@ static void complete(potm_dora_t *d, unsigned e, dora_part_t *p)
 	}
 	p->acts = NULL;
 	if (atomic_fetch_sub_explicit(&tx->refs, 1, memory_order_acq_rel) == 1) {
-		free(tx);
+		cache_put_tx(tx);
 		atomic_fetch_sub_explicit(&d->in_flight, 1, memory_order_seq_cst);
 	}
 }

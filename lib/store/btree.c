@@ -82,10 +82,17 @@ typedef struct btree_finger {
 
 static __thread btree_finger_t btree_finger;
 
+#ifdef POTM_PRIVATE_ACCESS
+static inline uint64_t btree_attempt(void)
+{
+	return 1;   /* unused: a private tree keeps its own finger (btree_t) */
+}
+#else
 static inline uint64_t btree_attempt(void)
 {
 	return tm_self_->attempt_id;   /* inside a transaction (store_require_tx) */
 }
+#endif
 
 /* ---- permutation words -------------------------------------------------------
  *
@@ -355,13 +362,21 @@ bool btree_insert(btree_t *bt, uint64_t key, void *val)
 	btree_finger_t *f = &btree_finger;
 	uint64_t attempt = btree_attempt();
 	bool found;
+#ifdef POTM_PRIVATE_ACCESS
+	(void)f;
+	(void)attempt;
+	if (bt->finger_leaf != NULL && key >= bt->finger_lo && key <= bt->finger_hi) {
+		btree_node_t *fl = bt->finger_leaf;
+#else
 	if (f->attempt == attempt && f->tree == bt && key >= f->lo && key <= f->hi) {
-		uint64_t perm = btree_read_perm(f->leaf);
+		btree_node_t *fl = f->leaf;
+#endif
+		uint64_t perm = btree_read_perm(fl);
 		if (btree_perm_count(perm) < BTREE_FANOUT) {
-			unsigned i = btree_leaf_lower(f->leaf, perm, key, &found);
+			unsigned i = btree_leaf_lower(fl, perm, key, &found);
 			if (found)
 				return false;
-			btree_node_put(f->leaf, perm, i, key, val);
+			btree_node_put(fl, perm, i, key, val);
 			return true;
 		}
 		/* Full: the descent below splits it. */
@@ -374,10 +389,19 @@ bool btree_insert(btree_t *bt, uint64_t key, void *val)
 		return false;
 	if (btree_perm_count(perm) < BTREE_FANOUT) {
 		btree_node_put(leaf, perm, i, key, val);
+#ifdef POTM_PRIVATE_ACCESS
+		bt->finger_leaf = leaf;
+		bt->finger_lo = p.lo;
+		bt->finger_hi = p.hi;
+#else
 		*f = (btree_finger_t){ attempt, bt, leaf, p.lo, p.hi };
+#endif
 		return true;
 	}
 	f->attempt = 0;   /* the structure changes */
+#ifdef POTM_PRIVATE_ACCESS
+	bt->finger_leaf = NULL;
+#endif
 	uint64_t sep;
 	btree_node_t *right = btree_split_node(leaf, perm, i, key, val, &sep, "store_insert");
 	btree_insert_child(bt, &p, p.depth - 1, sep, right);
@@ -431,6 +455,9 @@ void *btree_delete(btree_t *bt, uint64_t key)
 {
 	if (btree_finger.tree == bt)
 		btree_finger.attempt = 0;   /* its leaf may go */
+#ifdef POTM_PRIVATE_ACCESS
+	bt->finger_leaf = NULL;
+#endif
 	btree_path_t p;
 	btree_node_t *leaf = btree_descend(bt, key, &p);
 	uint64_t perm = p.perm[p.depth - 1];
@@ -590,6 +617,9 @@ int btree_init(btree_t *bt)
 	leaf->perm = BTREE_PERM_EMPTY;
 	leaf->level = 0;
 	bt->root = leaf;
+#ifdef POTM_PRIVATE_ACCESS
+	bt->finger_leaf = NULL;
+#endif
 	return 0;
 }
 

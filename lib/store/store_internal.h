@@ -21,8 +21,88 @@
 #ifndef POTM_STORE_INTERNAL_H
 #define POTM_STORE_INTERNAL_H
 
+#ifdef POTM_PRIVATE_ACCESS
+/*
+ * The private store (private.c compiles these files a second time with
+ * POTM_PRIVATE_ACCESS): the same tables, indexes and invariants, but every
+ * access to a table's contents is a plain load or store, its blocks come
+ * from malloc and go back with free at once, and no call needs a
+ * transaction.  A private table is owned by one thread at a time (a DORA
+ * executor), which alone reads and writes it; handing it to another
+ * thread needs a happens-before edge (DORA's quiescence, Q1 in dora.c).
+ * Its functions are the public ones renamed store_private_* (and the
+ * internal ones likewise, so both copies link into one program).
+ */
+#define store_table_create store_private_table_create
+#define store_table_destroy store_private_table_destroy
+#define store_index_create store_private_index_create
+#define store_table_name store_private_table_name
+#define store_record_size store_private_record_size
+#define store_get store_private_get
+#define store_insert store_private_insert
+#define store_delete store_private_delete
+#define store_key_of store_private_key_of
+#define store_update store_private_update_   /* nothing to log: no public name */
+#define store_scan store_private_scan
+#define store_first store_private_first
+#define store_last store_private_last
+#define store_index_get store_private_index_get
+#define store_index_scan store_private_index_scan
+#define store_index_first store_private_index_first
+#define store_index_last store_private_index_last
+#define store_read_bytes store_private_read_bytes
+#define store_write_bytes store_private_write_bytes
+#define store_digest store_private_digest
+#define store_walk store_private_walk
+#define store_count store_private_count
+#define store_check store_private_check
+#define store_abort store_private_abort_
+#define btree_init store_private_btree_init_
+#define btree_destroy store_private_btree_destroy_
+#define btree_get store_private_btree_get_
+#define btree_insert store_private_btree_insert_
+#define btree_delete store_private_btree_delete_
+#define btree_scan store_private_btree_scan_
+#define btree_edge store_private_btree_edge_
+#define btree_count store_private_btree_count_
+#define btree_walk store_private_btree_walk_
+#define btree_check store_private_btree_check_
+#define btree_is_empty_root store_private_btree_is_empty_root_
+#define hash_init store_private_hash_init_
+#define hash_destroy store_private_hash_destroy_
+#define hash_bucket_of store_private_hash_bucket_of_
+#define hash_get store_private_hash_get_
+#define hash_insert store_private_hash_insert_
+#define hash_delete store_private_hash_delete_
+#define hash_walk store_private_hash_walk_
+#define hash_check store_private_hash_check_
+#endif
+
 #include <potm/store.h>
 #include <potm/tm.h>
+
+#ifdef POTM_PRIVATE_ACCESS
+#include <stdlib.h>
+#include <string.h>
+/* Plain accesses in place of the backend's: the owner thread is the only
+ * one touching the table (see above). */
+#undef TM_LOAD
+#undef TM_STORE
+#define TM_LOAD(p) (*(p))
+#define TM_STORE(p, v) ((void)(*(p) = (v)))
+#undef tm_read_u64
+#undef tm_write_u64
+#undef tm_write_u8
+#undef tm_read_bytes
+#undef tm_malloc
+#undef tm_free
+#define tm_read_u64(p) (*(const uint64_t *)(p))
+#define tm_write_u64(p, v) ((void)(*(uint64_t *)(p) = (v)))
+#define tm_write_u8(p, v) ((void)(*(uint8_t *)(p) = (v)))
+#define tm_read_bytes(d, s, n) ((void)memcpy((d), (s), (n)))
+#define tm_malloc(n) store_private_malloc_(n)
+#define tm_free(p) free(p)
+#endif
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,12 +124,29 @@ int potm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void store_abort(const char *call, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
 
+#ifdef POTM_PRIVATE_ACCESS
+/* Any thread may call the private store, inside a transaction or not. */
+static inline void store_require_tx(const char *call)
+{
+	(void)call;
+}
+
+/* malloc, or the report tm_malloc would make: out of memory aborts. */
+static inline void *store_private_malloc_(size_t n)
+{
+	void *p = malloc(n);
+	if (store_unlikely(p == NULL))
+		store_abort("store_private", "out of memory (%zu bytes)", n);
+	return p;
+}
+#else
 /* Misuse unless the calling thread is inside a transaction. */
 static inline void store_require_tx(const char *call)
 {
 	if (store_unlikely(!tm_in_tx()))
 		store_abort(call, "called outside a transaction");
 }
+#endif
 
 /* ---- records -------------------------------------------------------------
  *
@@ -150,7 +247,17 @@ static inline unsigned btree_perm_slot(uint64_t perm, unsigned r)
  * it. */
 typedef struct btree {
 	btree_node_t *root __attribute__((aligned(STORE_CACHELINE)));
+#ifdef POTM_PRIVATE_ACCESS
+	/* The finger (btree.c) of a private tree lives in the tree: its one
+	 * owner makes every change, so a split or delete drops it wherever
+	 * the tree's owner moves (a per-thread finger would survive on the
+	 * former owner and go stale). */
+	struct btree_node *finger_leaf;   /* NULL: none */
+	uint64_t finger_lo, finger_hi;
+	char pad_[STORE_CACHELINE - 2 * sizeof(btree_node_t *) - 2 * sizeof(uint64_t)];
+#else
 	char pad_[STORE_CACHELINE - sizeof(btree_node_t *)];
+#endif
 } btree_t;
 
 /* Visit one entry of a scan: non-zero stops it. */

@@ -14,6 +14,18 @@ drives it, stops it and keeps the run only if its final checks passed.
     python3 -m potm.serverfig --quick            # a short pass, into results/quick/
     python3 -m potm.serverfig --out plots/server --clients 1 2 4 8 16 --repeat 5
 
+With ``--stream`` each point is one ``potm-server --stream`` run instead
+(server/stream.c): the same clients' requests, drawn by the same generator,
+proposed round by round to the local agreement and executed with no sockets
+and no client threads, so that the cores run the execution phase only.  Its
+latencies are the rounds' (no network).  The ordered modes' digests of the
+same (scale, clients, repeat) must agree: the summary says whether they do,
+and a disagreement fails the run.  ``--server-arg`` passes an option on to
+every server (e.g. ``--server-arg=--applier-executes``).
+
+    python3 -m potm.serverfig --stream --modes sequential pot pot+lsd pot+fast \
+        pot+lsd+fast --warehouses 8 1 --clients 16 --stream-requests 20000 --repeat 5
+
 The summary ends with the issue's ratios at the largest client count
 (medians), e.g. "w=8 pot+fast/pot 1.31".  Not in ``potm reproduce``'s
 registry: its runs are servers and clients, not the benchmark library.
@@ -28,7 +40,9 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import statistics
+import subprocess
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -61,15 +75,18 @@ class Point:
     p99_latency_ms: float
     early_fast: int          # keyed requests run before their turn
     verified: bool
+    aborts: int = 0          # the TM's aborted attempts (--stream)
+    digest: str = ""         # the state's after the run (--stream)
+    error: str = ""          # why the point failed, if it did
 
 
 def run_point(build: Path, mode: str, warehouses: int, clients: int, requests: int,
               workers: int, repeat: int, items: int, customers: int,
-              python_clients: bool = False) -> Point:
+              python_clients: bool = False, server_args: Sequence[str] = ()) -> Point:
     """Start a server in mode, drive it with clients x requests, stop it."""
     srv = ServerProcess(build, mode=mode, workers=workers, warehouses=warehouses,
                         items=items, customers=customers,
-                        extra_args=["--digest-every", "0"])
+                        extra_args=["--digest-every", "0", *server_args])
     native = build / "server" / "potm-load"
     r: LoadResult
     with srv:
@@ -84,6 +101,52 @@ def run_point(build: Path, mode: str, warehouses: int, clients: int, requests: i
     return Point(mode, warehouses, clients, repeat, r.requests, r.throughput,
                  r.mean_latency_ms, r.p99_latency_ms, int(final.get("early_fast", 0)),
                  final.get("verified") is True and r.errors == 0)
+
+
+#: The modes whose state after a stream is the stream's alone.
+ORDERED: tuple[str, ...] = ("sequential", "pot", "pot+lsd", "pot+fast", "pot+lsd+fast")
+
+
+def run_stream_point(build: Path, mode: str, warehouses: int, clients: int, requests: int,
+                     workers: int, repeat: int, items: int, customers: int,
+                     server_args: Sequence[str] = (), timeout: float = 600.0) -> Point:
+    """One ``potm-server --stream`` run: requests in all, clients per round.
+
+    Raises RuntimeError when the server fails or prints no stream line."""
+    binary = build / "server" / f"potm-server-{MODE_BACKENDS[mode]}"
+    cmd = [str(binary), "--mode", mode, "--stream", str(requests), "--clients", str(clients),
+           "-w", str(warehouses), "-I", str(items), "-C", str(customers),
+           "--seed", str(repeat + 1), "--digest-every", "0"]
+    if mode != "sequential":
+        cmd += ["--workers", str(workers)]
+    cmd += list(server_args)
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                              check=False)
+    except subprocess.TimeoutExpired as e:
+        raise RuntimeError(f"no result within {timeout:.0f} s") from e
+    line = next((ln for ln in reversed(done.stdout.splitlines())
+                 if ln.startswith("{") and '"stream"' in ln), None)
+    if line is None:
+        why = done.stderr.strip().splitlines()
+        raise RuntimeError(f"exit {done.returncode}: {why[-1] if why else 'no output'}")
+    r = json.loads(line)
+    ok = done.returncode == 0 and r["verified"] is True and r["errors"] == 0
+    return Point(mode, warehouses, clients, repeat, int(r["requests"]), float(r["throughput"]),
+                 float(r["mean_latency_ms"]), float(r["p99_latency_ms"]),
+                 int(r["early_fast"]), ok, int(r["aborts"]), str(r["digest"]),
+                 "" if ok else (r.get("verify_msg") or f"exit {done.returncode}"))
+
+
+def digest_disagreements(points: Sequence[Point]) -> list[str]:
+    """The (scale, clients, repeat) whose ordered modes' digests differ."""
+    seen: dict[tuple[int, int, int], dict[str, str]] = {}
+    for p in points:
+        if p.mode in ORDERED and p.digest and p.verified:
+            seen.setdefault((p.warehouses, p.clients, p.repeat), {})[p.mode] = p.digest
+    return [f"w={w} clients={c} #{r + 1}: " +
+            " ".join(f"{m}={d}" for m, d in sorted(ds.items()))
+            for (w, c, r), ds in sorted(seen.items()) if len(set(ds.values())) > 1]
 
 
 def available(build: Path, modes: Sequence[str]) -> list[str]:
@@ -124,6 +187,14 @@ def summary(points: Sequence[Point]) -> str:
                      f"{statistics.median(p.mean_latency_ms for p in ps):>8.2f} "
                      f"{statistics.median(p.p99_latency_ms for p in ps):>8.2f} "
                      f"{statistics.median(p.early_fast for p in ps):>6.0f}")
+    if any(p.digest for p in points):
+        differ = digest_disagreements(points)
+        lines.append("ordered modes' digests: " + ("agree" if not differ else
+                     "DIFFER " + "; ".join(differ)))
+    failed = [p for p in points if not p.verified]
+    for p in failed:
+        lines.append(f"failed: w={p.warehouses} {p.mode} clients={p.clients} "
+                     f"#{p.repeat + 1}: {p.error or 'checks failed'}")
     if points:
         top = max(p.clients for p in points)
         med = medians(points, top)
@@ -156,7 +227,8 @@ def plot(points: Sequence[Point], path: Path) -> None:
         axes[0][col].set_ylabel("committed transactions per second (tx/s)")
         axes[1][col].set_ylabel("p99 latency (ms)")
         axes[1][col].set_xlabel("closed-loop clients")
-        axes[0][col].legend(fontsize="small")
+        if axes[0][col].get_legend_handles_labels()[0]:   # not when every run failed
+            axes[0][col].legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -179,10 +251,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--customers", type=int, default=300)
     ap.add_argument("--python-clients", action="store_true",
                     help="potm.serverload's clients even where potm-load is built")
+    ap.add_argument("--stream", action="store_true",
+                    help="potm-server --stream per point: the execution phase, no sockets")
+    ap.add_argument("--stream-requests", type=int, default=20000,
+                    help="with --stream: requests per point, in all")
+    ap.add_argument("--server-arg", action="append", default=[], metavar="ARG",
+                    help="an option for every server (repeatable; --server-arg=--x)")
     a = ap.parse_args(argv)
     if a.quick:
         a.clients, a.repeat, a.requests = [2, 8], 1, 100
-    out = a.out or Path("results/quick/server" if a.quick else "plots/server")
+        a.stream_requests = min(a.stream_requests, 2000)
+    if min(a.warehouses + a.clients) < 1 or a.requests < 1 or a.stream_requests < 1 \
+            or a.repeat < 1 or a.workers < 1:
+        ap.error("--warehouses, --clients, --requests, --stream-requests, --repeat and "
+                 "--workers must be >= 1")
+    name = "server-stream" if a.stream else "server"
+    out = a.out or (Path("results/quick") / name if a.quick else Path("plots") / name)
     modes = available(a.build, a.modes)
     if not modes:
         print(f"potm.serverfig: no server binary in {a.build}/server", file=sys.stderr)
@@ -195,11 +279,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     # A point whose server or clients fail is recorded as
                     # failed (left out of the medians); the others still run.
                     try:
-                        p = run_point(a.build, mode, w, c, a.requests, a.workers, r,
-                                      a.items, a.customers, a.python_clients)
-                        why = "" if p.verified else " (FAILED checks)"
-                    except (RuntimeError, OSError) as e:
-                        p = Point(mode, w, c, r, 0, 0.0, 0.0, 0.0, 0, False)
+                        if a.stream:
+                            p = run_stream_point(a.build, mode, w, c, a.stream_requests,
+                                                 a.workers, r, a.items, a.customers,
+                                                 a.server_arg)
+                        else:
+                            p = run_point(a.build, mode, w, c, a.requests, a.workers, r,
+                                          a.items, a.customers, a.python_clients,
+                                          a.server_arg)
+                        why = "" if p.verified else f" (FAILED checks: {p.error})"
+                    except (RuntimeError, OSError, ValueError, KeyError) as e:
+                        p = Point(mode, w, c, r, 0, 0.0, 0.0, 0.0, 0, False, error=str(e))
                         why = f" (FAILED: {e})"
                     points.append(p)
                     print(f"w={w} {mode} clients={c} #{r + 1}: {p.throughput:.0f} tx/s{why}",
@@ -214,7 +304,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     (out / "server.txt").write_text(text + "\n")
     plot(points, out / "server.png")
     print(text)
-    return 0 if all(p.verified for p in points) else 1
+    ok = all(p.verified for p in points) and not digest_disagreements(points)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ TPCC_MIXES: tuple[str, ...] = ("standard", "new-order", "payment", "order-status
                                "delivery", "stock-level")
 #: How tpcc runs its transactions: whole on a worker, or as DORA flow graphs
 #: on executors that own their warehouses.
-TPCC_EXECUTIONS: tuple[str, ...] = ("conventional", "dora")
+TPCC_EXECUTIONS: tuple[str, ...] = ("conventional", "dora", "dora-private")
 #: TPC-C's population per warehouse (clause 4.3): items, customers per district.
 TPCC_ITEMS = 100000
 TPCC_CUSTOMERS = 3000
@@ -480,13 +480,18 @@ WORKLOADS: dict[str, Workload] = {
             Param("execution", "-e", "conventional: each worker runs whole transactions; "
                   "dora: the workers are DORA executors owning the warehouses in equal "
                   "ranges, each transaction a flow graph of actions (not on Pot's "
-                  "backends)", choices=TPCC_EXECUTIONS, default="conventional"),
+                  "backends); dora-private: the same over private tables per warehouse, "
+                  "plain accesses and no TM in the executors", choices=TPCC_EXECUTIONS,
+                  default="conventional"),
             Param("remote_lines", "-x", "percentage of New-Order lines supplied by another "
                   "warehouse, when there are several (TPC-C: 1)", maximum=100, unit="%",
                   default=1),
             Param("reroute", "-R", "execution dora: DORA's resource manager moves a random "
                   "range of warehouses to a random executor every this many milliseconds "
                   "(0: never)", maximum=60000, unit="ms", default=0),
+            Param("window", "-W", "execution dora or dora-private: transactions each "
+                  "terminal keeps in flight (1: one at a time, so a latency is one "
+                  "transaction's response time)", minimum=1, maximum=4, default=4),
             Param("items", "-I", "items, and stock rows per warehouse (below 100000 is not "
                   "TPC-C's population)", minimum=1, maximum=TPCC_ITEMS, default=TPCC_ITEMS),
             Param("customers", "-C", "customers, and initial orders, per district (below "
@@ -494,7 +499,8 @@ WORKLOADS: dict[str, Workload] = {
                   default=TPCC_CUSTOMERS),
             THREADS, DURATION, OPS, SEED,
         ), rules=(
-            Needs("reroute", "execution", ("dora",), unless=0),
+            Needs("reroute", "execution", ("dora", "dora-private"), unless=0),
+            Needs("window", "execution", ("dora", "dora-private"), unless=4),
         )),
         Workload("tm1", "Nokia's TM1 (TATP) on the record store: the subscriber "
                  "database and its seven transactions in the standard mix (80 % "
@@ -504,7 +510,8 @@ WORKLOADS: dict[str, Workload] = {
                   minimum=1, maximum=1 << 22, default=100000),
             Param("execution", "-e", "conventional: each worker runs whole transactions; "
                   "dora: the workers are DORA executors owning ranges of subscribers "
-                  "(not on Pot's backends)", choices=TPCC_EXECUTIONS,
+                  "(not on Pot's backends); dora-private: the same over private tables "
+                  "per executor, no TM in the executors", choices=TPCC_EXECUTIONS,
                   default="conventional"),
             THREADS, DURATION, OPS, SEED,
         )),

@@ -46,3 +46,37 @@ def test_many_clients_on_two_workers_every_run_verified(tmp_path: Path) -> None:
                "pot+fast", "--warehouses", "1", "--clients", "16", "--requests", "200",
                "--repeat", "5", "--customers", "30"])
     assert rc == 0, (tmp_path / "server.txt").read_text()
+
+
+def test_digest_disagreement_is_reported() -> None:
+    same = [Point("sequential", 1, 4, 0, 10, 1.0, 1.0, 1.0, 0, True, digest="aa"),
+            Point("pot", 1, 4, 0, 10, 1.0, 1.0, 1.0, 0, True, digest="aa"),
+            Point("occ", 1, 4, 0, 10, 1.0, 1.0, 1.0, 0, True, digest="cc")]
+    assert "digests: agree" in summary(same)
+    differ = same + [Point("pot+fast", 1, 4, 0, 10, 1.0, 1.0, 1.0, 0, True, digest="bb")]
+    assert "digests: DIFFER w=1 clients=4 #1: pot=aa pot+fast=bb sequential=aa" \
+        in summary(differ)
+
+
+def test_stream_pass_digests_agree_and_failures_are_recorded(tmp_path: Path) -> None:
+    """--stream: one potm-server --stream run per point, the ordered modes
+    ending with one digest per repeat; a server that refuses its options
+    is a failed point in the table, not a crash."""
+    if not (build_dir() / "server" / "potm-server-pot").exists():
+        pytest.skip("potm-server-pot is not built")
+    modes = ["sequential", "pot", "pot+fast"] if (
+        build_dir() / "server" / "potm-server-seq").exists() else ["pot", "pot+fast"]
+    common = ["--build", str(build_dir()), "--stream", "--modes", *modes,
+              "--warehouses", "2", "--clients", "4", "--stream-requests", "120",
+              "--customers", "30"]
+    rc = main(common + ["--out", str(tmp_path / "ok"), "--repeat", "2"])
+    text = (tmp_path / "ok" / "server.txt").read_text()
+    assert rc == 0, text
+    rows = (tmp_path / "ok" / "server.csv").read_text().splitlines()
+    assert len(rows) == 1 + 2 * len(modes)
+    assert "ordered modes' digests: agree" in text
+    rc = main(common + ["--out", str(tmp_path / "bad"), "--repeat", "1",
+                        "--server-arg=--no-such-option"])
+    assert rc == 1
+    text = (tmp_path / "bad" / "server.txt").read_text()
+    assert "every run failed" in text and "failed: w=2 pot clients=4 #1: exit 2" in text

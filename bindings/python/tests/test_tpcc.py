@@ -127,6 +127,25 @@ def test_dora_execution_keeps_consistency() -> None:
     assert counts["dora_actions"] >= 400
 
 
+def test_dora_private_execution_keeps_consistency() -> None:
+    """DORA over private tables (no TM in the executors), a terminal's
+    window of one: the conditions hold after the tables are copied back,
+    every transaction is counted, and -W needs a DORA execution."""
+    spec = potm.WORKLOADS["tpcc"]
+    assert spec.argv(spec.validate({"execution": "dora-private", "window": 1})) == \
+        ["tpcc", "-e", "dora-private", "-W", "1"]
+    with pytest.raises(ValueError, match="window"):
+        spec.validate({"window": 1})
+    libs = _libs_with_tpcc("tl2")
+    r = potm.run("tpcc", backend="tl2", threads=2, warehouses=2, ops=200,
+                 execution="dora-private", window=1, lib_dir=libs, **SMALL).check()
+    counts = r.raw["counts"] if r.raw is not None else {}
+    assert all(counts[f"consistency_{i}"] == "ok" for i in (1, 2, 3, 4))
+    kinds = ("new_order", "payment", "order_status", "delivery", "stock_level")
+    assert sum(counts[k] for k in kinds) == 400
+    assert r.raw is not None and r.raw["stats"]["commits"] == 0   # no TM transaction
+
+
 def test_tm1_conventional_and_dora() -> None:
     """TM1 from the package: both executions pass their checks and run the
     mix's seven transactions."""
@@ -134,7 +153,7 @@ def test_tm1_conventional_and_dora() -> None:
     assert spec.argv(spec.validate({"subscribers": 1000, "execution": "dora"})) == \
         ["tm1", "-s", "1000", "-e", "dora"]
     libs = build_dir_with("tm1", "tl2")
-    for execution in ("conventional", "dora"):
+    for execution in ("conventional", "dora", "dora-private"):
         r = potm.run("tm1", backend="tl2", threads=2, subscribers=1000, ops=1000,
                      execution=execution, lib_dir=libs).check()
         assert r.raw is not None and r.raw["execution"] == execution

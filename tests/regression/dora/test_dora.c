@@ -14,11 +14,16 @@
  *    mid-run: the money is conserved, every transaction ends, and the
  *    executors ran exactly the actions the transactions added (none lost,
  *    none run twice), each on the executor owning its data.
+ *  - the same bank over private tables (potm_dora_set_private), one per
+ *    account so that an account's table moves with its routing, read and
+ *    written with plain accesses by actions that run no backend
+ *    transaction, with and without reroutes.
  * seq (one thread) runs everything on one executor.
  */
 #include "../store/store_test.h"
 
 #include <potm/dora.h>
+#include <potm/store_private.h>
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -425,6 +430,8 @@ static struct bank {
 	atomic_int stop_rm;
 	atomic_uint moves;                 /* reroutes done */
 	bool reroute;                      /* submit until a few reroutes happened */
+	bool priv;                         /* private tables: pt[account] */
+	store_table_t *pt[BANK_ACCOUNTS];
 	uint64_t sent[8];
 	uint64_t committed, aborted, conflicts;   /* by submitter, summed after */
 	uint64_t tally[8][3];
@@ -440,6 +447,12 @@ static int bank_debit(potm_dora_act_t *a, void *arg)
 {
 	transfer_t *x = arg;
 	own_check(a, x->from);
+	if (bank.priv) {
+		ck_assert(!tm_in_tx());   /* P1: no backend transaction */
+		acct_t *r = potm_dora_update(a, bank.pt[x->from], x->from);
+		r->balance -= x->amount;
+		return 0;
+	}
 	acct_t *r = potm_dora_update(a, bank.t, x->from);
 	TM_STORE(&r->balance, TM_LOAD(&r->balance) - x->amount);
 	return 0;
@@ -449,6 +462,11 @@ static int bank_credit(potm_dora_act_t *a, void *arg)
 {
 	transfer_t *x = arg;
 	own_check(a, x->to);
+	if (bank.priv) {
+		acct_t *r = potm_dora_update(a, bank.pt[x->to], x->to);
+		r->balance += x->amount;
+		return 0;
+	}
 	acct_t *r = potm_dora_update(a, bank.t, x->to);
 	TM_STORE(&r->balance, TM_LOAD(&r->balance) + x->amount);
 	return 0;
@@ -458,8 +476,10 @@ static int bank_check(potm_dora_act_t *a, void *arg)
 {
 	transfer_t *x = arg;
 	own_check(a, x->from);
-	acct_t *r = store_get(bank.t, x->from);
-	(void)TM_LOAD(&r->balance);
+	if (bank.priv)
+		ck_assert_ptr_nonnull(store_private_get(bank.pt[x->from], x->from));
+	else
+		(void)TM_LOAD(&((acct_t *)store_get(bank.t, x->from))->balance);
 	return x->fail ? 1 : 0;
 }
 
@@ -557,7 +577,7 @@ static void *bank_rm(void *arg)
 	return NULL;
 }
 
-static void run_bank(unsigned want, bool reroute)
+static void run_bank_tables(unsigned want, bool reroute, bool priv)
 {
 	store_test_init();
 	memset(&bank, 0, sizeof bank);
@@ -567,6 +587,19 @@ static void run_bank(unsigned want, bool reroute)
 	ck_assert_msg(bank.d != NULL, "%s", tm_last_error());
 	ck_assert_int_eq(potm_dora_rule_hash(bank.d, 0, 0, BANK_ACCOUNTS - 1), 0);
 	bank.t = accounts(BANK_ACCOUNTS, 1000);
+	bank.priv = priv;
+	if (priv) {
+		ck_assert_int_eq(potm_dora_set_private(bank.d, 1), 0);
+		ck_assert_int_eq(potm_dora_is_private(bank.d), 1);
+		store_table_def_t def = { .name = "acct", .record_size = sizeof(acct_t),
+		                          .kind = STORE_ORDERED };
+		for (uint64_t k = 0; k < BANK_ACCOUNTS; k++) {
+			bank.pt[k] = store_private_table_create(&def);
+			ck_assert_ptr_nonnull(bank.pt[k]);
+			acct_t a = { .balance = 1000 };
+			ck_assert_ptr_nonnull(store_private_insert(bank.pt[k], k, &a));
+		}
+	}
 	tm_thread_exit();
 
 	pthread_t rm;
@@ -601,6 +634,19 @@ static void run_bank(unsigned want, bool reroute)
 		ck_assert_uint_eq(st.reroutes, atomic_load(&bank.moves));
 		ck_assert_uint_ge(st.reroutes, 3);
 	}
+	if (priv) {
+		/* The flag is fixed once transactions ran. */
+		ck_assert_int_eq(potm_dora_set_private(bank.d, 0), -1);
+		ck_assert_ptr_nonnull(strstr(tm_last_error(), "already submitted"));
+		int64_t psum = 0;
+		for (uint64_t k = 0; k < BANK_ACCOUNTS; k++) {
+			ck_assert_uint_eq(store_private_count(bank.pt[k]), 1);
+			ck_assert_int_eq(store_private_check(bank.pt[k]), 0);
+			psum += ((acct_t *)store_private_get(bank.pt[k], k))->balance;
+			store_private_table_destroy(bank.pt[k]);
+		}
+		ck_assert_int_eq(psum, 1000 * BANK_ACCOUNTS);
+	}
 	int64_t sum = 0;
 	TM_BEGIN();
 	sum = 0;
@@ -615,6 +661,23 @@ static void run_bank(unsigned want, bool reroute)
 	potm_dora_destroy(bank.d);
 	store_test_stop();
 }
+
+static void run_bank(unsigned want, bool reroute)
+{
+	run_bank_tables(want, reroute, false);
+}
+
+START_TEST(bank_private)
+{
+	run_bank_tables(2, false, true);
+}
+END_TEST
+
+START_TEST(bank_private_oversubscribed_reroute)
+{
+	run_bank_tables(4, true, true);
+}
+END_TEST
 
 START_TEST(bank_two_executors)
 {
@@ -645,6 +708,8 @@ int main(void)
 	tcase_add_test(tc, bank_two_executors);
 	tcase_add_test(tc, bank_oversubscribed);
 	tcase_add_test(tc, reroute_loses_no_action);
+	tcase_add_test(tc, bank_private);
+	tcase_add_test(tc, bank_private_oversubscribed_reroute);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
 }

@@ -1,0 +1,283 @@
+/*
+ * server/stream.c — potm-server --stream N: the execution phase alone.
+ *
+ * The thesis's Figures 5.4 and 5.5 measure how fast a replica executes
+ * the agreed stream; with sockets and client threads on the same cores,
+ * the measurement is of the scheduler instead.  This mode keeps the rest
+ * of the path: C closed-loop clients draw their requests as potm-load's
+ * do (workload.c), each round every client has one request outstanding,
+ * and the I/O thread would have read them in one poll round: they become
+ * one round of log entries (batch_max requests each at most), proposed
+ * to the local agreement, applied by the executor (its applier, its
+ * workers, the configured mode) exactly as from the network.  The next
+ * round is proposed once every response of this one came back, which is
+ * what closed-loop clients do.  The frames are encoded before the clock
+ * starts: the clients' cost is not the server's.
+ *
+ * Then the run prints one JSON line: the requests, the seconds from the
+ * first proposal to the last response, the throughput, the mean and p99
+ * latency (a request's: its round's), the responses' statuses, the TM's commits and aborts, and the digest of the state
+ * after the stream.  Every request of the stream takes the same position
+ * and slot in every mode, so the deterministic modes (sequential, pot,
+ * pot+lsd, pot+fast, pot+lsd+fast) end with the same digest for the same
+ * seed: the determinism claim, checked by t-server-stream.
+ */
+#include "server.h"
+#include "workload.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* What the executor sent back (executor_send_fn), counted on the applier. */
+typedef struct stream_sink {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	uint64_t answered;        /* under lock */
+	uint64_t want;            /* under lock: wake the driver at this count */
+	uint64_t ok, rolled_back, errors;   /* the applier's only */
+} stream_sink_t;
+
+/* A frame's status is the 16-bit word at byte 2 of its body
+ * (server/PROTOCOL.md), read without decoding the rest. */
+static void stream_send(void *ctx, uint64_t client_id, const uint8_t *frame, size_t len)
+{
+	stream_sink_t *s = ctx;
+	(void)client_id;
+	unsigned status = len >= 8 ? (unsigned)frame[6] | (unsigned)frame[7] << 8 : 0xffffu;
+	if (status == POTM_OK)
+		s->ok++;
+	else if (status == POTM_ROLLED_BACK)
+		s->rolled_back++;
+	else
+		s->errors++;
+	pthread_mutex_lock(&s->lock);
+	/* One wake-up per round, not per response: a closed-loop round ends
+	 * with its last response. */
+	if (++s->answered == s->want)
+		pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The stream's log entries, encoded: entry k is bytes[off[k], off[k+1]),
+ * round r is entries [round[r], round[r+1]). */
+typedef struct stream_log {
+	uint8_t *bytes;
+	size_t len, cap;
+	size_t *off, *round;
+	size_t nentries, nrounds;
+} stream_log_t;
+
+static int log_put(stream_log_t *l, const uint8_t *frame, size_t n)
+{
+	if (l->len + n > l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 1u << 16;
+		while (cap < l->len + n)
+			cap *= 2;
+		uint8_t *p = realloc(l->bytes, cap);
+		if (p == NULL)
+			return -1;
+		l->bytes = p;
+		l->cap = cap;
+	}
+	memcpy(l->bytes + l->len, frame, n);
+	l->len += n;
+	return 0;
+}
+
+/* Draw the stream: rounds of one request per client, in client order,
+ * cut into entries of batch_max requests at most. */
+static int build_log(stream_log_t *l, const server_options_t *o)
+{
+	workload_opts_t wo = { .warehouses = o->warehouses, .items = o->items,
+	                       .customers = o->customers, .accounts = o->accounts,
+	                       .seed = o->seed, .hot = o->stream_hot };
+	unsigned c = o->stream_clients;
+	uint64_t n = o->stream;
+	size_t rounds = (size_t)((n + c - 1) / c);
+	size_t per_round = (c + o->batch_max - 1) / o->batch_max;
+	workload_client_t *cl = calloc(c, sizeof *cl);
+	uint64_t *next_id = calloc(c, sizeof *next_id);
+	l->off = malloc((rounds * per_round + 1) * sizeof *l->off);
+	l->round = malloc((rounds + 1) * sizeof *l->round);
+	if (cl == NULL || next_id == NULL || l->off == NULL || l->round == NULL)
+		goto oom;
+	for (unsigned i = 0; i < c; i++)
+		workload_client_init(&cl[i], &wo, i);
+	uint8_t frame[4 + POTM_FRAME_MAX];
+	uint64_t drawn = 0;
+	for (size_t r = 0; r < rounds; r++) {
+		l->round[l->nrounds++] = l->nentries;
+		for (unsigned i = 0; i < c && drawn < n; i++, drawn++) {
+			if (i % o->batch_max == 0)
+				l->off[l->nentries++] = l->len;
+			potm_request_t req = { .client_id = i + 1, .request_id = ++next_id[i] };
+			unsigned np;
+			req.type = workload_next(&cl[i], req.params, &np);
+			req.nparams = (uint16_t)np;
+			size_t len = potm_encode_request(&req, frame, sizeof frame);
+			if (len == 0) {
+				fprintf(stderr, "potm-server: --stream: a request does not encode\n");
+				goto fail;
+			}
+			if (log_put(l, frame, len) != 0)
+				goto oom;
+		}
+	}
+	l->off[l->nentries] = l->len;
+	l->round[l->nrounds] = l->nentries;
+	free(cl);
+	free(next_id);
+	return 0;
+oom:
+	fprintf(stderr, "potm-server: --stream: out of memory for the stream\n");
+fail:
+	free(cl);
+	free(next_id);
+	return -1;
+}
+
+/* One round's latency, shared by its n requests. */
+typedef struct round_lat {
+	double ms;
+	uint64_t n;
+} round_lat_t;
+
+static int cmp_lat(const void *a, const void *b)
+{
+	double x = ((const round_lat_t *)a)->ms, y = ((const round_lat_t *)b)->ms;
+	return (x > y) - (x < y);
+}
+
+/* The requests' mean latency and their p99 by nearest rank (potm-load's
+ * definition), from the rounds' (sorts lat). */
+static void latency_summary(round_lat_t *lat, size_t rounds, uint64_t total, double *mean,
+                            double *p99)
+{
+	double sum = 0;
+	for (size_t r = 0; r < rounds; r++)
+		sum += lat[r].ms * (double)lat[r].n;
+	*mean = total ? sum / (double)total : 0;
+	qsort(lat, rounds, sizeof *lat, cmp_lat);
+	uint64_t rank = (99 * total + 99) / 100, seen = 0;
+	for (size_t r = 0; r < rounds; r++) {
+		seen += lat[r].n;
+		if (seen >= rank) {
+			*p99 = lat[r].ms;
+			break;
+		}
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int stream_run(server_state_t *st, const server_options_t *o, bool ordered,
+               const char *mode_name)
+{
+	stream_log_t l = { 0 };
+	stream_sink_t sink = { .answered = 0 };
+	pthread_mutex_init(&sink.lock, NULL);
+	pthread_cond_init(&sink.cv, NULL);
+	int rc = 1;
+	executor_t *ex = NULL;
+	agreement_t *ag = NULL;
+	round_lat_t *lat = NULL;
+	if (build_log(&l, o) != 0)
+		goto out;
+	lat = malloc(l.nrounds * sizeof *lat);
+	if (lat == NULL) {
+		fprintf(stderr, "potm-server: --stream: out of memory\n");
+		goto out;
+	}
+	ex = executor_start(st, o, ordered, stream_send, &sink);
+	ag = ex != NULL ? agreement_local_create(executor_apply, ex) : NULL;
+	if (ag == NULL)
+		goto out;
+
+	double t0 = now_s(), mark = t0;
+	uint64_t proposed = 0;
+	for (size_t r = 0; r < l.nrounds; r++) {
+		for (size_t k = l.round[r]; k < l.round[r + 1]; k++)
+			agreement_propose(ag, l.bytes + l.off[k], l.off[k + 1] - l.off[k]);
+		/* Every round holds one request per client but the last. */
+		uint64_t in_round = o->stream - proposed < o->stream_clients
+		                    ? o->stream - proposed : o->stream_clients;
+		proposed += in_round;
+		pthread_mutex_lock(&sink.lock);
+		sink.want = proposed;
+		while (sink.answered < proposed)
+			pthread_cond_wait(&sink.cv, &sink.lock);
+		pthread_mutex_unlock(&sink.lock);
+		/* Each request of the round waited from its proposal to the
+		 * round's end: a client's latency, without the network. */
+		double end = now_s();
+		lat[r] = (round_lat_t){ .ms = (end - mark) * 1e3, .n = in_round };
+		mark = end;
+	}
+	double seconds = now_s() - t0;
+	double mean_ms = 0, p99_ms = 0;
+	latency_summary(lat, l.nrounds, o->stream, &mean_ms, &p99_ms);
+
+	agreement_destroy(ag);
+	ag = NULL;
+	executor_status_t s;
+	executor_status(ex, &s);
+	executor_stop(ex);
+	ex = NULL;
+
+	bench_verdict_t v = { .failed = false };
+	uint64_t digest = 0;
+	if (tm_thread_enter(0) != 0) {
+		bench_fail(&v, "tm_thread_enter: %s", tm_last_error());
+	} else {
+		state_check(st, &v);
+		digest = state_digest(st);
+		state_destroy(st);
+		tm_thread_exit();
+	}
+	tm_stats_t ts = { 0 };
+	(void)tm_stats(&ts);
+	printf("{\"event\": \"stream\", \"mode\": \"%s\", \"backend\": \"%s\", \"workers\": %u, "
+	       "\"applier_executes\": %s, \"clients\": %u, \"workload\": \"%s\", "
+	       "\"warehouses\": %u, \"batch_max\": %u, \"requests\": %" PRIu64
+	       ", \"executed\": %" PRIu64 ", \"seconds\": %.6f, \"throughput\": %.1f, "
+	       "\"mean_latency_ms\": %.4f, \"p99_latency_ms\": %.4f, "
+	       "\"ok\": %" PRIu64 ", \"rolled_back\": %" PRIu64 ", \"errors\": %" PRIu64
+	       ", \"commits\": %" PRIu64 ", \"aborts\": %" PRIu64 ", \"early_fast\": %" PRIu64
+	       ", \"digest\": \"%016" PRIx64 "\", \"verified\": %s, \"verify_msg\": \"%s\"}\n",
+	       mode_name, tm_backend_name(), o->workers, o->applier_executes ? "true" : "false",
+	       o->stream_clients, o->stream_hot ? "hot" : "tpcc", o->warehouses, o->batch_max,
+	       s.positions, s.executed, seconds, seconds > 0 ? (double)s.positions / seconds : 0,
+	       mean_ms, p99_ms,
+	       sink.ok, sink.rolled_back, sink.errors, ts.commits, ts.aborts, ts.early_fast,
+	       digest, v.failed ? "false" : "true", v.failed ? v.msg : "");
+	fflush(stdout);
+	if (v.failed)
+		fprintf(stderr, "potm-server: %s\n", v.msg);
+	rc = v.failed || sink.errors != 0 ? 1 : 0;
+	goto done;
+out:
+	if (ag != NULL)
+		agreement_destroy(ag);
+	executor_stop(ex);
+	if (tm_thread_enter(0) == 0) {
+		state_destroy(st);
+		tm_thread_exit();
+	}
+done:
+	free(lat);
+	free(l.bytes);
+	free(l.off);
+	free(l.round);
+	pthread_cond_destroy(&sink.cv);
+	pthread_mutex_destroy(&sink.lock);
+	return rc;
+}

@@ -1,0 +1,81 @@
+#!/bin/sh
+# t-server-stream: potm-server --stream (server/stream.c).  The same seed's
+# stream ends with the same digest in every ordered mode (sequential, pot,
+# pot+lsd, pot+fast, pot+lsd+fast; with --applier-executes and
+# --worker-spin; on potm-server-seq too), every request answered and the
+# final checks passing; another seed gives another digest; occ and 2pl
+# answer everything and pass their checks; bad options exit 2.
+#
+#   test_stream.sh BUILD/server
+set -u
+dir=${1:?usage: test_stream.sh BUILD/server}
+n=${POTM_STREAM_N:-600}
+scale="-w 2 -I 1000 -C 30 --clients 8"
+failed=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failed=1
+}
+
+# field JSON NAME: a field of the run's JSON line (strings unquoted).
+field() {
+	printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p"
+}
+
+# run BINARY ARGS...: one stream run, checked; prints its digest.
+run() {
+	bin=$1
+	shift
+	out=$("$dir/$bin" "$@") || { fail "$bin $*: exit $?"; return; }
+	[ "$(field "$out" event)" = stream ] || { fail "$bin $*: no stream line: $out"; return; }
+	[ "$(field "$out" verified)" = true ] || fail "$bin $*: checks failed: $out"
+	[ "$(field "$out" errors)" = 0 ] || fail "$bin $*: error responses: $out"
+	answered=$(( $(field "$out" ok) + $(field "$out" rolled_back) ))
+	[ "$(field "$out" requests)" = "$want" ] && [ "$answered" = "$want" ] ||
+		fail "$bin $*: $want requests expected, answered $answered: $out"
+	field "$out" digest
+}
+
+[ -x "$dir/potm-server-pot" ] || { echo "potm-server-pot not built: skipped"; exit 77; }
+
+for workload in tpcc hot; do
+	if [ $workload = tpcc ]; then args="$scale --seed 3"; else args="--clients 8 -I 1000 -C 30 --accounts 8 --workload hot --seed 3"; fi
+	want=$n
+	ref=$(run potm-server-pot --mode sequential --stream $n $args)
+	[ -n "$ref" ] || { fail "$workload: no reference digest"; continue; }
+	for m in pot pot+lsd pot+fast pot+lsd+fast; do
+		d=$(run potm-server-pot --mode $m --stream $n $args)
+		[ "$d" = "$ref" ] || fail "$workload $m: digest $d, sequential's $ref"
+	done
+	for extra in "--workers 1 --applier-executes" "--workers 3 --worker-spin 1000"; do
+		d=$(run potm-server-pot --mode pot+lsd+fast --stream $n $args $extra)
+		[ "$d" = "$ref" ] || fail "$workload pot+lsd+fast $extra: digest $d, sequential's $ref"
+	done
+	if [ -x "$dir/potm-server-seq" ]; then
+		d=$(run potm-server-seq --mode sequential --stream $n $args)
+		[ "$d" = "$ref" ] || fail "$workload potm-server-seq: digest $d, potm-server-pot's $ref"
+	fi
+done
+
+# The digest is of the stream: another seed, another state.
+want=$n
+a=$(run potm-server-pot --mode pot --stream $n $scale --seed 3)
+b=$(run potm-server-pot --mode pot --stream $n $scale --seed 4)
+[ -n "$a" ] && [ "$a" != "$b" ] || fail "seeds 3 and 4 end with the same digest $a"
+# A partial last round: 13 requests of 8 clients.
+want=13
+run potm-server-pot --mode pot+fast --stream 13 $scale >/dev/null
+
+want=$n
+[ -x "$dir/potm-server-tl2" ] && run potm-server-tl2 --mode occ --stream $n $scale >/dev/null
+[ -x "$dir/potm-server-2pl" ] && run potm-server-2pl --mode 2pl --stream $n $scale >/dev/null
+
+for bad in "--stream 0" "--stream 10 --port 7000" "--clients 4" "--stream 10 --workload tpcx" \
+	   "--stream 10 --clients 0" "--stream 10 --worker-spin x"; do
+	"$dir/potm-server-pot" $bad >/dev/null 2>&1
+	rc=$?
+	[ $rc = 2 ] || fail "potm-server-pot $bad: exit $rc, not 2"
+done
+[ $failed = 0 ] && echo "t-server-stream: ok"
+exit $failed
