@@ -36,6 +36,9 @@
  * potm_durable_checkpoint); a new checkpoint opens a new file and removes
  * the older ones once it is complete.  Backends: silo, tl2, seq (the
  * others get an error from potm_durable_open).  One log per process.
+ * A logged transaction must not use LSD's lazy writes (<potm/lsd.h>) on
+ * logged records: their values exist only at the commit, after the
+ * record's image is taken.
  */
 #ifndef POTM_DURABLE_H
 #define POTM_DURABLE_H
