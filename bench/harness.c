@@ -76,6 +76,8 @@ static void bench_print_usage(FILE *f, const bench_common_t *c, const char *summ
 			int w = 0;
 			if (o[i].kind == BENCH_OPT_UINT) {
 				w = fprintf(f, "N");
+			} else if (o[i].kind == BENCH_OPT_STR) {
+				w = fprintf(f, "S");
 			} else if (o[i].kind == BENCH_OPT_CHOICE) {
 				for (size_t k = 0; o[i].choices[k]; k++)
 					w += fprintf(f, "%s%s", k ? "|" : "", o[i].choices[k]);
@@ -95,6 +97,15 @@ static void bench_print_usage(FILE *f, const bench_common_t *c, const char *summ
 static bool bench_parse_value(const bench_common_t *c, const bench_option_t *o,
                               const char *val)
 {
+	if (o->kind == BENCH_OPT_STR) {
+		if (*val == '\0') {
+			fprintf(stderr, "%s: -%c: %s must not be empty\n", c->name, o->letter,
+			        o->what);
+			return false;
+		}
+		*(const char **)o->dst = val;
+		return true;
+	}
 	if (o->kind == BENCH_OPT_CHOICE) {
 		for (unsigned k = 0; o->choices[k]; k++)
 			if (strcmp(val, o->choices[k]) == 0) {

@@ -67,6 +67,7 @@ typedef enum bench_opt_kind {
 	BENCH_OPT_UINT,    /* unsigned integer in [min, max]; dst: uint64_t */
 	BENCH_OPT_CHOICE,  /* one of choices; dst: unsigned (the index) */
 	BENCH_OPT_FLAG,    /* no value; dst: bool, set to true */
+	BENCH_OPT_STR,     /* a non-empty string; dst: const char *, argv's */
 } bench_opt_kind_t;
 
 typedef struct bench_option {

@@ -92,6 +92,8 @@ static void tx_drop_attempt_memory(potm_thread_t *t)
 
 void potm_tx_aborted(potm_thread_t *t, int cause)
 {
+	if (unlikely(t->txd.commit_hook != NULL))
+		t->txd.commit_hook(&t->txd, TM_COMMIT_HOOK_ENDED, 0);
 	if (unlikely(t->lsd_used))
 		potm_lsd_end(t);
 	tx_drop_attempt_memory(t);
@@ -105,6 +107,8 @@ void potm_tx_aborted(potm_thread_t *t, int cause)
 
 void potm_tx_cancelled(potm_thread_t *t)
 {
+	if (unlikely(t->txd.commit_hook != NULL))
+		t->txd.commit_hook(&t->txd, TM_COMMIT_HOOK_ENDED, 0);
 	if (unlikely(t->lsd_used))
 		potm_lsd_end(t);
 	tx_drop_attempt_memory(t);

@@ -15,6 +15,9 @@
  *       while it runs, so that an abort from the commit restarts the
  *       transaction as a whole.
  *
+ * The descriptor's commit_hook, when set, runs just before the backend's
+ * commit and just after it (txd.h).
+ *
  * What every backend does around them (cancel handling, the read-side
  * section, potm_tx_committed's bookkeeping) is here once.  Every attempt
  * runs in the reclamation's read-side section (potm_enter_read_section),
@@ -56,7 +59,12 @@ void tm_tx_end_(tm_txd_t *d)
 	if (unlikely(--d->depth > 0))
 		return;       /* nested: the outermost TM_END commits */
 	d->depth = 1;     /* still inside: an abort in the commit restarts it */
-	potm_tx_committed((potm_thread_t *)d, BACKEND_TX_COMMIT(d));
+	if (unlikely(d->commit_hook != NULL))
+		d->commit_hook(d, TM_COMMIT_HOOK_BEFORE, 0);
+	bool ro = BACKEND_TX_COMMIT(d);
+	if (unlikely(d->commit_hook != NULL))
+		d->commit_hook(d, TM_COMMIT_HOOK_AFTER, ro);
+	potm_tx_committed((potm_thread_t *)d, ro);
 }
 
 #endif /* POTM_TX_GEN_H */

@@ -123,9 +123,11 @@
  * old bytes that committers keep once snapshots are in use, and never
  * aborts; N1-N7 in the snapshot section.
  *
- * Not here: durability (4.10).  No serial or in-place mode: tm_serial()
- * is 0, POTM_SERIAL, POTM_PROMOTE_* and POTM_EXTEND do not apply
- * (extension is S2's and always on).
+ * Durability (4.10) is the record store's redo log (lib/store/log.c),
+ * which reads the epoch and each commit's TID through the accessors at
+ * the end of this file.  No serial or in-place mode: tm_serial() is 0,
+ * POTM_SERIAL, POTM_PROMOTE_* and POTM_EXTEND do not apply (extension is
+ * S2's and always on).
  */
 #include "tl2_sets.h"
 
@@ -1652,3 +1654,31 @@ const potm_backend_t potm_backend = {
 	.declare_read_only = silo_declare_read_only,
 	.snapshot_versions = silo_snapshot_versions,
 };
+
+/* ---- the redo log's view of commits (lib/store/log.c) --------------------
+ * Plain accessors, called outside the commit: the log stamps a commit with
+ * its TID (S3: per stripe, TIDs grow with the commit order, and epochs
+ * agree with the serial order) and bounds the TIDs of commits to come by
+ * the epoch (a commit reads E after the caller read it, so its TID is at
+ * least E << SILO_SEQ_BITS). */
+
+uint64_t potm_silo_epoch(void);
+uint64_t potm_silo_last_tid(void);
+unsigned potm_silo_seq_bits(void);
+
+uint64_t potm_silo_epoch(void)
+{
+	return __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
+}
+
+/* The TID of the calling thread's last commit that wrote (0: none). */
+uint64_t potm_silo_last_tid(void)
+{
+	const silo_tx_t *tx = (const silo_tx_t *)potm_self();
+	return tx != NULL ? SILO_TID(tx->last) : 0;
+}
+
+unsigned potm_silo_seq_bits(void)
+{
+	return SILO_SEQ_BITS;
+}

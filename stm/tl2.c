@@ -200,6 +200,8 @@ typedef struct tl2_tx {
 	bool active;                   /* its active word is up (S1) */
 	bool serial;                   /* this attempt runs in serial mode */
 	bool want_serial;              /* the next attempt runs serially (S3) */
+	uint64_t last_wv;              /* the last commit's write version (the
+	                                  redo log's stamp, potm_tl2_last_wv) */
 	uint64_t lsd_wv;               /* O4: the version conditions are
 	                                  validated at */
 	/* The stripes holding words of the write set, as a Bloom filter (a
@@ -513,6 +515,11 @@ static void tl2_commit_in_place(tl2_tx_t *tx)
 		if (!tx->serial) {
 			uint64_t wv = __atomic_add_fetch(&tl2.clock, 1, __ATOMIC_ACQ_REL);
 			tl2_unmark_in_place(u, wv);
+			tx->last_wv = wv;
+		} else {
+			/* Only the redo log's stamp (tl2_last_wv): a new value,
+			 * greater than every commit's before. */
+			tx->last_wv = __atomic_add_fetch(&tl2.clock, 1, __ATOMIC_ACQ_REL);
 		}
 		POTM_STAT_ADD(&tx->th, writes, potm_undo_count(u));
 	}
@@ -1181,6 +1188,7 @@ static void tl2_commit(tl2_tx_t *tx)
 		}
 	}
 	uint64_t wv = __atomic_add_fetch(&tl2.clock, 1, __ATOMIC_ACQ_REL);
+	tx->last_wv = wv;
 	/* If nobody committed since our snapshot, nothing we read can have
 	 * changed. */
 	if (wv != tl2_snap(tx)->rv + 1 && !tl2_validate(tx))
@@ -1304,3 +1312,24 @@ const potm_backend_t potm_backend = {
 	.thread_fini = tl2_thread_fini,
 	.lsd = &tl2_lsd_ops,
 };
+
+/* ---- the redo log's view of commits (lib/store/log.c) --------------------
+ * The log stamps a commit with its write version (the clock's order agrees
+ * with the commit order of every two commits that conflict: each took wv
+ * holding its locks or marks) and bounds the versions of commits to come
+ * by the clock (a commit's wv is above the clock it finds). */
+
+uint64_t potm_tl2_clock(void);
+uint64_t potm_tl2_last_wv(void);
+
+uint64_t potm_tl2_clock(void)
+{
+	return __atomic_load_n(&tl2.clock, __ATOMIC_SEQ_CST);
+}
+
+/* The write version of the calling thread's last commit that wrote. */
+uint64_t potm_tl2_last_wv(void)
+{
+	const tl2_tx_t *tx = (const tl2_tx_t *)potm_self();
+	return tx != NULL ? tx->last_wv : 0;
+}

@@ -24,6 +24,13 @@
  * so orders, per district) for quick tests; a run that uses them reports
  * "scale": "reduced".
  *
+ * -D dir logs the run in dir with the record store's redo log
+ * (<potm/durable.h>, tpcc_durable.c; -L caps the log's growth, to test a
+ * full disk) and keeps dir/acked, the counts of durable commits; -r -D dir
+ * recovers the database from dir instead of running, checks the
+ * consistency conditions and that every acknowledged New-Order and
+ * Payment is there, and prints one JSON line of what it found.
+ *
  * Determinism: every input is drawn from the worker's own stream (seed,
  * worker id), dates come from a logical clock (tpcc_now) and HISTORY keys
  * from (worker, sequence), so with a deterministic backend (pot) and -n
@@ -148,6 +155,9 @@ int potm_bench_tpcc(int argc, char **argv)
 	uint64_t remote_pct = 1, window = TPCC_DORA_WINDOW_MAX;
 	unsigned mix = TPCC_MIX_STANDARD, interface = 0, execution = 0;
 	bool items_given = false, customers_given = false;
+	const char *log_dir = NULL;
+	bool recover = false, limit_given = false;
+	uint64_t log_limit = 0;
 	const bench_option_t opts[] = {
 		{ 'w', BENCH_OPT_UINT, "warehouse count",
 		  "warehouses, 0 for one per thread; worker i's home is warehouse "
@@ -183,6 +193,16 @@ int potm_bench_tpcc(int argc, char **argv)
 		{ 'C', BENCH_OPT_UINT, "customers per district",
 		  "customers, and initial orders, per district; below 3000 is not standard "
 		  "(default 3000)", 1, TPCC_CUSTOMERS, NULL, &customers, &customers_given },
+		{ 'D', BENCH_OPT_STR, "log directory",
+		  "log the run with the redo log in this directory (created if missing); "
+		  "dir/acked counts the durable commits (default: no log)",
+		  0, 0, NULL, &log_dir, NULL },
+		{ 'r', BENCH_OPT_FLAG, "recover",
+		  "with -D: recover the database from the log instead of running, then "
+		  "check it (same -w, -I, -C as the logged run)", 0, 0, NULL, &recover, NULL },
+		{ 'L', BENCH_OPT_UINT, "log size limit",
+		  "with -D: bytes the log may grow past its checkpoint before it counts as "
+		  "full (default 0: no limit)", 1, UINT64_MAX, NULL, &log_limit, &limit_given },
 	};
 	int rc = bench_parse(&c, "tpcc: TPC-C (the five transactions, clause 2; the "
 	                     "population, clause 4.3; the consistency checks, clause "
@@ -197,6 +217,21 @@ int potm_bench_tpcc(int argc, char **argv)
 			                         "warehouses", c.threads, TPCC_MAX_WAREHOUSES);
 		warehouses = c.threads;
 	}
+	if (recover && log_dir == NULL)
+		return bench_usage_error(&c, "-r: recovery needs the log's directory (-D dir)");
+	if (limit_given && (log_dir == NULL || recover))
+		return bench_usage_error(&c, "-L: a log size limit needs a logged run (-D dir "
+		                         "without -r)");
+	if (log_dir != NULL && strcmp(tm_backend_name(), "silo") != 0 &&
+	    strcmp(tm_backend_name(), "tl2") != 0 && strcmp(tm_backend_name(), "seq") != 0)
+		return bench_usage_error(&c, "-D: the redo log runs on silo, tl2 and seq, not %s "
+		                         "(no commit stamps)", tm_backend_name());
+	if (log_dir != NULL && execution != 0)
+		return bench_usage_error(&c, "-D: the redo log runs with conventional execution "
+		                         "(-e conventional), not DORA");
+	if (log_dir != NULL && interface == 1)
+		return bench_usage_error(&c, "-D: the redo log needs standard accesses (-a std): "
+		                         "lazy writes are not logged");
 	if (execution == 0 && reroute_ms != 0)
 		return bench_usage_error(&c, "-R: rerouting needs -e dora");
 	if (execution == 0 && window != TPCC_DORA_WINDOW_MAX)
@@ -242,8 +277,38 @@ int potm_bench_tpcc(int argc, char **argv)
 		workers_free(&db);
 		return rc;
 	}
+	if (recover) {
+		rc = bench_enter_main(&c);
+		if (rc == BENCH_EXIT_OK) {
+			rc = tpcc_create(&db) == 0 &&
+			     tpcc_durable_recover(&db, log_dir, tm_backend_name()) == 0
+				? BENCH_EXIT_OK : BENCH_EXIT_FAILED;
+			tpcc_destroy(&db);
+			tm_thread_exit();
+		}
+		bench_tm_stop();
+		workers_free(&db);
+		return rc;
+	}
 	uint64_t load_ns = 0;
 	rc = tpcc_setup(&db, &c, &load_ns);
+	if (rc == BENCH_EXIT_OK && log_dir != NULL) {
+		/* The log's checkpoint: the loaded database. */
+		rc = bench_enter_main(&c);
+		if (rc == BENCH_EXIT_OK) {
+			if (tpcc_durable_start(&db, log_dir, log_limit) != 0) {
+				tpcc_durable_finish(&db);
+				tpcc_destroy(&db);
+				rc = BENCH_EXIT_FAILED;
+			}
+			tm_thread_exit();
+		}
+		if (rc != BENCH_EXIT_OK) {
+			bench_tm_stop();
+			workers_free(&db);
+			return rc;
+		}
+	}
 	if (rc != BENCH_EXIT_OK) {
 		bench_tm_stop();
 		workers_free(&db);
@@ -267,6 +332,8 @@ int potm_bench_tpcc(int argc, char **argv)
 	}
 	tm_stats_t stats;
 	tm_stats(&stats);
+	/* Every commit durable and acknowledged, or the log's failure. */
+	bool log_failed = tpcc_durable_finish(&db) != 0;
 
 	bool ok[TPCC_CONDITIONS] = { false, false, false, false };
 	bool checked = false;
@@ -304,6 +371,9 @@ int potm_bench_tpcc(int argc, char **argv)
 	uint64_t done = 0;
 	for (int k = 0; k < TPCC_TX_TYPES; k++)
 		done += t.done[k];
+	if (log_failed)
+		bench_fail(&verdict, "-D %s: the redo log failed (see above); what it holds "
+		           "is recoverable up to its durable stamp", log_dir);
 	if (done != run.ops)
 		bench_fail(&verdict, "the workers counted %" PRIu64 " transactions, the run %"
 		           PRIu64, done, run.ops);
@@ -328,6 +398,7 @@ int potm_bench_tpcc(int argc, char **argv)
 		BENCH_U64("items", items),
 		BENCH_U64("customers_per_district", customers),
 		BENCH_STR("scale", standard ? "standard" : "reduced"),
+		BENCH_STR("log", log_dir != NULL ? "redo" : "none"),
 	};
 	const bench_kv_t counts[] = {
 		BENCH_U64("new_order", t.done[TPCC_NEW_ORDER]),

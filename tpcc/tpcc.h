@@ -315,6 +315,12 @@ typedef struct tpcc_worker {
 	uint64_t history_seq;               /* HISTORY rows inserted */
 	bench_lat_t lat[TPCC_TX_TYPES];     /* latency of each type, ns */
 	tpcc_name_hit_t *names;             /* [customers]: by-name scratch */
+	/* -D (tpcc_durable.c): commits waiting for their stamp to be
+	 * durable, and those acknowledged (read by the acknowledger). */
+	struct tpcc_pending *pending;       /* a ring of TPCC_PENDING_MAX */
+	uint64_t pending_head, pending_tail;
+	uint64_t acked[TPCC_TX_TYPES];
+	uint64_t last_stamp;                /* of its last logged commit */
 	uint32_t items[TPCC_MAX_OL * 20];   /* Stock-Level scratch */
 } __attribute__((aligned(64))) tpcc_worker_t;
 
@@ -355,6 +361,10 @@ typedef struct tpcc_db {
 	 * structures included: they commute (tm_set_next_order_key). */
 	bool partitioned;
 	struct tpcc_db *part;     /* [warehouses], or NULL */
+	/* -D: the redo log and its directory (tpcc_durable.c), or NULL */
+	struct potm_durable *log;
+	const char *log_dir;
+	struct tpcc_acker *acker;
 } tpcc_db_t;
 
 /* The descriptor a transaction of home warehouse w works on. */
@@ -521,6 +531,22 @@ int tpcc_create(tpcc_db_t *db);
 int tpcc_load_shared(tpcc_db_t *db);
 int tpcc_load_warehouses(tpcc_db_t *db, unsigned loaders);
 void tpcc_destroy(tpcc_db_t *db);
+
+/* tpcc_durable.c: -D and -r.  tpcc_durable_start opens the log on the
+ * loaded tables (a registered thread, before the run) and starts writing
+ * dir/acked: per type, the commits whose stamps are durable;
+ * tpcc_durable_note files a worker's commit for acknowledgement;
+ * tpcc_durable_finish waits for every commit to be durable, writes the
+ * final dir/acked and closes the log (0, or -1 with the log's error on
+ * stderr).  tpcc_durable_recover fills the created, empty tables from dir
+ * and checks them: the consistency conditions in ok[], and every
+ * acknowledged New-Order and Payment present (-1 on failure, after
+ * printing its report). */
+#define TPCC_PENDING_MAX 1024
+int tpcc_durable_start(tpcc_db_t *db, const char *dir, uint64_t max_bytes);
+void tpcc_durable_note(tpcc_db_t *db, tpcc_worker_t *me, enum tpcc_tx_type type);
+int tpcc_durable_finish(tpcc_db_t *db);
+int tpcc_durable_recover(tpcc_db_t *db, const char *dir, const char *backend);
 
 /* tpcc_tx.c: one transaction of the worker's mix (a bench_op_fn). */
 void tpcc_op(void *shared, bench_thread_t *self);

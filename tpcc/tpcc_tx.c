@@ -255,6 +255,7 @@ static void new_order_body(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_ne
 		return;
 	}
 	TM_STORE(&di->d_next_o_id, o_id + 1);
+	store_update(db->district, di);
 	if (!new_order_insert_order(db, in, o_id)) {
 		out->missing = "New-Order: the new order's id is taken";
 		return;
@@ -274,6 +275,7 @@ static void new_order_body(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_ne
 		tpcc_add_i32(db, &st->s_order_cnt, 1);
 		if (supply_w != in->w)
 			tpcc_add_i32(db, &st->s_remote_cnt, 1);
+		store_update(db->stock, st);
 		tpcc_order_line_t ol;
 		new_order_line(in, i, st, price, i_data, &ol, out);
 		ol.ol_o_id = o_id;
@@ -454,10 +456,12 @@ static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_payment_in
 		return;
 	}
 	tpcc_add_i64(db, &wh->w_ytd, in->amount);
+	store_update(db->warehouse, wh);
 	store_read_bytes(out->w_name, wh->w_name, sizeof wh->w_name);
 	store_read_bytes(out->w_street_1, wh->w_street_1, sizeof wh->w_street_1);
 	store_read_bytes(out->w_city, wh->w_city, sizeof wh->w_city);
 	tpcc_add_i64(db, &di->d_ytd, in->amount);
+	store_update(db->district, di);
 	store_read_bytes(out->d_name, di->d_name, sizeof di->d_name);
 	store_read_bytes(out->d_street_1, di->d_street_1, sizeof di->d_street_1);
 	store_read_bytes(out->d_city, di->d_city, sizeof di->d_city);
@@ -475,6 +479,7 @@ static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_payment_in
 	tpcc_add_i64(db, &cu->c_balance, -in->amount);
 	tpcc_add_i64(db, &cu->c_ytd_payment, in->amount);
 	tpcc_add_i32(db, &cu->c_payment_cnt, 1);
+	store_update(db->customer, cu);
 	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
 	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
 	if (out->c_credit[0] == 'B' && out->c_credit[1] == 'C')
@@ -604,6 +609,7 @@ static void draw_order_status(const tpcc_db_t *db, bench_rng_t *r, uint32_t w,
 typedef struct deliver_lines {
 	int64_t date;
 	int64_t sum;
+	store_table_t *order_line;
 } deliver_lines_t;
 
 static int deliver_line(uint64_t key, void *rec, void *arg)
@@ -612,6 +618,7 @@ static int deliver_line(uint64_t key, void *rec, void *arg)
 	tpcc_order_line_t *ol = rec;
 	(void)key;
 	TM_STORE(&ol->ol_delivery_d, dl->date);
+	store_update(dl->order_line, ol);
 	dl->sum += TM_LOAD(&ol->ol_amount);
 	return 0;
 }
@@ -642,7 +649,8 @@ static void delivery_body(tpcc_db_t *db, const tpcc_delivery_in_t *in, tpcc_deli
 		}
 		uint32_t c_id = (uint32_t)TM_LOAD(&o->o_c_id);
 		TM_STORE(&o->o_carrier_id, in->carrier);
-		deliver_lines_t dl = { .date = in->date, .sum = 0 };
+		store_update(db->order, o);
+		deliver_lines_t dl = { .date = in->date, .sum = 0, .order_line = db->order_line };
 		store_scan(db->order_line, tpcc_order_line_key(w, d, o_id, 0),
 		           tpcc_order_line_key(w, d, o_id, TPCC_MAX_OL), STORE_ASC, deliver_line,
 		           &dl);
@@ -653,6 +661,7 @@ static void delivery_body(tpcc_db_t *db, const tpcc_delivery_in_t *in, tpcc_deli
 		}
 		TM_STORE(&cu->c_balance, TM_LOAD(&cu->c_balance) + dl.sum);
 		TM_STORE(&cu->c_delivery_cnt, TM_LOAD(&cu->c_delivery_cnt) + 1);
+		store_update(db->customer, cu);
 		out->o_id[d - 1] = o_id;
 		out->delivered++;
 	}
@@ -987,8 +996,11 @@ void tpcc_op(void *shared, bench_thread_t *self)
 	tpcc_request_t req;
 	tpcc_result_t res;
 	tpcc_draw(db, me, r, self->id, w, type, now, &req);
+	uint64_t committed = me->committed[req.type];
 	tpcc_execute(db, me, &req, &res);
 	tpcc_tally(me, &req, &res, w);
+	if (db->log != NULL && me->committed[req.type] != committed)
+		tpcc_durable_note(db, me, req.type);
 	bench_lat_add(&me->lat[req.type], bench_now_ns() - t0);
 	me->done[req.type]++;
 }

@@ -112,6 +112,13 @@ void *store_insert(store_table_t *t, uint64_t key, const void *rec);
  * 1 if it was there, 0 if not. */
 int store_delete(store_table_t *t, uint64_t key);
 
+/* Declare that this transaction changes rec (a record of t) in place,
+ * with TM_STORE or store_write_bytes: under a redo log (<potm/durable.h>)
+ * its bytes as of the commit are logged.  Call it once per record and
+ * transaction, before or after the writes; without a log it does
+ * nothing.  Inserts and deletes need no such call. */
+void store_update(store_table_t *t, void *rec);
+
 /* The primary key of a record returned by this API. */
 uint64_t store_key_of(const void *rec);
 

@@ -42,6 +42,7 @@
 #define store_insert store_private_insert
 #define store_delete store_private_delete
 #define store_key_of store_private_key_of
+#define store_update store_private_update_   /* nothing to log: no public name */
 #define store_scan store_private_scan
 #define store_first store_private_first
 #define store_last store_private_last
@@ -330,7 +331,14 @@ struct store_table {
 	char *name;
 	store_index_t *indexes;     /* set up while the table is empty, before
 	                               any transaction uses it */
+	uint32_t log_id;            /* 1 + its index in the open redo log's
+	                               tables, 0 if not logged (log.c); set
+	                               while no transaction runs */
 };
+
+/* The redo log (log.c): note that the running attempt put rec (its bytes
+ * as of the commit) under key, or deleted key (del).  t->log_id != 0. */
+void store_log_note(store_table_t *t, uint64_t key, const void *rec, int del);
 
 /* A strong 64-bit mix (a bijection): hash buckets, digests. */
 static inline uint64_t store_mix64(uint64_t x)

@@ -202,6 +202,8 @@ void *store_insert(store_table_t *t, uint64_t key, const void *rec)
 		tm_free(r);
 		return NULL;
 	}
+	if (store_unlikely(t->log_id != 0))
+		store_log_note(t, key, bytes, 0);
 	for (store_index_t *ix = t->indexes; ix != NULL; ix = ix->next) {
 		uint64_t skey = ix->key(bytes, key);
 		if (store_unlikely(!btree_insert(&ix->tree, skey, bytes)))
@@ -225,6 +227,8 @@ int store_delete(store_table_t *t, uint64_t key)
 	}
 	if (bytes == NULL)
 		return 0;
+	if (store_unlikely(t->log_id != 0))
+		store_log_note(t, key, NULL, 1);
 	for (store_index_t *ix = t->indexes; ix != NULL; ix = ix->next) {
 		uint64_t skey = ix->key(bytes, key);
 		if (store_unlikely(btree_delete(&ix->tree, skey) != bytes))
@@ -235,6 +239,13 @@ int store_delete(store_table_t *t, uint64_t key)
 	}
 	tm_free(store_hdr_of(bytes));
 	return 1;
+}
+
+void store_update(store_table_t *t, void *rec)
+{
+	store_require_tx("store_update");
+	if (store_unlikely(t->log_id != 0))
+		store_log_note(t, store_hdr_of(rec)->key, rec, 0);
 }
 
 uint64_t store_key_of(const void *rec)

@@ -279,7 +279,21 @@ typedef struct tm_txd {
 	                        outermost start, before the backend's begin):
 	                        the record store keeps what an attempt
 	                        learned under it */
+	/* Called by TM_END's commit (lib/tx_gen.h) when not NULL: with
+	 * TM_COMMIT_HOOK_BEFORE just before the backend commits (still inside
+	 * the transaction: it may read transactionally, and may abort), and
+	 * with TM_COMMIT_HOOK_AFTER once the commit took effect (read_only:
+	 * the backend's verdict), or with TM_COMMIT_HOOK_ENDED when the
+	 * attempt aborts or is cancelled instead (lib/tx.c).  The record
+	 * store's redo log
+	 * (lib/store/log.c) sets it for an attempt that changed logged
+	 * tables; it stays set until a call clears it. */
+	void (*commit_hook)(struct tm_txd *d, int phase, int read_only);
 } tm_txd_t;
+
+#define TM_COMMIT_HOOK_BEFORE 0
+#define TM_COMMIT_HOOK_AFTER  1
+#define TM_COMMIT_HOOK_ENDED  2
 
 #define TM_TXD_CANCELLED 1u /* the attempt was cancelled: skip the body */
 #define TM_TXD_UNDO      2u /* in-place writes must be undo-logged (rtm's
