@@ -15,6 +15,11 @@ PYTHON     ?= python3
 CMAKE_ARGS ?=
 
 PY_TESTS := $(wildcard bindings/python/tests)
+# pytest-xdist (scripts/deps.sh installs it): JOBS processes, each test file
+# on one process (loadfile), so a file's module-scoped fixtures run once.
+# Without it, one process.
+PYTEST_PARALLEL = $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && \
+                          echo '-n $(JOBS) --dist loadfile')
 
 .PHONY: all deps build build-asan build-ppc64le demo test test-release test-asan \
         test-ppc64le install clean
@@ -62,7 +67,7 @@ ifneq ($(PY_TESTS),)
 	MYPYPATH=$(abspath bindings/python) $(PYTHON) -m mypy --strict \
 	    bindings/python/potm bindings/python/tests experiments scripts
 	POTMPY_BUILD_DIR=$(abspath $(BUILD)) PYTHONPATH=$(abspath bindings/python) \
-	    $(PYTHON) -m pytest -q bindings/python/tests
+	    $(PYTHON) -m pytest -q $(PYTEST_PARALLEL) bindings/python/tests
 endif
 
 # The sanitizer run checks memory and UB in the C library and its tests; the
