@@ -5,9 +5,10 @@
  *
  * Built twice (this directory's CMakeLists.txt): against pot, where every
  * deterministic mode must give one commit-order hash and one final-state
- * hash over RUNS runs (20; fewer under ASan) of each program at 2, 4 and 8
- * threads; and against tl2, where the same runs must differ at least once —
- * evidence that the test can see a difference at all.
+ * hash over RUNS runs (20; fewer under ASan or an emulator) of each
+ * program at 2, 4 and 8 threads; and against tl2, where the same runs must
+ * differ at least once — evidence that the test can see a difference at
+ * all.
  */
 #define _GNU_SOURCE
 #include "test_pot_util.h"
@@ -17,10 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Under ASan every run is several times slower: 6 runs per configuration
- * still compare five runs with the first in every mode, program and thread
- * count (the Release build keeps 20). */
-#if defined(__SANITIZE_ADDRESS__)
+/* Under ASan every run is several times slower, and under an emulator
+ * (POTM_TEST_EMULATED, tests/CMakeLists.txt) tens of times: 6 runs per
+ * configuration still compare five runs with the first in every mode,
+ * program and thread count (the native Release build keeps 20). */
+#if defined(__SANITIZE_ADDRESS__) || defined(POTM_TEST_EMULATED)
 #define RUNS 6
 #else
 #define RUNS 20
