@@ -15,6 +15,11 @@ PYTHON     ?= python3
 CMAKE_ARGS ?=
 
 PY_TESTS := $(wildcard bindings/python/tests)
+# pytest-xdist (scripts/deps.sh installs it): JOBS processes, each test file
+# on one process (loadfile), so a file's module-scoped fixtures run once.
+# Without it, one process.
+PYTEST_PARALLEL = $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && \
+                          echo '-n $(JOBS) --dist loadfile')
 
 .PHONY: all deps build build-asan build-ppc64le demo test test-release test-asan \
         test-ppc64le install clean
@@ -32,12 +37,20 @@ build: deps $(BUILD)/CMakeCache.txt
 
 # Static libraries only: the sanitizer run is ctest's, and the shared
 # libraries (the Python package's) are the same code, tested in Release.
+# STAMP (each application compiled once per backend) only on tl2 (and its
+# compat-path builds), 2pl, silo and pot (and its determinism tests): the
+# other backends' STAMP runs are in the Release build, and their library
+# code runs here under the C tests.
+ASAN_STAMP_BACKENDS := tl2;2pl;silo;pot
+
 $(ASAN_BUILD)/CMakeCache.txt:
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
-	      -DPOTM_SANITIZE=ON -DPOTM_WERROR=ON -DPOTM_BUILD_SHARED=OFF $(CMAKE_ARGS)
+	      -DPOTM_SANITIZE=ON -DPOTM_WERROR=ON -DPOTM_BUILD_SHARED=OFF \
+	      -DPOTM_STAMP_BACKENDS="$(ASAN_STAMP_BACKENDS)" $(CMAKE_ARGS)
 
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
-	cmake $(ASAN_BUILD) -DPOTM_BUILD_SHARED=OFF >/dev/null  # an existing cache takes it too
+	cmake $(ASAN_BUILD) -DPOTM_BUILD_SHARED=OFF \
+	      -DPOTM_STAMP_BACKENDS="$(ASAN_STAMP_BACKENDS)" >/dev/null  # an existing cache takes these too
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 
 # The default experiment: potm reproduce --quick, which prints
@@ -54,7 +67,7 @@ ifneq ($(PY_TESTS),)
 	MYPYPATH=$(abspath bindings/python) $(PYTHON) -m mypy --strict \
 	    bindings/python/potm bindings/python/tests experiments scripts
 	POTMPY_BUILD_DIR=$(abspath $(BUILD)) PYTHONPATH=$(abspath bindings/python) \
-	    $(PYTHON) -m pytest -q bindings/python/tests
+	    $(PYTHON) -m pytest -q $(PYTEST_PARALLEL) bindings/python/tests
 endif
 
 # The sanitizer run checks memory and UB in the C library and its tests; the

@@ -53,9 +53,9 @@ if [ "${POTM_DEPS_SKIP_PY:-0}" != 1 ]; then
     # module:package; tqdm draws the package's progress bar, pandas
     # (SweepTable.to_pandas) and IPython (inline figures) are optional for
     # the package but installed so that their tests run; mypy checks the
-    # package's types in make test.
+    # package's types in make test; pytest-xdist runs the tests in parallel.
     for pair in cffi:cffi numpy:numpy matplotlib:matplotlib pytest:pytest tqdm:tqdm \
-                pandas:pandas IPython:ipython mypy:mypy; do
+                pandas:pandas IPython:ipython mypy:mypy xdist:pytest-xdist; do
         "$py" -c "import ${pair%%:*}" 2>/dev/null || pymissing+=("${pair#*:}")
     done
     # The type stubs mypy --strict needs for the package's imports.

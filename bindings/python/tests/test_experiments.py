@@ -20,7 +20,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 import pytest
 
@@ -518,8 +518,8 @@ def test_reproduce_quick_on_the_real_backends(tmp_path: Path) -> None:
     if missing:
         pytest.skip(f"benchmark libraries of {', '.join(missing)} are not built in "
                     f"{libs_path} (libpotm-bench-<b>.so)")
-    [report] = reproduce(["overhead"], scale="quick", out=tmp_path, lib_dir=libs_path,
-                         progress=False)
+    [report] = reproduce([_short(experiment("overhead"))], scale="quick", out=tmp_path,
+                         lib_dir=libs_path, progress=False)
     assert report.status == "ok", report.reason
     rows = _csv_rows(tmp_path / "overhead.csv")
     built = [b for b in ("seq", "gl", "tl2") if libs.has_bench(b)]
@@ -532,11 +532,33 @@ def test_reproduce_quick_on_the_real_backends(tmp_path: Path) -> None:
         (missing_backend(libs, "tl2", ["intset", "nope"]) or "")
 
 
-def _once(exp_id: str, cases: Optional[int] = None) -> Experiment:
+#: The run length (ms) of the real-backend tests' timed runs: long enough
+#: for every run to commit transactions and report them, while the tests
+#: check the rows, figures and key numbers, not the figures' values.
+TEST_DURATION_MS = 50
+
+
+def _short(exp: Experiment) -> Experiment:
+    """exp with the timed runs of its quick grid (a "duration" parameter,
+    of the grid or of a case) cut to TEST_DURATION_MS."""
+    def cut(params: Mapping[str, Any]) -> dict[str, Any]:
+        out = dict(params)
+        if isinstance(out.get("duration"), int):
+            out["duration"] = min(out["duration"], TEST_DURATION_MS)
+        return out
+    quick = exp.quick
+    cases = tuple(replace(c, params=cut(c.params)) for c in quick.cases)
+    return replace(exp, quick=replace(quick, cases=cases, params=cut(quick.params)))
+
+
+def _once(exp_id: str, cases: Optional[int] = None, short: bool = False) -> Experiment:
     """exp_id with its quick grid run once, on its first cases only if
-    cases is given: the grids, renderers and files are under test, not the
-    medians (make demo runs the quick grids as defined)."""
+    cases is given, its timed runs cut if short (_short): the grids,
+    renderers and files are under test, not the medians (make demo runs the
+    quick grids as defined)."""
     exp = experiment(exp_id)
+    if short:
+        exp = _short(exp)
     return replace(exp, quick=replace(exp.quick, repeat=1, cases=exp.quick.cases[:cases]))
 
 
@@ -546,11 +568,12 @@ _FEWER_CASES = {"fig-3.7": 3, "fig-3.8": 3}
 
 
 def _reproduce_quick(tmp_path_factory: pytest.TempPathFactory, ids: list[str],
-                     needs: dict[str, list[str]]) -> tuple[Path, dict[str, Any]]:
-    """Run ids --quick (_once, cut as _FEWER_CASES says) in one reproduce
-    call on the real backends: the output directory and the reports by
-    id.  Skipped unless every backend of needs has a benchmark library
-    with the workloads it lists."""
+                     needs: dict[str, list[str]],
+                     short: bool = False) -> tuple[Path, dict[str, Any]]:
+    """Run ids --quick (_once, cut as _FEWER_CASES says, timed runs cut
+    if short) in one reproduce call on the real backends: the output
+    directory and the reports by id.  Skipped unless every backend of needs
+    has a benchmark library with the workloads it lists."""
     libs_path = build_dir()
     if not libs_path.is_dir():
         pytest.skip(f"no C build directory {libs_path} (set POTMPY_BUILD_DIR)")
@@ -562,7 +585,7 @@ def _reproduce_quick(tmp_path_factory: pytest.TempPathFactory, ids: list[str],
         if problem is not None:
             pytest.skip(problem)
     out = tmp_path_factory.mktemp("quick")
-    once = [_once(i, _FEWER_CASES.get(i)) for i in ids]
+    once = [_once(i, _FEWER_CASES.get(i), short) for i in ids]
     reports = reproduce(once, scale="quick", out=out, lib_dir=libs_path, progress=False,
                         stream=io.StringIO())
     return out, {r.id: r for r in reports}
@@ -621,10 +644,13 @@ POT_QUICK = ("fig-3.11", "determinism-cost", "fig-3.6", "fig-3.7", "fig-3.8", "f
 @pytest.fixture(scope="module")
 def pot_quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     """POT_QUICK run once, in one call (so fig-3.8 and fig-3.12 take the
-    runs they share with fig-3.7 and fig-3.10); skipped where pot or tl2
-    is not built."""
+    runs they share with fig-3.7 and fig-3.10), timed runs cut to
+    TEST_DURATION_MS; skipped where pot or tl2 is not built.  (The Doppel
+    experiments keep their durations: fig-7-3's timeline needs 20
+    intervals.)"""
     micro = ["fasttx", "intset", "bank"]
-    return _reproduce_quick(tmp_path_factory, list(POT_QUICK), {"tl2": micro, "pot": micro})
+    return _reproduce_quick(tmp_path_factory, list(POT_QUICK), {"tl2": micro, "pot": micro},
+                            short=True)
 
 
 @pytest.mark.parametrize("exp_id", POT_QUICK)

@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define STORE_TEST_SCALE 4   /* under ASan: fewer operations, the same checks */
+/* Under ASan or an emulator (POTM_TEST_EMULATED, tests/CMakeLists.txt):
+ * fewer operations, the same checks. */
+#if defined(__SANITIZE_ADDRESS__) || defined(POTM_TEST_EMULATED)
+#define STORE_TEST_SCALE 4
 #else
 #define STORE_TEST_SCALE 1
 #endif
