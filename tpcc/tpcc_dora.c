@@ -41,82 +41,22 @@
  *   Stock-Level   1: the last 20 orders' items (ex(w))
  *                 2: their stock rows (ex(w), shared locks)
  *
- * The workers are the executors: worker e serves executor e and is also
- * terminal e, with up to db->dora_window (-W) of its transactions in flight.  A
- * transaction that dies on a lock (POTM_DORA_CONFLICT) is submitted again
- * with the same input; the tallies and the latency (submission to the
- * outcome's reaping) are those of tpcc_op.
+ * The terminals that submit these graphs are tpcc_dora_term.c's, shared
+ * with -e dora-private.
  */
 #include "tpcc_internal.h"
 
 #include <potm/dora.h>
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#define TDORA_WINDOW TPCC_DORA_WINDOW_MAX   /* slots per terminal; -W uses the first */
-#define TDORA_RULE 0       /* the warehouse rule */
 
 enum { LK_WAREHOUSE = 1, LK_DISTRICT, LK_ORDERS, LK_CUSTOMER, LK_STOCK };
-enum { SLOT_FREE, SLOT_RUNNING, SLOT_DONE };
 
-typedef struct tdora_slot tdora_slot_t;
-
-/* One stock action of New-Order: the lines of one supplying warehouse. */
-typedef struct tdora_group {
-	tdora_slot_t *s;
-	uint32_t supply_w;
-} tdora_group_t;
-
-struct tdora_slot {
-	_Atomic int state;
-	int outcome;
-	struct tdora_run *run;
-	unsigned owner;                /* the terminal (executor) */
-	uint64_t t0;
-	tpcc_request_t req;
-	tpcc_result_t res;
-	/* what the actions leave for later phases and the tally */
-	_Atomic(const char *) missing;
-	atomic_bool rolled_back;
-	uint32_t c_id;
-	int64_t o_id;
-	int32_t w_tax, d_tax, c_discount;
-	char w_name[11], d_name[11];
-	struct {
-		int64_t price;
-		int32_t s_quantity;
-		char dist_info[25];
-	} line[TPCC_MAX_OL];
-	tdora_group_t group[TPCC_MAX_OL];
-	uint32_t delivered_c[TPCC_DISTRICTS];
-	int64_t delivered_sum[TPCC_DISTRICTS];
-	uint32_t nitems;
-	uint32_t items[TPCC_MAX_OL * 20];
-};
-
-typedef struct tdora_term {
-	tdora_slot_t slot[TDORA_WINDOW];
-	uint64_t retries;
-} __attribute__((aligned(64))) tdora_term_t;
-
-typedef struct tdora_run {
-	tpcc_db_t *db;
-	potm_dora_t *d;
-	tdora_term_t *term;       /* [threads] */
-	atomic_uint finished;     /* terminals done submitting */
-	/* the resource manager */
-	uint64_t reroute_ms;
-	atomic_int stop;
-	uint64_t reroutes;
-} tdora_run_t;
-
-static void set_missing(tdora_slot_t *s, const char *why)
+static void set_missing(tpcc_dora_slot_t *s, const char *why)
 {
 	const char *none = NULL;
 	atomic_compare_exchange_strong(&s->missing, &none, why);
@@ -145,7 +85,7 @@ static void save_customer(potm_dora_act_t *a, store_table_t *t, tpcc_customer_t 
  * takes no lock; the executor's scratch holds the hits. */
 static int act_by_name(potm_dora_act_t *a, void *arg)
 {
-	tdora_slot_t *s = arg;
+	tpcc_dora_slot_t *s = arg;
 	tpcc_db_t *db = s->run->db;
 	uint32_t w, d, name;
 	if (s->req.type == TPCC_PAYMENT) {
@@ -170,7 +110,7 @@ static int act_by_name(potm_dora_act_t *a, void *arg)
 
 static int no_district(potm_dora_act_t *a, void *arg)
 {
-	tdora_slot_t *s = arg;
+	tpcc_dora_slot_t *s = arg;
 	tpcc_db_t *db = s->run->db;
 	const tpcc_new_order_in_t *in = &s->req.in.new_order;
 	tpcc_new_order_out_t *out = &s->res.out.new_order;
@@ -197,8 +137,8 @@ static int no_district(potm_dora_act_t *a, void *arg)
 
 static int no_stock(potm_dora_act_t *a, void *arg)
 {
-	tdora_group_t *g = arg;
-	tdora_slot_t *s = g->s;
+	tpcc_dora_group_t *g = arg;
+	tpcc_dora_slot_t *s = g->s;
 	tpcc_db_t *db = s->run->db;
 	const tpcc_new_order_in_t *in = &s->req.in.new_order;
 	tpcc_new_order_out_t *out = &s->res.out.new_order;
@@ -244,7 +184,7 @@ static int no_stock(potm_dora_act_t *a, void *arg)
 
 static int no_insert(potm_dora_act_t *a, void *arg)
 {
-	tdora_slot_t *s = arg;
+	tpcc_dora_slot_t *s = arg;
 	tpcc_db_t *db = s->run->db;
 	const tpcc_new_order_in_t *in = &s->req.in.new_order;
 	tpcc_new_order_out_t *out = &s->res.out.new_order;
@@ -280,17 +220,17 @@ static int no_insert(potm_dora_act_t *a, void *arg)
 
 static void no_phase2(potm_dora_tx_t *tx, void *ctx)
 {
-	tdora_slot_t *s = ctx;
+	tpcc_dora_slot_t *s = ctx;
 	const tpcc_new_order_in_t *in = &s->req.in.new_order;
 	potm_dora_lock_t lk = lock_of(LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_X);
-	potm_dora_add(tx, TDORA_RULE, in->w, no_insert, s, &lk, 1);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, no_insert, s, &lk, 1);
 }
 
-static void new_order_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
+static void new_order_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
 {
 	const tpcc_new_order_in_t *in = &s->req.in.new_order;
 	potm_dora_lock_t lk = lock_of(LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_X);
-	potm_dora_add(tx, TDORA_RULE, in->w, no_district, s, &lk, 1);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, no_district, s, &lk, 1);
 	/* One stock action per supplying warehouse, locking its lines'
 	 * stock rows. */
 	unsigned groups = 0;
@@ -307,8 +247,8 @@ static void new_order_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
 			if (in->line[j].supply_w == sw)
 				locks[n++] = lock_of(LK_STOCK, tpcc_stock_key(sw, in->line[j].i_id),
 				                     POTM_DORA_X);
-		s->group[groups] = (tdora_group_t){ .s = s, .supply_w = sw };
-		potm_dora_add(tx, TDORA_RULE, sw, no_stock, &s->group[groups], locks, n);
+		s->group[groups] = (tpcc_dora_group_t){ .s = s, .supply_w = sw };
+		potm_dora_add(tx, TPCC_DORA_RULE, sw, no_stock, &s->group[groups], locks, n);
 		groups++;
 	}
 	potm_dora_then(tx, no_phase2, s);
@@ -318,7 +258,7 @@ static void new_order_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
 
 static int pay_warehouse(potm_dora_act_t *a, void *arg)
 {
-	tdora_slot_t *s = arg;
+	tpcc_dora_slot_t *s = arg;
 	tpcc_db_t *db = s->run->db;
 	const tpcc_payment_in_t *in = &s->req.in.payment;
 	tpcc_payment_out_t *out = &s->res.out.payment;
@@ -337,7 +277,7 @@ static int pay_warehouse(potm_dora_act_t *a, void *arg)
 
 static int pay_district(potm_dora_act_t *a, void *arg)
 {
-	tdora_slot_t *s = arg;
+	tpcc_dora_slot_t *s = arg;
 	tpcc_db_t *db = s->run->db;
 	const tpcc_payment_in_t *in = &s->req.in.payment;
 	tpcc_payment_out_t *out = &s->res.out.payment;
@@ -357,7 +297,7 @@ static int pay_district(potm_dora_act_t *a, void *arg)
 
 static int pay_customer(potm_dora_act_t *a, void *arg)
 {
-	tdora_slot_t *s = arg;
+	tpcc_dora_slot_t *s = arg;
 	tpcc_db_t *db = s->run->db;
 	const tpcc_payment_in_t *in = &s->req.in.payment;
 	tpcc_payment_out_t *out = &s->res.out.payment;
@@ -382,7 +322,7 @@ static int pay_customer(potm_dora_act_t *a, void *arg)
 
 static int pay_history(potm_dora_act_t *a, void *arg)
 {
-	tdora_slot_t *s = arg;
+	tpcc_dora_slot_t *s = arg;
 	tpcc_db_t *db = s->run->db;
 	const tpcc_payment_in_t *in = &s->req.in.payment;
 	tpcc_history_t h;
@@ -398,25 +338,25 @@ static int pay_history(potm_dora_act_t *a, void *arg)
 
 static void pay_phase2(potm_dora_tx_t *tx, void *ctx)
 {
-	tdora_slot_t *s = ctx;
-	potm_dora_add(tx, TDORA_RULE, s->req.in.payment.w, pay_history, s, NULL, 0);
+	tpcc_dora_slot_t *s = ctx;
+	potm_dora_add(tx, TPCC_DORA_RULE, s->req.in.payment.w, pay_history, s, NULL, 0);
 }
 
 static void pay_phase1(potm_dora_tx_t *tx, void *ctx)
 {
-	tdora_slot_t *s = ctx;
+	tpcc_dora_slot_t *s = ctx;
 	const tpcc_payment_in_t *in = &s->req.in.payment;
 	potm_dora_lock_t lw = lock_of(LK_WAREHOUSE, tpcc_warehouse_key(in->w), POTM_DORA_X);
 	potm_dora_lock_t ld = lock_of(LK_DISTRICT, tpcc_district_key(in->w, in->d), POTM_DORA_X);
 	potm_dora_lock_t lc = lock_of(LK_CUSTOMER, tpcc_customer_key(in->c_w, in->c_d, s->c_id),
 	                              POTM_DORA_X);
-	potm_dora_add(tx, TDORA_RULE, in->w, pay_warehouse, s, &lw, 1);
-	potm_dora_add(tx, TDORA_RULE, in->w, pay_district, s, &ld, 1);
-	potm_dora_add(tx, TDORA_RULE, in->c_w, pay_customer, s, &lc, 1);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, pay_warehouse, s, &lw, 1);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, pay_district, s, &ld, 1);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->c_w, pay_customer, s, &lc, 1);
 	potm_dora_then(tx, pay_phase2, s);
 }
 
-static void payment_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
+static void payment_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
 {
 	const tpcc_payment_in_t *in = &s->req.in.payment;
 	if (in->c_id != 0) {
@@ -424,7 +364,7 @@ static void payment_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
 		pay_phase1(tx, s);
 		return;
 	}
-	potm_dora_add(tx, TDORA_RULE, in->c_w, act_by_name, s, NULL, 0);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->c_w, act_by_name, s, NULL, 0);
 	potm_dora_then(tx, pay_phase1, s);
 }
 
@@ -432,7 +372,7 @@ static void payment_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
 
 static int os_read(potm_dora_act_t *a, void *arg)
 {
-	tdora_slot_t *s = arg;
+	tpcc_dora_slot_t *s = arg;
 	tpcc_db_t *db = s->run->db;
 	const tpcc_order_status_in_t *in = &s->req.in.order_status;
 	tpcc_order_status_out_t *out = &s->res.out.order_status;
@@ -453,16 +393,16 @@ static int os_read(potm_dora_act_t *a, void *arg)
 
 static void os_phase1(potm_dora_tx_t *tx, void *ctx)
 {
-	tdora_slot_t *s = ctx;
+	tpcc_dora_slot_t *s = ctx;
 	const tpcc_order_status_in_t *in = &s->req.in.order_status;
 	potm_dora_lock_t lk[2] = {
 		lock_of(LK_CUSTOMER, tpcc_customer_key(in->w, in->d, s->c_id), POTM_DORA_S),
 		lock_of(LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_S),
 	};
-	potm_dora_add(tx, TDORA_RULE, in->w, os_read, s, lk, 2);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, os_read, s, lk, 2);
 }
 
-static void order_status_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
+static void order_status_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
 {
 	const tpcc_order_status_in_t *in = &s->req.in.order_status;
 	if (in->c_id != 0) {
@@ -470,7 +410,7 @@ static void order_status_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
 		os_phase1(tx, s);
 		return;
 	}
-	potm_dora_add(tx, TDORA_RULE, in->w, act_by_name, s, NULL, 0);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, act_by_name, s, NULL, 0);
 	potm_dora_then(tx, os_phase1, s);
 }
 
@@ -499,7 +439,7 @@ static int deliver_line(uint64_t key, void *rec, void *arg)
  * delivered; each order's customer and sum left for phase 2. */
 static int dl_orders(potm_dora_act_t *a, void *arg)
 {
-	tdora_slot_t *s = arg;
+	tpcc_dora_slot_t *s = arg;
 	tpcc_db_t *db = s->run->db;
 	const tpcc_delivery_in_t *in = &s->req.in.delivery;
 	tpcc_delivery_out_t *out = &s->res.out.delivery;
@@ -539,7 +479,7 @@ static int dl_orders(potm_dora_act_t *a, void *arg)
 
 static int dl_customers(potm_dora_act_t *a, void *arg)
 {
-	tdora_slot_t *s = arg;
+	tpcc_dora_slot_t *s = arg;
 	tpcc_db_t *db = s->run->db;
 	uint32_t w = s->req.in.delivery.w;
 	for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++) {
@@ -560,7 +500,7 @@ static int dl_customers(potm_dora_act_t *a, void *arg)
 
 static void dl_phase2(potm_dora_tx_t *tx, void *ctx)
 {
-	tdora_slot_t *s = ctx;
+	tpcc_dora_slot_t *s = ctx;
 	uint32_t w = s->req.in.delivery.w;
 	potm_dora_lock_t lk[TPCC_DISTRICTS];
 	unsigned n = 0;
@@ -569,16 +509,16 @@ static void dl_phase2(potm_dora_tx_t *tx, void *ctx)
 			lk[n++] = lock_of(LK_CUSTOMER, tpcc_customer_key(w, d, s->delivered_c[d - 1]),
 			                  POTM_DORA_X);
 	if (n > 0)
-		potm_dora_add(tx, TDORA_RULE, w, dl_customers, s, lk, n);
+		potm_dora_add(tx, TPCC_DORA_RULE, w, dl_customers, s, lk, n);
 }
 
-static void delivery_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
+static void delivery_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
 {
 	uint32_t w = s->req.in.delivery.w;
 	potm_dora_lock_t lk[TPCC_DISTRICTS];
 	for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++)
 		lk[d - 1] = lock_of(LK_ORDERS, tpcc_district_key(w, d), POTM_DORA_X);
-	potm_dora_add(tx, TDORA_RULE, w, dl_orders, s, lk, TPCC_DISTRICTS);
+	potm_dora_add(tx, TPCC_DORA_RULE, w, dl_orders, s, lk, TPCC_DISTRICTS);
 	potm_dora_then(tx, dl_phase2, s);
 }
 
@@ -586,7 +526,7 @@ static void delivery_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
 
 static int sl_items(potm_dora_act_t *a, void *arg)
 {
-	tdora_slot_t *s = arg;
+	tpcc_dora_slot_t *s = arg;
 	tpcc_db_t *db = s->run->db;
 	const tpcc_stock_level_in_t *in = &s->req.in.stock_level;
 	(void)a;
@@ -603,7 +543,7 @@ static int sl_items(potm_dora_act_t *a, void *arg)
 
 static int sl_stock(potm_dora_act_t *a, void *arg)
 {
-	tdora_slot_t *s = arg;
+	tpcc_dora_slot_t *s = arg;
 	tpcc_db_t *db = s->run->db;
 	const tpcc_stock_level_in_t *in = &s->req.in.stock_level;
 	tpcc_stock_level_out_t *out = &s->res.out.stock_level;
@@ -622,211 +562,35 @@ static int sl_stock(potm_dora_act_t *a, void *arg)
 
 static void sl_phase2(potm_dora_tx_t *tx, void *ctx)
 {
-	tdora_slot_t *s = ctx;
+	tpcc_dora_slot_t *s = ctx;
 	const tpcc_stock_level_in_t *in = &s->req.in.stock_level;
 	potm_dora_lock_t lk[TPCC_MAX_OL * 20];
 	for (uint32_t i = 0; i < s->nitems; i++)
 		lk[i] = lock_of(LK_STOCK, tpcc_stock_key(in->w, s->items[i]), POTM_DORA_S);
-	potm_dora_add(tx, TDORA_RULE, in->w, sl_stock, s, lk, s->nitems);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, sl_stock, s, lk, s->nitems);
 }
 
-static void stock_level_graph(potm_dora_tx_t *tx, tdora_slot_t *s)
+static void stock_level_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
 {
 	const tpcc_stock_level_in_t *in = &s->req.in.stock_level;
 	potm_dora_lock_t lk = lock_of(LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_S);
-	potm_dora_add(tx, TDORA_RULE, in->w, sl_items, s, &lk, 1);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, sl_items, s, &lk, 1);
 	potm_dora_then(tx, sl_phase2, s);
 }
 
-/* ---- terminals ----------------------------------------------------------------------- */
+/* ---- the terminals (tpcc_dora_term.c) over these graphs ---------------------------- */
 
-static void slot_done(potm_dora_tx_t *tx, int outcome, void *ctx)
-{
-	tdora_slot_t *s = ctx;
-	(void)tx;
-	s->outcome = outcome;
-	atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
-	potm_dora_wake(s->run->d, s->owner);   /* its terminal may be idle */
-}
-
-/* Build s's request as a new transaction and submit it (serving this
- * executor while admissions are held). */
-static void slot_submit(tdora_run_t *r, tdora_slot_t *s)
-{
-	atomic_store(&s->missing, NULL);
-	atomic_store(&s->rolled_back, false);
-	memset(&s->res, 0, sizeof s->res);
-	potm_dora_tx_t *tx = potm_dora_tx_new(r->d, slot_done, s);
-	if (tx == NULL) {
-		fprintf(stderr, "tpcc: out of memory for a DORA transaction\n");
-		abort();
-	}
-	switch (s->req.type) {
-	case TPCC_NEW_ORDER:
-		new_order_graph(tx, s);
-		break;
-	case TPCC_PAYMENT:
-		payment_graph(tx, s);
-		break;
-	case TPCC_ORDER_STATUS:
-		order_status_graph(tx, s);
-		break;
-	case TPCC_DELIVERY:
-		delivery_graph(tx, s);
-		break;
-	default:
-		stock_level_graph(tx, s);
-		break;
-	}
-	atomic_store_explicit(&s->state, SLOT_RUNNING, memory_order_relaxed);
-	while (potm_dora_submit(tx) == POTM_DORA_PAUSED)
-		potm_dora_serve(r->d, s->owner);
-}
-
-/* Tally the finished transactions of terminal id; submit again those
- * that died on a lock. */
-static void reap(tdora_run_t *r, unsigned id)
-{
-	tpcc_db_t *db = r->db;
-	tpcc_worker_t *me = &db->worker[id];
-	for (unsigned k = 0; k < TDORA_WINDOW; k++) {
-		tdora_slot_t *s = &r->term[id].slot[k];
-		if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_DONE)
-			continue;
-		if (s->outcome == POTM_DORA_CONFLICT) {
-			r->term[id].retries++;
-			slot_submit(r, s);
-			continue;
-		}
-		s->res.rolled_back = s->outcome != POTM_DORA_COMMITTED && atomic_load(&s->rolled_back);
-		s->res.missing = s->res.rolled_back ? NULL : atomic_load(&s->missing);
-		if (s->outcome != POTM_DORA_COMMITTED && !s->res.rolled_back && s->res.missing == NULL)
-			s->res.missing = "an action aborted without a reason";
-		if (s->req.type == TPCC_NEW_ORDER)
-			s->res.out.new_order.rolled_back = s->res.rolled_back;
-		tpcc_tally(me, &s->req, &s->res, id % db->warehouses + 1);
-		bench_lat_add(&me->lat[s->req.type], bench_now_ns() - s->t0);
-		me->done[s->req.type]++;
-		atomic_store_explicit(&s->state, SLOT_FREE, memory_order_relaxed);
-	}
-}
-
-/* With nothing to serve, sleep until an action or completion arrives or
- * one of this terminal's transactions finishes (slot_done wakes it). */
-static void serve_or_idle(tdora_run_t *r, unsigned id)
-{
-	if (potm_dora_serve(r->d, id) == 0)
-		potm_dora_idle(r->d, id);
-}
-
-/* One operation: one transaction of terminal self->id submitted. */
-static void tdora_op(void *shared, bench_thread_t *self)
-{
-	tdora_run_t *r = shared;
-	tpcc_db_t *db = r->db;
-	unsigned id = self->id;
-	tpcc_worker_t *me = &db->worker[id];
-	tdora_slot_t *s = NULL;
-	for (;;) {
-		reap(r, id);
-		for (unsigned k = 0; k < db->dora_window && s == NULL; k++)
-			if (atomic_load_explicit(&r->term[id].slot[k].state, memory_order_relaxed) ==
-			    SLOT_FREE)
-				s = &r->term[id].slot[k];
-		if (s != NULL)
-			break;
-		serve_or_idle(r, id);
-	}
-	uint32_t w = id % db->warehouses + 1;
-	enum tpcc_tx_type type = tpcc_pick_type(db, &self->rng);
-	int64_t now = tpcc_now(db, id, me->clock++);
-	s->t0 = bench_now_ns();
-	tpcc_draw(db, me, &self->rng, id, w, type, now, &s->req);
-	slot_submit(r, s);
-	potm_dora_serve(r->d, id);
-}
-
-/* After the last operation: finish this terminal's transactions, then
- * serve until every terminal has finished and nothing is in flight. */
-static void tdora_leave(void *shared, bench_thread_t *self)
-{
-	tdora_run_t *r = shared;
-	unsigned id = self->id;
-	for (;;) {
-		reap(r, id);
-		bool idle = true;
-		for (unsigned k = 0; k < TDORA_WINDOW; k++)
-			idle &= atomic_load_explicit(&r->term[id].slot[k].state,
-			                             memory_order_relaxed) == SLOT_FREE;
-		if (idle)
-			break;
-		serve_or_idle(r, id);
-	}
-	atomic_fetch_add(&r->finished, 1);
-	for (unsigned e = 0; e < r->db->threads; e++)
-		potm_dora_wake(r->d, e);
-	while (atomic_load(&r->finished) < r->db->threads || potm_dora_in_flight(r->d) != 0)
-		serve_or_idle(r, id);
-}
-
-/* The resource manager (-R): every reroute_ms, a random range of
- * warehouses goes to a random executor, behind potm_dora_reroute's
- * quiescence, until the run ends. */
-static void *resource_manager(void *arg)
-{
-	tdora_run_t *r = arg;
-	bench_rng_t rng;
-	bench_rng_seed(&rng, r->db->seed, 0xd0a);
-	uint32_t w = r->db->warehouses;
-	while (!atomic_load(&r->stop)) {
-		struct timespec ts = { .tv_sec = (time_t)(r->reroute_ms / 1000),
-		                       .tv_nsec = (long)(r->reroute_ms % 1000) * 1000000 };
-		nanosleep(&ts, NULL);
-		if (atomic_load(&r->stop))
-			break;
-		uint32_t lo = tpcc_rand(&rng, 1, w), hi = tpcc_rand(&rng, lo, w);
-		unsigned e = (unsigned)bench_rng_below(&rng, r->db->threads);
-		if (potm_dora_reroute(r->d, TDORA_RULE, lo, hi, e) == 0)
-			r->reroutes++;
-	}
-	return NULL;
-}
+static const tpcc_dora_ops_t tdora_ops = {
+	.graph = { [TPCC_NEW_ORDER] = new_order_graph, [TPCC_PAYMENT] = payment_graph,
+	           [TPCC_ORDER_STATUS] = order_status_graph, [TPCC_DELIVERY] = delivery_graph,
+	           [TPCC_STOCK_LEVEL] = stock_level_graph },
+	.reroute_seed = 0xd0a,
+};
 
 int tpcc_dora_run(tpcc_db_t *db, const bench_common_t *c, uint64_t reroute_ms,
                   bench_run_result_t *run, potm_dora_stats_t *st)
 {
-	tdora_run_t r = { .db = db, .reroute_ms = reroute_ms };
-	r.d = potm_dora_create(db->threads, 1);
-	if (r.d == NULL) {
-		fprintf(stderr, "tpcc: -e dora: %s\n", tm_last_error());
-		return BENCH_EXIT_USAGE;
-	}
-	if (potm_dora_rule_range(r.d, TDORA_RULE, 1, db->warehouses) != 0) {
-		fprintf(stderr, "tpcc: -e dora: %s\n", tm_last_error());
-		potm_dora_destroy(r.d);
-		return BENCH_EXIT_FAILED;
-	}
-	r.term = aligned_alloc(64, db->threads * sizeof *r.term);
-	if (r.term == NULL) {
-		potm_dora_destroy(r.d);
-		fprintf(stderr, "tpcc: out of memory for the DORA terminals\n");
-		return BENCH_EXIT_FAILED;
-	}
-	memset(r.term, 0, db->threads * sizeof *r.term);
-	for (unsigned i = 0; i < db->threads; i++)
-		for (unsigned k = 0; k < TDORA_WINDOW; k++) {
-			r.term[i].slot[k].run = &r;
-			r.term[i].slot[k].owner = i;
-		}
-	pthread_t rm;
-	bool rm_running = reroute_ms != 0 && pthread_create(&rm, NULL, resource_manager, &r) == 0;
-	int rc = bench_run_with(c, tdora_op, NULL, tdora_leave, &r, run);
-	if (rm_running) {
-		atomic_store(&r.stop, 1);
-		pthread_join(rm, NULL);
-	}
-	potm_dora_stats(r.d, st);
-	potm_dora_destroy(r.d);
-	free(r.term);
-	return rc;
+	tpcc_dora_run_t r = { .db = db, .ops = &tdora_ops, .reroute_ms = reroute_ms };
+	int rc = tpcc_dora_open(&r, "-e dora", false);
+	return rc != 0 ? rc : tpcc_dora_drive(&r, c, run, st);
 }

@@ -1,7 +1,8 @@
 /*
  * tpcc/tpcc_internal.h — what the conventional transactions (tpcc_tx.c)
  * and the DORA flow graphs (tpcc_dora.c) share: the rows they build the
- * same way and the reads they make alike.  Private to tpcc/.
+ * same way and the reads they make alike; and the DORA terminals
+ * (tpcc_dora_term.c) that both DORA executions drive.  Private to tpcc/.
  *
  * None of these takes a lock or saves an undo image: run inside a
  * transaction they are its reads and writes; run in a DORA action, the
@@ -13,6 +14,9 @@
 
 #include "tpcc.h"
 
+#include <potm/dora.h>
+
+#include <stdatomic.h>
 #include <string.h>
 
 /* Clause 2.4.2.2: brand 'B' when both the item's and the stock's data
@@ -91,5 +95,93 @@ const char *tpcc_order_status_read(tpcc_db_t *db, const tpcc_order_status_in_t *
  * number. */
 uint32_t tpcc_recent_items(tpcc_db_t *db, uint32_t w, uint32_t d, uint64_t next,
                            uint32_t *items);
+
+/* ---- tpcc_dora_term.c: the DORA terminals of -e dora and -e dora-private ----
+ * A slot is reused only once its transaction is reaped (state back to
+ * FREE), so the actions of one transaction own the slot's fields. */
+
+#define TPCC_DORA_RULE 0   /* the warehouse rule */
+enum { TPCC_SLOT_FREE, TPCC_SLOT_RUNNING, TPCC_SLOT_DONE };
+
+typedef struct tpcc_dora_slot tpcc_dora_slot_t;
+typedef struct tpcc_dora_run tpcc_dora_run_t;
+
+/* One stock action of New-Order: the lines of one supplying warehouse. */
+typedef struct tpcc_dora_group {
+	tpcc_dora_slot_t *s;
+	uint32_t supply_w;
+} tpcc_dora_group_t;
+
+/* One transaction in flight of a terminal.  state is written by the
+ * terminal (FREE -> RUNNING) and by the completion (RUNNING -> DONE,
+ * release), so the terminal reads what the actions left after an acquire
+ * load of DONE. */
+struct tpcc_dora_slot {
+	_Atomic int state;
+	int outcome;
+	tpcc_dora_run_t *run;
+	unsigned owner;                /* the terminal (executor) */
+	uint64_t t0;
+	tpcc_request_t req;
+	tpcc_result_t res;
+	/* what the actions leave for later phases and the tally */
+	_Atomic(const char *) missing;
+	atomic_bool rolled_back;
+	uint32_t c_id;
+	int64_t o_id;
+	int32_t w_tax, d_tax, c_discount;
+	char w_name[11], d_name[11];
+	struct {
+		int64_t price;
+		int32_t s_quantity;
+		char dist_info[25];
+	} line[TPCC_MAX_OL];
+	tpcc_dora_group_t group[TPCC_MAX_OL];
+	uint32_t delivered_c[TPCC_DISTRICTS];
+	int64_t delivered_sum[TPCC_DISTRICTS];
+	uint32_t nitems;
+	uint32_t items[TPCC_MAX_OL * 20];
+};
+
+typedef struct tpcc_dora_term {
+	tpcc_dora_slot_t slot[TPCC_DORA_WINDOW_MAX];   /* -W uses the first */
+	uint64_t retries;
+} __attribute__((aligned(64))) tpcc_dora_term_t;
+
+/* What differs between the executions: the flow graph of each
+ * transaction type (built into tx from s->req) and the resource
+ * manager's seed (each execution keeps its own stream of reroutes). */
+typedef struct tpcc_dora_ops {
+	void (*graph[TPCC_TX_TYPES])(potm_dora_tx_t *tx, tpcc_dora_slot_t *s);
+	uint64_t reroute_seed;
+} tpcc_dora_ops_t;
+
+struct tpcc_dora_run {
+	tpcc_db_t *db;
+	const tpcc_dora_ops_t *ops;
+	tpcc_private_t *p;        /* -e dora-private's tables; NULL under -e dora */
+	potm_dora_t *d;
+	tpcc_dora_term_t *term;   /* [threads] */
+	atomic_uint finished;     /* terminals done submitting */
+	/* the resource manager */
+	uint64_t reroute_ms;
+	atomic_int stop;
+	uint64_t reroutes;
+};
+
+/* The executors of r->db's workers with the warehouse rule over 1..W
+ * (and private tables if asked) into r->d, and their terminals into
+ * r->term: 0, or a bench exit code after saying why under the
+ * execution's name what (nothing left to close). */
+int tpcc_dora_open(tpcc_dora_run_t *r, const char *what, bool private_tables);
+
+/* Destroy what tpcc_dora_open made (either may be NULL). */
+void tpcc_dora_close(tpcc_dora_run_t *r);
+
+/* Run the terminals of r (opened) until c's operations are done, with
+ * the resource manager every r->reroute_ms if not 0; the executors'
+ * counters into st, then tpcc_dora_close.  bench_run_with's code. */
+int tpcc_dora_drive(tpcc_dora_run_t *r, const bench_common_t *c, bench_run_result_t *run,
+                    potm_dora_stats_t *st);
 
 #endif /* POTM_TPCC_INTERNAL_H */
