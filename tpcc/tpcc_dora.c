@@ -41,8 +41,8 @@
  *   Stock-Level   1: the last 20 orders' items (ex(w))
  *                 2: their stock rows (ex(w), shared locks)
  *
- * The terminals that submit these graphs are tpcc_dora_term.c's, shared
- * with -e dora-private.
+ * The graphs and the terminals that submit them are tpcc_dora_term.c's,
+ * shared with -e dora-private; this file holds the actions (tdora_ops).
  */
 #include "tpcc_internal.h"
 
@@ -53,30 +53,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { LK_WAREHOUSE = 1, LK_DISTRICT, LK_ORDERS, LK_CUSTOMER, LK_STOCK };
-
-static void set_missing(tpcc_dora_slot_t *s, const char *why)
-{
-	const char *none = NULL;
-	atomic_compare_exchange_strong(&s->missing, &none, why);
-}
-
-static potm_dora_lock_t lock_of(uint32_t space, uint64_t key, uint32_t mode)
-{
-	return (potm_dora_lock_t){ .space = space, .key = key, .mode = mode };
-}
-
-/* Save what Payment and Delivery change of a customer before they change
- * it: C_BALANCE through C_DELIVERY_CNT (adjacent), and C_DATA if asked. */
-static void save_customer(potm_dora_act_t *a, store_table_t *t, tpcc_customer_t *cu, bool data)
-{
-	potm_dora_save(a, t, cu, &cu->c_balance,
-	               offsetof(tpcc_customer_t, c_delivery_cnt) + sizeof cu->c_delivery_cnt -
-	               offsetof(tpcc_customer_t, c_balance));
-	if (data)
-		potm_dora_save(a, t, cu, cu->c_data, sizeof cu->c_data);
-}
 
 /* ---- the secondary action: a customer by last name ------------------------- */
 
@@ -100,7 +76,7 @@ static int act_by_name(potm_dora_act_t *a, void *arg)
 	s->c_id = tpcc_customer_by_name(db, db->worker[potm_dora_act_executor(a)].names, w, d,
 	                                name);
 	if (s->c_id == 0) {
-		set_missing(s, "no customer has the last name");
+		tpcc_dora_set_missing(s, "no customer has the last name");
 		return 1;
 	}
 	return 0;
@@ -116,7 +92,7 @@ static int no_district(potm_dora_act_t *a, void *arg)
 	tpcc_new_order_out_t *out = &s->res.out.new_order;
 	tpcc_new_order_rows_t r;
 	if (!tpcc_new_order_rows(db, in, out, &r)) {
-		set_missing(s, out->missing);
+		tpcc_dora_set_missing(s, out->missing);
 		return 1;
 	}
 	tpcc_district_t *di = r.di;
@@ -125,7 +101,7 @@ static int no_district(potm_dora_act_t *a, void *arg)
 	s->c_discount = r.c_discount;
 	int64_t o_id = TM_LOAD(&di->d_next_o_id);
 	if ((uint64_t)o_id > TPCC_O_ID_MAX) {
-		set_missing(s, "New-Order: the district's order ids are exhausted");
+		tpcc_dora_set_missing(s, "New-Order: the district's order ids are exhausted");
 		return 1;
 	}
 	/* D_NEXT_O_ID alone: Payment changes D_YTD under another lock. */
@@ -159,7 +135,7 @@ static int no_stock(potm_dora_act_t *a, void *arg)
 		int64_t price = TM_LOAD(&it->i_price);
 		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(g->supply_w, in->line[i].i_id));
 		if (st == NULL) {
-			set_missing(s, "New-Order: a STOCK row of an item is missing");
+			tpcc_dora_set_missing(s, "New-Order: a STOCK row of an item is missing");
 			return 1;
 		}
 		/* S_QUANTITY, S_YTD, S_ORDER_CNT, S_REMOTE_CNT: adjacent. */
@@ -194,7 +170,7 @@ static int no_insert(potm_dora_act_t *a, void *arg)
 	uint64_t okey = tpcc_order_key(in->w, in->d, (uint64_t)s->o_id);
 	if (potm_dora_insert(a, db->order, okey, &o) == NULL ||
 	    potm_dora_insert(a, db->new_order, okey, &no) == NULL) {
-		set_missing(s, "New-Order: the new order's id is taken");
+		tpcc_dora_set_missing(s, "New-Order: the new order's id is taken");
 		return 1;
 	}
 	int64_t sum = 0;
@@ -206,7 +182,7 @@ static int no_insert(potm_dora_act_t *a, void *arg)
 		if (potm_dora_insert(a, db->order_line,
 		                     tpcc_order_line_key(in->w, in->d, (uint64_t)s->o_id, i + 1),
 		                     &ol) == NULL) {
-			set_missing(s, "New-Order: an order line's key is taken");
+			tpcc_dora_set_missing(s, "New-Order: an order line's key is taken");
 			return 1;
 		}
 		sum += ol.ol_amount;
@@ -216,42 +192,6 @@ static int no_insert(potm_dora_act_t *a, void *arg)
 	out->total = tpcc_order_total(sum, s->c_discount, s->w_tax, s->d_tax);
 	out->o_id = (uint64_t)s->o_id;
 	return 0;
-}
-
-static void no_phase2(potm_dora_tx_t *tx, void *ctx)
-{
-	tpcc_dora_slot_t *s = ctx;
-	const tpcc_new_order_in_t *in = &s->req.in.new_order;
-	potm_dora_lock_t lk = lock_of(LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_X);
-	potm_dora_add(tx, TPCC_DORA_RULE, in->w, no_insert, s, &lk, 1);
-}
-
-static void new_order_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
-{
-	const tpcc_new_order_in_t *in = &s->req.in.new_order;
-	potm_dora_lock_t lk = lock_of(LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_X);
-	potm_dora_add(tx, TPCC_DORA_RULE, in->w, no_district, s, &lk, 1);
-	/* One stock action per supplying warehouse, locking its lines'
-	 * stock rows. */
-	unsigned groups = 0;
-	for (uint32_t i = 0; i < in->ol_cnt; i++) {
-		uint32_t sw = in->line[i].supply_w;
-		bool seen = false;
-		for (uint32_t j = 0; j < i && !seen; j++)
-			seen = in->line[j].supply_w == sw;
-		if (seen)
-			continue;
-		potm_dora_lock_t locks[TPCC_MAX_OL];
-		unsigned n = 0;
-		for (uint32_t j = i; j < in->ol_cnt; j++)
-			if (in->line[j].supply_w == sw)
-				locks[n++] = lock_of(LK_STOCK, tpcc_stock_key(sw, in->line[j].i_id),
-				                     POTM_DORA_X);
-		s->group[groups] = (tpcc_dora_group_t){ .s = s, .supply_w = sw };
-		potm_dora_add(tx, TPCC_DORA_RULE, sw, no_stock, &s->group[groups], locks, n);
-		groups++;
-	}
-	potm_dora_then(tx, no_phase2, s);
 }
 
 /* ---- Payment ------------------------------------------------------------------ */
@@ -264,7 +204,7 @@ static int pay_warehouse(potm_dora_act_t *a, void *arg)
 	tpcc_payment_out_t *out = &s->res.out.payment;
 	tpcc_warehouse_t *wh = store_get(db->warehouse, tpcc_warehouse_key(in->w));
 	if (wh == NULL) {
-		set_missing(s, "Payment: its warehouse is missing");
+		tpcc_dora_set_missing(s, "Payment: its warehouse is missing");
 		return 1;
 	}
 	potm_dora_save(a, db->warehouse, wh, &wh->w_ytd, sizeof wh->w_ytd);
@@ -283,7 +223,7 @@ static int pay_district(potm_dora_act_t *a, void *arg)
 	tpcc_payment_out_t *out = &s->res.out.payment;
 	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
 	if (di == NULL) {
-		set_missing(s, "Payment: its district is missing");
+		tpcc_dora_set_missing(s, "Payment: its district is missing");
 		return 1;
 	}
 	/* D_YTD alone: New-Order changes D_NEXT_O_ID under another lock. */
@@ -303,12 +243,12 @@ static int pay_customer(potm_dora_act_t *a, void *arg)
 	tpcc_payment_out_t *out = &s->res.out.payment;
 	tpcc_customer_t *cu = store_get(db->customer, tpcc_customer_key(in->c_w, in->c_d, s->c_id));
 	if (cu == NULL) {
-		set_missing(s, "Payment: the customer is missing");
+		tpcc_dora_set_missing(s, "Payment: the customer is missing");
 		return 1;
 	}
 	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
 	bool bad = out->c_credit[0] == 'B' && out->c_credit[1] == 'C';
-	save_customer(a, db->customer, cu, bad);
+	tpcc_dora_save_customer(a, db->customer, cu, bad);
 	out->c_id = s->c_id;
 	TM_STORE(&cu->c_balance, TM_LOAD(&cu->c_balance) - in->amount);
 	TM_STORE(&cu->c_ytd_payment, TM_LOAD(&cu->c_ytd_payment) + in->amount);
@@ -328,44 +268,12 @@ static int pay_history(potm_dora_act_t *a, void *arg)
 	tpcc_history_t h;
 	tpcc_history_row(in, s->c_id, s->w_name, s->d_name, &h);
 	if (potm_dora_insert(a, db->history, in->history_key, &h) == NULL) {
-		set_missing(s, "Payment: the history row's key is taken");
+		tpcc_dora_set_missing(s, "Payment: the history row's key is taken");
 		return 1;
 	}
 	memcpy(s->res.out.payment.w_name, s->w_name, sizeof s->w_name);
 	memcpy(s->res.out.payment.d_name, s->d_name, sizeof s->d_name);
 	return 0;
-}
-
-static void pay_phase2(potm_dora_tx_t *tx, void *ctx)
-{
-	tpcc_dora_slot_t *s = ctx;
-	potm_dora_add(tx, TPCC_DORA_RULE, s->req.in.payment.w, pay_history, s, NULL, 0);
-}
-
-static void pay_phase1(potm_dora_tx_t *tx, void *ctx)
-{
-	tpcc_dora_slot_t *s = ctx;
-	const tpcc_payment_in_t *in = &s->req.in.payment;
-	potm_dora_lock_t lw = lock_of(LK_WAREHOUSE, tpcc_warehouse_key(in->w), POTM_DORA_X);
-	potm_dora_lock_t ld = lock_of(LK_DISTRICT, tpcc_district_key(in->w, in->d), POTM_DORA_X);
-	potm_dora_lock_t lc = lock_of(LK_CUSTOMER, tpcc_customer_key(in->c_w, in->c_d, s->c_id),
-	                              POTM_DORA_X);
-	potm_dora_add(tx, TPCC_DORA_RULE, in->w, pay_warehouse, s, &lw, 1);
-	potm_dora_add(tx, TPCC_DORA_RULE, in->w, pay_district, s, &ld, 1);
-	potm_dora_add(tx, TPCC_DORA_RULE, in->c_w, pay_customer, s, &lc, 1);
-	potm_dora_then(tx, pay_phase2, s);
-}
-
-static void payment_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
-{
-	const tpcc_payment_in_t *in = &s->req.in.payment;
-	if (in->c_id != 0) {
-		s->c_id = in->c_id;
-		pay_phase1(tx, s);
-		return;
-	}
-	potm_dora_add(tx, TPCC_DORA_RULE, in->c_w, act_by_name, s, NULL, 0);
-	potm_dora_then(tx, pay_phase1, s);
 }
 
 /* ---- Order-Status --------------------------------------------------------------- */
@@ -380,38 +288,15 @@ static int os_read(potm_dora_act_t *a, void *arg)
 	out->lines = 0;
 	tpcc_customer_t *cu = store_get(db->customer, tpcc_customer_key(in->w, in->d, s->c_id));
 	if (cu == NULL) {
-		set_missing(s, "Order-Status: the customer is missing");
+		tpcc_dora_set_missing(s, "Order-Status: the customer is missing");
 		return 1;
 	}
 	const char *why = tpcc_order_status_read(db, in, s->c_id, cu, out);
 	if (why != NULL) {
-		set_missing(s, why);
+		tpcc_dora_set_missing(s, why);
 		return 1;
 	}
 	return 0;
-}
-
-static void os_phase1(potm_dora_tx_t *tx, void *ctx)
-{
-	tpcc_dora_slot_t *s = ctx;
-	const tpcc_order_status_in_t *in = &s->req.in.order_status;
-	potm_dora_lock_t lk[2] = {
-		lock_of(LK_CUSTOMER, tpcc_customer_key(in->w, in->d, s->c_id), POTM_DORA_S),
-		lock_of(LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_S),
-	};
-	potm_dora_add(tx, TPCC_DORA_RULE, in->w, os_read, s, lk, 2);
-}
-
-static void order_status_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
-{
-	const tpcc_order_status_in_t *in = &s->req.in.order_status;
-	if (in->c_id != 0) {
-		s->c_id = in->c_id;
-		os_phase1(tx, s);
-		return;
-	}
-	potm_dora_add(tx, TPCC_DORA_RULE, in->w, act_by_name, s, NULL, 0);
-	potm_dora_then(tx, os_phase1, s);
 }
 
 /* ---- Delivery --------------------------------------------------------------------- */
@@ -458,7 +343,7 @@ static int dl_orders(potm_dora_act_t *a, void *arg)
 		potm_dora_delete(a, db->new_order, key);
 		tpcc_order_t *o = store_get(db->order, key);
 		if (o == NULL) {
-			set_missing(s, "Delivery: the order of a NEW-ORDER row is missing");
+			tpcc_dora_set_missing(s, "Delivery: the order of a NEW-ORDER row is missing");
 			return 1;
 		}
 		potm_dora_save(a, db->order, o, &o->o_carrier_id, sizeof o->o_carrier_id);
@@ -488,38 +373,14 @@ static int dl_customers(potm_dora_act_t *a, void *arg)
 		tpcc_customer_t *cu = store_get(db->customer,
 		                                tpcc_customer_key(w, d, s->delivered_c[d - 1]));
 		if (cu == NULL) {
-			set_missing(s, "Delivery: the customer of an order is missing");
+			tpcc_dora_set_missing(s, "Delivery: the customer of an order is missing");
 			return 1;
 		}
-		save_customer(a, db->customer, cu, false);
+		tpcc_dora_save_customer(a, db->customer, cu, false);
 		TM_STORE(&cu->c_balance, TM_LOAD(&cu->c_balance) + s->delivered_sum[d - 1]);
 		TM_STORE(&cu->c_delivery_cnt, TM_LOAD(&cu->c_delivery_cnt) + 1);
 	}
 	return 0;
-}
-
-static void dl_phase2(potm_dora_tx_t *tx, void *ctx)
-{
-	tpcc_dora_slot_t *s = ctx;
-	uint32_t w = s->req.in.delivery.w;
-	potm_dora_lock_t lk[TPCC_DISTRICTS];
-	unsigned n = 0;
-	for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++)
-		if (s->delivered_c[d - 1] != 0)
-			lk[n++] = lock_of(LK_CUSTOMER, tpcc_customer_key(w, d, s->delivered_c[d - 1]),
-			                  POTM_DORA_X);
-	if (n > 0)
-		potm_dora_add(tx, TPCC_DORA_RULE, w, dl_customers, s, lk, n);
-}
-
-static void delivery_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
-{
-	uint32_t w = s->req.in.delivery.w;
-	potm_dora_lock_t lk[TPCC_DISTRICTS];
-	for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++)
-		lk[d - 1] = lock_of(LK_ORDERS, tpcc_district_key(w, d), POTM_DORA_X);
-	potm_dora_add(tx, TPCC_DORA_RULE, w, dl_orders, s, lk, TPCC_DISTRICTS);
-	potm_dora_then(tx, dl_phase2, s);
 }
 
 /* ---- Stock-Level ------------------------------------------------------------------- */
@@ -533,7 +394,7 @@ static int sl_items(potm_dora_act_t *a, void *arg)
 	s->nitems = 0;
 	tpcc_district_t *di = store_get(db->district, tpcc_district_key(in->w, in->d));
 	if (di == NULL) {
-		set_missing(s, "Stock-Level: the district is missing");
+		tpcc_dora_set_missing(s, "Stock-Level: the district is missing");
 		return 1;
 	}
 	uint64_t next = (uint64_t)TM_LOAD(&di->d_next_o_id);
@@ -552,7 +413,7 @@ static int sl_stock(potm_dora_act_t *a, void *arg)
 	for (uint32_t i = 0; i < s->nitems; i++) {
 		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(in->w, s->items[i]));
 		if (st == NULL) {
-			set_missing(s, "Stock-Level: the STOCK row of an ordered item is missing");
+			tpcc_dora_set_missing(s, "Stock-Level: the STOCK row of an ordered item is missing");
 			return 1;
 		}
 		out->low += TM_LOAD(&st->s_quantity) < in->threshold;
@@ -560,30 +421,16 @@ static int sl_stock(potm_dora_act_t *a, void *arg)
 	return 0;
 }
 
-static void sl_phase2(potm_dora_tx_t *tx, void *ctx)
-{
-	tpcc_dora_slot_t *s = ctx;
-	const tpcc_stock_level_in_t *in = &s->req.in.stock_level;
-	potm_dora_lock_t lk[TPCC_MAX_OL * 20];
-	for (uint32_t i = 0; i < s->nitems; i++)
-		lk[i] = lock_of(LK_STOCK, tpcc_stock_key(in->w, s->items[i]), POTM_DORA_S);
-	potm_dora_add(tx, TPCC_DORA_RULE, in->w, sl_stock, s, lk, s->nitems);
-}
-
-static void stock_level_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
-{
-	const tpcc_stock_level_in_t *in = &s->req.in.stock_level;
-	potm_dora_lock_t lk = lock_of(LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_S);
-	potm_dora_add(tx, TPCC_DORA_RULE, in->w, sl_items, s, &lk, 1);
-	potm_dora_then(tx, sl_phase2, s);
-}
-
-/* ---- the terminals (tpcc_dora_term.c) over these graphs ---------------------------- */
+/* ---- the run: these actions in tpcc_dora_term.c's graphs and terminals ----------------- */
 
 static const tpcc_dora_ops_t tdora_ops = {
-	.graph = { [TPCC_NEW_ORDER] = new_order_graph, [TPCC_PAYMENT] = payment_graph,
-	           [TPCC_ORDER_STATUS] = order_status_graph, [TPCC_DELIVERY] = delivery_graph,
-	           [TPCC_STOCK_LEVEL] = stock_level_graph },
+	.by_name = act_by_name,
+	.no_district = no_district, .no_stock = no_stock, .no_insert = no_insert,
+	.pay_warehouse = pay_warehouse, .pay_district = pay_district,
+	.pay_customer = pay_customer, .pay_history = pay_history,
+	.os_read = os_read,
+	.dl_orders = dl_orders, .dl_customers = dl_customers,
+	.sl_items = sl_items, .sl_stock = sl_stock,
 	.reroute_seed = 0xd0a,
 };
 

@@ -1,11 +1,14 @@
 /*
- * tpcc/tpcc_dora_term.c — the terminals of TPC-C under DORA, shared by
- * -e dora (tpcc_dora.c) and -e dora-private (tpcc_dora_private.c).
+ * tpcc/tpcc_dora_term.c — the flow graphs and the terminals of TPC-C
+ * under DORA, shared by -e dora (tpcc_dora.c) and -e dora-private
+ * (tpcc_dora_private.c).
  *
- * The workers are the executors: worker e serves executor e and is also
- * terminal e, with up to db->dora_window (-W) of its transactions in
- * flight, one per slot.  A slot's transaction is built by the
- * execution's flow graph of its type (tpcc_dora_ops_t).  A transaction
+ * The graphs (their phases, routes and local locks, listed in
+ * tpcc_dora.c) are the same in both executions; only the actions differ,
+ * in where they read and write the rows, and come from the execution's
+ * tpcc_dora_ops_t.  The workers are the executors: worker e serves
+ * executor e and is also terminal e, with up to db->dora_window (-W) of
+ * its transactions in flight, one per slot.  A transaction
  * that dies on a lock (POTM_DORA_CONFLICT) is submitted again with the
  * same input; the tallies and the latency (submission to the outcome's
  * reaping) are those of tpcc_op.
@@ -64,6 +67,149 @@ static void slot_done(potm_dora_tx_t *tx, int outcome, void *ctx)
 	potm_dora_wake(s->run->d, s->owner);   /* its terminal may sleep in potm_dora_idle */
 }
 
+/* ---- the flow graphs (tpcc_dora.c lists them), over the execution's actions ---- */
+
+static potm_dora_lock_t lock_of(uint32_t space, uint64_t key, uint32_t mode)
+{
+	return (potm_dora_lock_t){ .space = space, .key = key, .mode = mode };
+}
+
+static void no_phase2(potm_dora_tx_t *tx, void *ctx)
+{
+	tpcc_dora_slot_t *s = ctx;
+	const tpcc_new_order_in_t *in = &s->req.in.new_order;
+	potm_dora_lock_t lk = lock_of(TPCC_LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_X);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, s->run->ops->no_insert, s, &lk, 1);
+}
+
+static void new_order_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
+{
+	const tpcc_new_order_in_t *in = &s->req.in.new_order;
+	potm_dora_lock_t lk = lock_of(TPCC_LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_X);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, s->run->ops->no_district, s, &lk, 1);
+	/* One stock action per supplying warehouse, locking its lines'
+	 * stock rows. */
+	unsigned groups = 0;
+	for (uint32_t i = 0; i < in->ol_cnt; i++) {
+		uint32_t sw = in->line[i].supply_w;
+		bool seen = false;
+		for (uint32_t j = 0; j < i && !seen; j++)
+			seen = in->line[j].supply_w == sw;
+		if (seen)
+			continue;
+		potm_dora_lock_t locks[TPCC_MAX_OL];
+		unsigned n = 0;
+		for (uint32_t j = i; j < in->ol_cnt; j++)
+			if (in->line[j].supply_w == sw)
+				locks[n++] = lock_of(TPCC_LK_STOCK, tpcc_stock_key(sw, in->line[j].i_id),
+				                     POTM_DORA_X);
+		s->group[groups] = (tpcc_dora_group_t){ .s = s, .supply_w = sw };
+		potm_dora_add(tx, TPCC_DORA_RULE, sw, s->run->ops->no_stock, &s->group[groups], locks, n);
+		groups++;
+	}
+	potm_dora_then(tx, no_phase2, s);
+}
+
+static void pay_phase2(potm_dora_tx_t *tx, void *ctx)
+{
+	tpcc_dora_slot_t *s = ctx;
+	potm_dora_add(tx, TPCC_DORA_RULE, s->req.in.payment.w, s->run->ops->pay_history, s, NULL, 0);
+}
+
+static void pay_phase1(potm_dora_tx_t *tx, void *ctx)
+{
+	tpcc_dora_slot_t *s = ctx;
+	const tpcc_payment_in_t *in = &s->req.in.payment;
+	potm_dora_lock_t lw = lock_of(TPCC_LK_WAREHOUSE, tpcc_warehouse_key(in->w), POTM_DORA_X);
+	potm_dora_lock_t ld = lock_of(TPCC_LK_DISTRICT, tpcc_district_key(in->w, in->d), POTM_DORA_X);
+	potm_dora_lock_t lc = lock_of(TPCC_LK_CUSTOMER, tpcc_customer_key(in->c_w, in->c_d, s->c_id),
+	                              POTM_DORA_X);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, s->run->ops->pay_warehouse, s, &lw, 1);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, s->run->ops->pay_district, s, &ld, 1);
+	/* A remote customer's action runs on its warehouse's owner. */
+	potm_dora_add(tx, TPCC_DORA_RULE, in->c_w, s->run->ops->pay_customer, s, &lc, 1);
+	potm_dora_then(tx, pay_phase2, s);
+}
+
+static void payment_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
+{
+	const tpcc_payment_in_t *in = &s->req.in.payment;
+	if (in->c_id != 0) {
+		s->c_id = in->c_id;
+		pay_phase1(tx, s);
+		return;
+	}
+	potm_dora_add(tx, TPCC_DORA_RULE, in->c_w, s->run->ops->by_name, s, NULL, 0);
+	potm_dora_then(tx, pay_phase1, s);
+}
+
+static void os_phase1(potm_dora_tx_t *tx, void *ctx)
+{
+	tpcc_dora_slot_t *s = ctx;
+	const tpcc_order_status_in_t *in = &s->req.in.order_status;
+	potm_dora_lock_t lk[2] = {
+		lock_of(TPCC_LK_CUSTOMER, tpcc_customer_key(in->w, in->d, s->c_id), POTM_DORA_S),
+		lock_of(TPCC_LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_S),
+	};
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, s->run->ops->os_read, s, lk, 2);
+}
+
+static void order_status_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
+{
+	const tpcc_order_status_in_t *in = &s->req.in.order_status;
+	if (in->c_id != 0) {
+		s->c_id = in->c_id;
+		os_phase1(tx, s);
+		return;
+	}
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, s->run->ops->by_name, s, NULL, 0);
+	potm_dora_then(tx, os_phase1, s);
+}
+
+static void dl_phase2(potm_dora_tx_t *tx, void *ctx)
+{
+	tpcc_dora_slot_t *s = ctx;
+	uint32_t w = s->req.in.delivery.w;
+	potm_dora_lock_t lk[TPCC_DISTRICTS];
+	unsigned n = 0;
+	for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++)
+		if (s->delivered_c[d - 1] != 0)
+			lk[n++] = lock_of(TPCC_LK_CUSTOMER, tpcc_customer_key(w, d, s->delivered_c[d - 1]),
+			                  POTM_DORA_X);
+	if (n > 0)
+		potm_dora_add(tx, TPCC_DORA_RULE, w, s->run->ops->dl_customers, s, lk, n);
+}
+
+static void delivery_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
+{
+	uint32_t w = s->req.in.delivery.w;
+	potm_dora_lock_t lk[TPCC_DISTRICTS];
+	for (uint32_t d = 1; d <= TPCC_DISTRICTS; d++)
+		lk[d - 1] = lock_of(TPCC_LK_ORDERS, tpcc_district_key(w, d), POTM_DORA_X);
+	potm_dora_add(tx, TPCC_DORA_RULE, w, s->run->ops->dl_orders, s, lk, TPCC_DISTRICTS);
+	potm_dora_then(tx, dl_phase2, s);
+}
+
+static void sl_phase2(potm_dora_tx_t *tx, void *ctx)
+{
+	tpcc_dora_slot_t *s = ctx;
+	const tpcc_stock_level_in_t *in = &s->req.in.stock_level;
+	potm_dora_lock_t lk[TPCC_MAX_OL * 20];
+	for (uint32_t i = 0; i < s->nitems; i++)
+		lk[i] = lock_of(TPCC_LK_STOCK, tpcc_stock_key(in->w, s->items[i]), POTM_DORA_S);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, s->run->ops->sl_stock, s, lk, s->nitems);
+}
+
+static void stock_level_graph(potm_dora_tx_t *tx, tpcc_dora_slot_t *s)
+{
+	const tpcc_stock_level_in_t *in = &s->req.in.stock_level;
+	potm_dora_lock_t lk = lock_of(TPCC_LK_ORDERS, tpcc_district_key(in->w, in->d), POTM_DORA_S);
+	potm_dora_add(tx, TPCC_DORA_RULE, in->w, s->run->ops->sl_items, s, &lk, 1);
+	potm_dora_then(tx, sl_phase2, s);
+}
+
+/* ---- the terminals ---- */
+
 /* Build s's request as a new transaction and submit it (serving this
  * executor while admissions are held). */
 static void slot_submit(tpcc_dora_run_t *r, tpcc_dora_slot_t *s)
@@ -76,7 +222,23 @@ static void slot_submit(tpcc_dora_run_t *r, tpcc_dora_slot_t *s)
 		fprintf(stderr, "tpcc: out of memory for a DORA transaction\n");
 		abort();
 	}
-	r->ops->graph[s->req.type](tx, s);
+	switch (s->req.type) {
+	case TPCC_NEW_ORDER:
+		new_order_graph(tx, s);
+		break;
+	case TPCC_PAYMENT:
+		payment_graph(tx, s);
+		break;
+	case TPCC_ORDER_STATUS:
+		order_status_graph(tx, s);
+		break;
+	case TPCC_DELIVERY:
+		delivery_graph(tx, s);
+		break;
+	default:
+		stock_level_graph(tx, s);
+		break;
+	}
 	atomic_store_explicit(&s->state, TPCC_SLOT_RUNNING, memory_order_relaxed);
 	while (potm_dora_submit(tx) == POTM_DORA_PAUSED)
 		potm_dora_serve(r->d, s->owner);

@@ -17,6 +17,7 @@
 #include <potm/dora.h>
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 /* Clause 2.4.2.2: brand 'B' when both the item's and the stock's data
@@ -101,6 +102,9 @@ uint32_t tpcc_recent_items(tpcc_db_t *db, uint32_t w, uint32_t d, uint64_t next,
  * FREE), so the actions of one transaction own the slot's fields. */
 
 #define TPCC_DORA_RULE 0   /* the warehouse rule */
+
+/* The local locks' spaces (tpcc_dora.c lists what each covers). */
+enum { TPCC_LK_WAREHOUSE = 1, TPCC_LK_DISTRICT, TPCC_LK_ORDERS, TPCC_LK_CUSTOMER, TPCC_LK_STOCK };
 enum { TPCC_SLOT_FREE, TPCC_SLOT_RUNNING, TPCC_SLOT_DONE };
 
 typedef struct tpcc_dora_slot tpcc_dora_slot_t;
@@ -148,11 +152,19 @@ typedef struct tpcc_dora_term {
 	uint64_t retries;
 } __attribute__((aligned(64))) tpcc_dora_term_t;
 
-/* What differs between the executions: the flow graph of each
- * transaction type (built into tx from s->req) and the resource
- * manager's seed (each execution keeps its own stream of reroutes). */
+/* What differs between the executions: the actions, where each reads
+ * and writes its rows (the shared store or the warehouse's private
+ * tables); the flow graphs over them, with their locks and phases, are
+ * one (tpcc_dora_term.c).  Every action's arg is its slot but no_stock's,
+ * which is its tpcc_dora_group_t.  reroute_seed keeps each execution's
+ * own stream of reroutes. */
 typedef struct tpcc_dora_ops {
-	void (*graph[TPCC_TX_TYPES])(potm_dora_tx_t *tx, tpcc_dora_slot_t *s);
+	potm_dora_fn by_name;                      /* the secondary action: c_id by last name */
+	potm_dora_fn no_district, no_stock, no_insert;                  /* New-Order */
+	potm_dora_fn pay_warehouse, pay_district, pay_customer, pay_history;   /* Payment */
+	potm_dora_fn os_read;                                          /* Order-Status */
+	potm_dora_fn dl_orders, dl_customers;                          /* Delivery */
+	potm_dora_fn sl_items, sl_stock;                               /* Stock-Level */
 	uint64_t reroute_seed;
 } tpcc_dora_ops_t;
 
@@ -168,6 +180,26 @@ struct tpcc_dora_run {
 	atomic_int stop;
 	uint64_t reroutes;
 };
+
+/* An action's reason to abort, the first one set winning (the actions
+ * of one transaction may run at once on several executors). */
+static inline void tpcc_dora_set_missing(tpcc_dora_slot_t *s, const char *why)
+{
+	const char *none = NULL;
+	atomic_compare_exchange_strong(&s->missing, &none, why);
+}
+
+/* Save what Payment and Delivery change of a customer before they change
+ * it: C_BALANCE through C_DELIVERY_CNT (adjacent), and C_DATA if asked. */
+static inline void tpcc_dora_save_customer(potm_dora_act_t *a, store_table_t *t,
+                                           tpcc_customer_t *cu, bool data)
+{
+	potm_dora_save(a, t, cu, &cu->c_balance,
+	               offsetof(tpcc_customer_t, c_delivery_cnt) + sizeof cu->c_delivery_cnt -
+	               offsetof(tpcc_customer_t, c_balance));
+	if (data)
+		potm_dora_save(a, t, cu, cu->c_data, sizeof cu->c_data);
+}
 
 /* The executors of r->db's workers with the warehouse rule over 1..W
  * (and private tables if asked) into r->d, and their terminals into
