@@ -461,8 +461,14 @@ static void by_nbr_phase(potm_dora_tx_t *tx, void *ctx)
 			lk[n++] = (potm_dora_lock_t){ LK_SF, POTM_DORA_S, ai_key(x->s, x->in.sf_type) };
 		lk[n++] = (potm_dora_lock_t){ LK_CF, POTM_DORA_X, ai_key(x->s, x->in.sf_type) };
 	}
-	potm_dora_add(tx, 0, x->s, act_by_nbr, x, lk, n);
+	potm_dora_add(tx, 0, x->s, x->db->acts->by_nbr, x, lk, n);
 }
+
+/* The actions over the shared tables (-e dora). */
+static const tm1_acts_t tm1_shared_acts = {
+	.read = act_read, .upd_sub = act_upd_sub, .upd_sf = act_upd_sf,
+	.lookup = act_lookup, .by_nbr = act_by_nbr,
+};
 
 static void slot_done(potm_dora_tx_t *tx, int outcome, void *ctx)
 {
@@ -484,36 +490,34 @@ static void slot_submit(tm1_db_t *db, tm1_slot_t *x)
 	x->found = 0;
 	x->s = in->s_id;
 	potm_dora_lock_t lk;
-	switch (db->priv != NULL ? TM1_TYPES : in->type) {
-	case TM1_TYPES:
-		tm1_private_graph(tx, x);
-		break;
+	const tm1_acts_t *f = db->acts;
+	switch (in->type) {
 	case GET_SUBSCRIBER_DATA:
 		lk = (potm_dora_lock_t){ LK_SUB, POTM_DORA_S, in->s_id };
-		potm_dora_add(tx, 0, in->s_id, act_read, x, &lk, 1);
+		potm_dora_add(tx, 0, in->s_id, f->read, x, &lk, 1);
 		break;
 	case GET_NEW_DESTINATION: {
 		potm_dora_lock_t l2[2] = {
 			{ LK_SF, POTM_DORA_S, ai_key(in->s_id, in->sf_type) },
 			{ LK_CF, POTM_DORA_S, ai_key(in->s_id, in->sf_type) },
 		};
-		potm_dora_add(tx, 0, in->s_id, act_read, x, l2, 2);
+		potm_dora_add(tx, 0, in->s_id, f->read, x, l2, 2);
 		break;
 	}
 	case GET_ACCESS_DATA:
 		lk = (potm_dora_lock_t){ LK_AI, POTM_DORA_S, ai_key(in->s_id, in->ai_type) };
-		potm_dora_add(tx, 0, in->s_id, act_read, x, &lk, 1);
+		potm_dora_add(tx, 0, in->s_id, f->read, x, &lk, 1);
 		break;
 	case UPDATE_SUBSCRIBER_DATA: {
 		/* DORA's parallel plan: both actions in one phase. */
 		potm_dora_lock_t ls = { LK_SUB, POTM_DORA_X, in->s_id };
 		potm_dora_lock_t lf = { LK_SF, POTM_DORA_X, ai_key(in->s_id, in->sf_type) };
-		potm_dora_add(tx, 0, in->s_id, act_upd_sub, x, &ls, 1);
-		potm_dora_add(tx, 0, in->s_id, act_upd_sf, x, &lf, 1);
+		potm_dora_add(tx, 0, in->s_id, f->upd_sub, x, &ls, 1);
+		potm_dora_add(tx, 0, in->s_id, f->upd_sf, x, &lf, 1);
 		break;
 	}
 	default:
-		potm_dora_add(tx, 1, in->sub_nbr, act_lookup, x, NULL, 0);
+		potm_dora_add(tx, 1, in->sub_nbr, f->lookup, x, NULL, 0);
 		potm_dora_then(tx, by_nbr_phase, x);
 		break;
 	}
@@ -688,6 +692,7 @@ int potm_bench_tm1(int argc, char **argv)
 	uint64_t load_ns = bench_now_ns() - t0;
 	if (execution != 0) {
 		db.d = potm_dora_create(db.threads, 2);
+		db.acts = execution == 2 ? &tm1_private_acts : &tm1_shared_acts;
 		if (db.d == NULL || potm_dora_rule_range(db.d, 0, 1, subscribers) != 0 ||
 		    potm_dora_rule_hash(db.d, 1, 1, subscribers) != 0 ||
 		    potm_dora_set_private(db.d, execution == 2) != 0) {

@@ -88,6 +88,7 @@ typedef struct tm1_db {
 	/* DORA */
 	potm_dora_t *d;
 	struct tm1_private *priv;  /* -e dora-private: the executors' tables */
+	const struct tm1_acts *acts;   /* the execution's actions in tm1.c's graphs */
 	struct tm1_slot *slots;   /* [threads][TM1_WINDOW] */
 	atomic_uint finished;
 } tm1_db_t;
@@ -111,6 +112,17 @@ typedef struct tm1_slot {
 	} out;
 } tm1_slot_t;
 
+/* What differs between -e dora and -e dora-private: the actions, in
+ * where they read and write the rows; the flow graphs over them (phases,
+ * routes, local locks) are tm1.c's alone.  Every action's arg is its
+ * slot. */
+typedef struct tm1_acts {
+	potm_dora_fn read;      /* the three read transactions */
+	potm_dora_fn upd_sub, upd_sf;   /* UPDATE_SUBSCRIBER_DATA's two */
+	potm_dora_fn lookup;    /* the secondary action: s_id from sub_nbr */
+	potm_dora_fn by_nbr;    /* the three by sub_nbr once s_id is known */
+} tm1_acts_t;
+
 
 /* tm1_private.c (-e dora-private): each executor's private tables
  * (<potm/store_private.h>) filled from the shared ones (quiescent, plain
@@ -120,8 +132,8 @@ typedef struct tm1_slot {
  * message printed).  Before any transaction; db->d made with its two
  * rules and set private. */
 int tm1_private_setup(tm1_db_t *db);
-/* x's flow graph over the private tables, into tx (not yet submitted). */
-void tm1_private_graph(potm_dora_tx_t *tx, tm1_slot_t *x);
+/* The actions over the private tables, for tm1.c's flow graphs. */
+extern const tm1_acts_t tm1_private_acts;
 /* tm1.c's checks on the private tables (quiescent). */
 void tm1_private_check(tm1_db_t *db, uint64_t inserted, uint64_t deleted, bench_verdict_t *v);
 void tm1_private_free(tm1_db_t *db);

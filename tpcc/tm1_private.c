@@ -247,60 +247,12 @@ static int act_by_nbr(potm_dora_act_t *a, void *arg)
 	return potm_dora_insert(a, p->cf, key, &c) != NULL ? 0 : 1;
 }
 
-static void by_nbr_phase(potm_dora_tx_t *tx, void *ctx)
-{
-	tm1_slot_t *x = ctx;
-	uint64_t sf = ai_key(x->s, x->in.sf_type);
-	potm_dora_lock_t lk[2];
-	unsigned n = 0;
-	if (x->in.type == UPDATE_LOCATION) {
-		lk[n++] = (potm_dora_lock_t){ .space = LK_SUB, .mode = POTM_DORA_X, .key = x->s };
-	} else {
-		if (x->in.type == INSERT_CALL_FORWARDING)
-			lk[n++] = (potm_dora_lock_t){ .space = LK_SF, .mode = POTM_DORA_S, .key = sf };
-		lk[n++] = (potm_dora_lock_t){ .space = LK_CF, .mode = POTM_DORA_X, .key = sf };
-	}
-	potm_dora_add(tx, 0, x->s, act_by_nbr, x, lk, n);
-}
-
-/* The graphs of tm1.c's -e dora, with these actions (same locks). */
-void tm1_private_graph(potm_dora_tx_t *tx, tm1_slot_t *x)
-{
-	const tm1_in_t *in = &x->in;
-	uint64_t ai = ai_key(in->s_id, in->ai_type), sf = ai_key(in->s_id, in->sf_type);
-	switch (in->type) {
-	case GET_SUBSCRIBER_DATA: {
-		potm_dora_lock_t lk = { .space = LK_SUB, .mode = POTM_DORA_S, .key = in->s_id };
-		potm_dora_add(tx, 0, in->s_id, act_read, x, &lk, 1);
-		break;
-	}
-	case GET_NEW_DESTINATION: {
-		potm_dora_lock_t lk[2] = {
-			{ .space = LK_SF, .mode = POTM_DORA_S, .key = sf },
-			{ .space = LK_CF, .mode = POTM_DORA_S, .key = sf },
-		};
-		potm_dora_add(tx, 0, in->s_id, act_read, x, lk, 2);
-		break;
-	}
-	case GET_ACCESS_DATA: {
-		potm_dora_lock_t lk = { .space = LK_AI, .mode = POTM_DORA_S, .key = ai };
-		potm_dora_add(tx, 0, in->s_id, act_read, x, &lk, 1);
-		break;
-	}
-	case UPDATE_SUBSCRIBER_DATA: {
-		/* DORA's parallel plan: both actions in one phase. */
-		potm_dora_lock_t ls = { .space = LK_SUB, .mode = POTM_DORA_X, .key = in->s_id };
-		potm_dora_lock_t lf = { .space = LK_SF, .mode = POTM_DORA_X, .key = sf };
-		potm_dora_add(tx, 0, in->s_id, act_upd_sub, x, &ls, 1);
-		potm_dora_add(tx, 0, in->s_id, act_upd_sf, x, &lf, 1);
-		break;
-	}
-	default:
-		potm_dora_add(tx, 1, in->sub_nbr, act_lookup, x, NULL, 0);
-		potm_dora_then(tx, by_nbr_phase, x);
-		break;
-	}
-}
+/* The actions of tm1.c's flow graphs (same locks) over the private
+ * tables. */
+const tm1_acts_t tm1_private_acts = {
+	.read = act_read, .upd_sub = act_upd_sub, .upd_sf = act_upd_sf,
+	.lookup = act_lookup, .by_nbr = act_by_nbr,
+};
 
 /* ---- checks ------------------------------------------------------------------------ */
 
