@@ -97,7 +97,7 @@ const char *tpcc_order_status_read(tpcc_db_t *db, const tpcc_order_status_in_t *
 uint32_t tpcc_recent_items(tpcc_db_t *db, uint32_t w, uint32_t d, uint64_t next,
                            uint32_t *items);
 
-/* ---- tpcc_dora_term.c: the DORA terminals of -e dora and -e dora-private ----
+/* ---- tpcc_dora_term.c: the DORA graphs and terminals of -e dora and -e dora-private ----
  * A slot is reused only once its transaction is reaped (state back to
  * FREE), so the actions of one transaction own the slot's fields. */
 
