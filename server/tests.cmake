@@ -21,3 +21,21 @@ if("pot" IN_LIST POTM_SERVER_BACKENDS)
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_stream.sh ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(t-server-stream PROPERTIES TIMEOUT 120 LABELS server SKIP_RETURN_CODE 77)
 endif()
+
+# --log-dir: kill -9 with requests in flight, restart, every acknowledged
+# New-Order present and the checks passing (test_durable.py).
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  foreach(_m sequential:seq occ:tl2)
+    string(REPLACE ":" ";" _m "${_m}")
+    list(GET _m 0 _mode)
+    list(GET _m 1 _b)
+    if(_b IN_LIST POTM_SERVER_BACKENDS)
+      add_test(NAME t-server-durable-${_mode}
+               COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_durable.py
+                       ${PROJECT_BINARY_DIR} ${_mode})
+      set_tests_properties(t-server-durable-${_mode} PROPERTIES TIMEOUT 120
+        LABELS "server;durable" SKIP_RETURN_CODE 77)
+    endif()
+  endforeach()
+endif()
