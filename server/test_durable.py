@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """t-server-durable-<mode>: potm-server --log-dir survives kill -9.
 
-    test_durable.py BUILD_DIR MODE        (MODE: sequential or occ)
+    test_durable.py BUILD_DIR MODE [WORKERS]   (MODE: sequential or occ;
+                                                WORKERS: occ's, default 2)
 
 A server logging to a fresh directory takes New-Orders and transfers from
 four clients; once enough are acknowledged it is killed with SIGKILL while
@@ -40,8 +41,11 @@ def fail(msg: str) -> None:
     print("FAIL:", msg, file=sys.stderr)
 
 
+WORKERS = 2
+
+
 def server(build: Path, mode: str, log_dir: Path) -> ServerProcess:
-    return ServerProcess(build, mode=mode, workers=2, warehouses=WAREHOUSES, items=ITEMS,
+    return ServerProcess(build, mode=mode, workers=WORKERS, warehouses=WAREHOUSES, items=ITEMS,
                          customers=CUSTOMERS, accounts=ACCOUNTS,
                          extra_args=["--log-dir", str(log_dir), "--digest-every", "0"])
 
@@ -118,7 +122,10 @@ def refusals(build: Path, log_dir: Path) -> None:
 
 
 def main() -> int:
+    global WORKERS
     build, mode = Path(sys.argv[1]), sys.argv[2]
+    if len(sys.argv) > 3:
+        WORKERS = int(sys.argv[3])
     binary = build / "server" / f"potm-server-{MODE_BACKENDS[mode]}"
     if not binary.exists():
         print(f"{binary} not built: skipped")
@@ -128,7 +135,7 @@ def main() -> int:
         srv = server(build, mode, log_dir).start()
         load = Load(srv.port)
         load.run_until_crash(srv)
-        print(f"{mode}: {load.acked} requests acknowledged before kill -9")
+        print(f"{mode}, {WORKERS} workers: {load.acked} requests acknowledged before kill -9")
         if load.acked == 0:
             fail("nothing was acknowledged before the crash")
 
