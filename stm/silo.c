@@ -227,6 +227,11 @@ static struct {
 	void **orphans;                /* N7: held frees of exited threads */
 	uint64_t *orphan_epochs;
 	size_t norphans, orphans_cap;
+	/* POTM_SILO_GLOBAL_TID=1: commits draw their TIDs from one shared
+	 * counter (the paper's MemSilo+GlobalTID, section 6.2), alone on
+	 * its line since every committer writes it. */
+	bool global_tid;
+	uint64_t gtid POTM_ALIGNED;
 } silo;
 
 #define SILO_CLOCK_STRIDE (POTM_CACHELINE / sizeof(uint64_t))
@@ -316,6 +321,21 @@ static int silo_parse_epoch_ms(void)
 		                  "an integer from 1 to %u (the epoch period in "
 		                  "milliseconds)", s, SILO_EPOCH_MS_MAX);
 	silo.epoch_ms = (unsigned)v;
+	return 0;
+}
+
+/* POTM_SILO_GLOBAL_TID: 0 (the default, per-thread TIDs) or 1. */
+static int silo_parse_global_tid(void)
+{
+	const char *s = getenv("POTM_SILO_GLOBAL_TID");
+	silo.global_tid = false;
+	silo.gtid = 0;
+	if (s == NULL)
+		return 0;
+	if (strcmp(s, "0") != 0 && strcmp(s, "1") != 0)
+		return potm_error("invalid value POTM_SILO_GLOBAL_TID=\"%s\"; allowed: 0 or 1 "
+		                  "(1: every commit's TID from one shared counter)", s);
+	silo.global_tid = s[0] == '1';
 	return 0;
 }
 
@@ -1455,6 +1475,25 @@ static void silo_commit(silo_tx_t *tx)
 	uint64_t tid = tid_max + 1;
 	if ((tid >> SILO_SEQ_BITS) < epoch)
 		tid = epoch << SILO_SEQ_BITS;
+	if (unlikely(silo.global_tid)) {
+		/* The shared counter's next value, when it satisfies the same
+		 * rules as the TID above: greater than tid_max (every TID read
+		 * or written and the thread's last, so per-stripe and
+		 * per-thread order hold) and in epoch E.  It usually does:
+		 * every TID we saw was drawn, or raised the counter, before we
+		 * saw it.  Otherwise (the first commit of an epoch, or a draw
+		 * already in E + 1) the TID above stands and the counter is
+		 * raised to it, so later draws follow it.  Correctness never
+		 * rests on the counter, only its cost: relaxed suffices. */
+		uint64_t g = __atomic_add_fetch(&silo.gtid, 1, __ATOMIC_RELAXED);
+		if (g > tid_max && (g >> SILO_SEQ_BITS) == epoch)
+			tid = g;
+		else
+			while (g < tid && !__atomic_compare_exchange_n(&silo.gtid, &g, tid, true,
+			                                               __ATOMIC_RELAXED,
+			                                               __ATOMIC_RELAXED))
+				;
+	}
 	uintptr_t word = (uintptr_t)tid << SILO_SEQ_SHIFT | (uintptr_t)tx->th.id << 1;
 	/* Publish (S1: the write set is locked), then a full fence before
 	 * looking at the others' clocks (S5). */
@@ -1536,7 +1575,7 @@ static void silo_free_tables(void)
 
 static int silo_init(const tm_config_t *cfg)
 {
-	if (silo_parse_epoch_ms() != 0)
+	if (silo_parse_epoch_ms() != 0 || silo_parse_global_tid() != 0)
 		return -1;
 	if (cfg->max_threads > (1u << TM_SILO_ID_BITS))
 		return potm_error("silo: POTM_MAX_THREADS=%u is more than the %u "
@@ -1640,7 +1679,8 @@ static void silo_thread_fini(potm_thread_t *t)
 	potm_undo_free(&t->txd.undo);
 }
 
-static const char *const silo_env[] = { "POTM_SILO_EPOCH_MS", NULL };
+static const char *const silo_env[] = { "POTM_SILO_EPOCH_MS", "POTM_SILO_GLOBAL_TID",
+                                         NULL };
 
 const potm_backend_t potm_backend = {
 	.name = "silo",
