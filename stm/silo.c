@@ -227,9 +227,9 @@ static struct {
 	void **orphans;                /* N7: held frees of exited threads */
 	uint64_t *orphan_epochs;
 	size_t norphans, orphans_cap;
-	/* POTM_SILO_GLOBAL_TID=1: commits draw their TIDs from one shared
-	 * counter (the paper's MemSilo+GlobalTID, section 6.2), alone on
-	 * its line since every committer writes it. */
+	/* POTM_SILO_GLOBAL_TID=1 (cfg->silo_global_tid): commits draw their
+	 * TIDs from one shared counter (the paper's MemSilo+GlobalTID,
+	 * section 6.2), alone on its line since every committer writes it. */
 	bool global_tid;
 	uint64_t gtid POTM_ALIGNED;
 } silo;
@@ -321,21 +321,6 @@ static int silo_parse_epoch_ms(void)
 		                  "an integer from 1 to %u (the epoch period in "
 		                  "milliseconds)", s, SILO_EPOCH_MS_MAX);
 	silo.epoch_ms = (unsigned)v;
-	return 0;
-}
-
-/* POTM_SILO_GLOBAL_TID: 0 (the default, per-thread TIDs) or 1. */
-static int silo_parse_global_tid(void)
-{
-	const char *s = getenv("POTM_SILO_GLOBAL_TID");
-	silo.global_tid = false;
-	silo.gtid = 0;
-	if (s == NULL)
-		return 0;
-	if (strcmp(s, "0") != 0 && strcmp(s, "1") != 0)
-		return potm_error("invalid value POTM_SILO_GLOBAL_TID=\"%s\"; allowed: 0 or 1 "
-		                  "(1: every commit's TID from one shared counter)", s);
-	silo.global_tid = s[0] == '1';
 	return 0;
 }
 
@@ -1575,8 +1560,10 @@ static void silo_free_tables(void)
 
 static int silo_init(const tm_config_t *cfg)
 {
-	if (silo_parse_epoch_ms() != 0 || silo_parse_global_tid() != 0)
+	if (silo_parse_epoch_ms() != 0)
 		return -1;
+	silo.global_tid = cfg->silo_global_tid != 0;
+	silo.gtid = 0;
 	if (cfg->max_threads > (1u << TM_SILO_ID_BITS))
 		return potm_error("silo: POTM_MAX_THREADS=%u is more than the %u "
 		                  "writer ids a stripe word holds", cfg->max_threads,
@@ -1679,8 +1666,7 @@ static void silo_thread_fini(potm_thread_t *t)
 	potm_undo_free(&t->txd.undo);
 }
 
-static const char *const silo_env[] = { "POTM_SILO_EPOCH_MS", "POTM_SILO_GLOBAL_TID",
-                                         NULL };
+static const char *const silo_env[] = { "POTM_SILO_EPOCH_MS", NULL };
 
 const potm_backend_t potm_backend = {
 	.name = "silo",
