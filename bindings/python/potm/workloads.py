@@ -522,6 +522,19 @@ WORKLOADS: dict[str, Workload] = {
                   default="conventional"),
             THREADS, DURATION, OPS, SEED,
         )),
+        Workload("ycsb", "A YCSB-like key-value workload on the record store: 100-byte "
+                 "records under uniform keys, reads and read-modify-writes (each a "
+                 "counter increment), then the counters' sum checked against the "
+                 "committed read-modify-writes", (
+            Param("keys", "-k", "records in the table", minimum=1, maximum=1 << 26,
+                  default=100000),
+            Param("read_pct", "-r", "reads in percent; the rest are read-modify-writes",
+                  maximum=100, unit="%", default=80),
+            Param("execution", "-e", "tm: each operation a transaction; plain: a private "
+                  "table with plain accesses and no transaction (Silo's Key-Value "
+                  "baseline), one thread only", choices=("tm", "plain"), default="tm"),
+            THREADS, DURATION, OPS, SEED,
+        )),
     )
 }
 WORKLOADS.update((w.name, w) for w in (*STAMP_WORKLOADS, STMBENCH7))
