@@ -91,6 +91,7 @@ static const struct cfg_field cfg_fields[] = {
 	F("POTM_PROMOTE_READS", promote_reads, CFG_UINT, 0, 1u << 24),
 	F("POTM_SERIAL", serial, CFG_BOOL, 0, 1),
 	F("POTM_SERIAL_WRITES", serial_writes, CFG_UINT, 0, 1u << 24),
+	F("POTM_SILO_GLOBAL_TID", silo_global_tid, CFG_BOOL, 0, 1),
 };
 #undef F
 #undef S

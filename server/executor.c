@@ -32,11 +32,14 @@
  */
 #include "server.h"
 
+#include <potm/durable.h>
+
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- sessions: at-most-once execution per request id --------------------- */
 
@@ -129,6 +132,7 @@ typedef struct batch_op {
 	int dup_of;               /* answered with this op's response, or -1 */
 	const uint8_t *cached;    /* its response, encoded (the session's frame) */
 	size_t cached_len;
+	uint64_t stamp;           /* --log-dir: its thread's last logged commit after it */
 } batch_op_t;
 
 typedef struct worker {
@@ -233,6 +237,8 @@ static void run_op(executor_t *ex, tpcc_worker_t *scratch, batch_op_t *b)
 		abort();   /* the slots are the executor's own: a bug */
 	}
 	state_execute(ex->st, scratch, &b->op, &b->resp);
+	if (ex->st->log != NULL)
+		b->stamp = potm_durable_last_stamp();
 }
 
 /* Claim and run the ops of the batch of generation seen (its batch_n is
@@ -487,6 +493,27 @@ static void apply_entries(executor_t *ex, entry_t *const *es, size_t k)
 		}
 	}
 
+	/* --log-dir: group commit.  The group's responses go out only once
+	 * every commit they may depend on is durable: the applier logs the
+	 * next position (a commit after all of the group's) and waits for the
+	 * largest stamp once per group, not per request, while the next
+	 * entries queue up and become one larger group.  A read-only request
+	 * waits as well: it may have read a write of this group. */
+	if (ex->st->log != NULL && n > 0) {
+		uint64_t stamp = state_log_position(ex->st, ex->position);
+		for (size_t i = 0; i < n; i++)
+			if (ex->ops[i].run && ex->ops[i].stamp > stamp)
+				stamp = ex->ops[i].stamp;
+		if (potm_durable_wait(ex->st->log, stamp) != 0) {
+			/* Nothing later can become durable: answering would
+			 * acknowledge results a restart loses. */
+			fprintf(stderr, "potm-server: the redo log failed (%s): stopping "
+			        "without answering\n", potm_durable_error(ex->st->log));
+			fflush(stderr);
+			_exit(1);
+		}
+	}
+
 	pthread_mutex_lock(&ex->lock);
 	uint64_t before = ex->status.batches;
 	ex->status.batches += k;
@@ -732,6 +759,8 @@ executor_t *executor_start(server_state_t *st, const server_options_t *o, bool o
 	ex->send = send;
 	ex->send_ctx = send_ctx;
 	ex->nworkers = o->workers;
+	ex->position = st->start_position;
+	ex->status.positions = st->start_position;
 	pthread_mutex_init(&ex->lock, NULL);
 	pthread_cond_init(&ex->cv_entry, NULL);
 	pthread_cond_init(&ex->cv_work, NULL);

@@ -86,6 +86,9 @@ static void usage(FILE *f)
 	        "  --applier-executes  the applier runs requests beside the workers (so\n"
 	        "                    --workers 1 is two executing threads)\n"
 	        "  --worker-spin N   polls for work before a worker sleeps (default 0)\n"
+	        "  --log-dir DIR     a single server's redo log: answer each request once its\n"
+	        "                    commit is durable; recover DIR's state at start (modes\n"
+	        "                    sequential and occ, backends seq and tl2)\n"
 	        "the execution phase alone, no sockets (server/stream.c):\n"
 	        "  --stream N        propose N requests of closed-loop clients to the local\n"
 	        "                    agreement, execute them, print one JSON line and exit\n"
@@ -198,6 +201,7 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 		{ "workload", required_argument, NULL, 'k' },
 		{ "applier-executes", no_argument, NULL, 'x' },
 		{ "worker-spin", required_argument, NULL, 'W' },
+		{ "log-dir", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -311,6 +315,9 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 				return 2;
 			o->worker_spin = (unsigned)v;
 			break;
+		case 'L':
+			o->log_dir = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -345,6 +352,26 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 		if (o->mode == SERVER_OCC || o->mode == SERVER_2PL)
 			return bad_option("--mode %s orders nothing: it cannot be replicated",
 			                  modes[o->mode].name);
+	}
+	if (o->log_dir != NULL) {
+		/* The redo log stamps commits of seq, tl2 and silo only
+		 * (potm/durable.h); Pot's modes run on pot, whose commits it
+		 * cannot order, and a replica's durability is Raft's log. */
+		const char *b = tm_backend_name();
+		bool logs = strcmp(b, "seq") == 0 || strcmp(b, "tl2") == 0 ||
+		            strcmp(b, "silo") == 0;
+		if (o->replica != 0)
+			return bad_option("--log-dir: %s: a replica's state is in --data-dir "
+			                  "(Raft's log and snapshots)", "not with --replica");
+		if (o->stream != 0)
+			return bad_option("--log-dir: %s", "not with --stream");
+		if (!logs || (o->mode != SERVER_SEQUENTIAL && o->mode != SERVER_OCC)) {
+			fprintf(stderr, "potm-server: --log-dir with --mode %s on the %s backend: the "
+			        "redo log supports the seq, tl2 and silo backends, so run "
+			        "potm-server-seq --mode sequential or potm-server-tl2 --mode occ "
+			        "(or sequential)\n", modes[o->mode].name, b);
+			return 2;
+		}
 	}
 	if (stream_args && o->stream == 0)
 		return bad_option("%s: --clients and --workload go with --stream", "options");
@@ -398,7 +425,12 @@ int main(int argc, char **argv)
 	/* One loader when the order is explicit (its slots are consecutive)
 	 * or the backend takes one thread. */
 	unsigned loaders = ordered || strcmp(tm_backend_name(), "seq") == 0 ? 1 : 2;
-	if (state_load(&st, loaders) != 0) {
+	/* --log-dir: a directory that holds a server's log is recovered from,
+	 * so that the state answers for every acknowledged request; otherwise
+	 * the population is the log's first checkpoint. */
+	bool recover = o.log_dir != NULL && state_log_exists(o.log_dir);
+	if ((recover ? state_recover(&st, o.log_dir) : state_load(&st, loaders)) != 0 ||
+	    (o.log_dir != NULL && state_log_open(&st, o.log_dir) != 0)) {
 		tm_shutdown();
 		return 1;
 	}
@@ -428,6 +460,7 @@ int main(int argc, char **argv)
 		executor_stop(ex);
 		net_destroy(net);
 		if (tm_thread_enter(0) == 0) {
+			state_log_close(&st);
 			state_destroy(&st);
 			tm_thread_exit();
 		}
@@ -464,6 +497,8 @@ int main(int argc, char **argv)
 	if (tm_thread_enter(0) != 0) {
 		bench_fail(&v, "tm_thread_enter: %s", tm_last_error());
 	} else {
+		if (state_log_close(&st) != 0)
+			bench_fail(&v, "the redo log failed: %s", tm_last_error());
 		state_check(&st, &v);
 		digest = state_digest(&st);
 		state_destroy(&st);

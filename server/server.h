@@ -65,6 +65,9 @@ typedef struct server_options {
 	bool stream_hot;          /* the hot-account workload, not TPC-C */
 	/* execution */
 	bool applier_executes;    /* the applier claims requests beside the workers */
+	/* --log-dir (a single server): the store's redo log, recovered from
+	 * at start when it holds one (NULL: no durability) */
+	const char *log_dir;
 	unsigned worker_spin;     /* polls of the claim word before sleeping */
 } server_options_t;
 
@@ -78,6 +81,14 @@ typedef struct server_state {
 	store_table_t *accounts;
 	uint32_t naccounts;
 	uint64_t *explicit_slot;  /* the next Pot slot, when the order is explicit */
+	/* --log-dir: the redo log (NULL: none), its one-record table holding
+	 * the next position in the agreed order (written by the applier after
+	 * each group, so that a recovered server continues the positions, and
+	 * with them TPC-C's dates and HISTORY keys), and that position as
+	 * recovered (0 after a population). */
+	struct potm_durable *log;
+	store_table_t *meta;
+	uint64_t start_position;
 } server_state_t;
 
 /* One request of the log, decoded, with where it stands in the order. */
@@ -117,6 +128,20 @@ uint64_t state_digest(const server_state_t *st);
  * hold; else v says why. */
 bool state_check(server_state_t *st, bench_verdict_t *v);
 void state_destroy(server_state_t *st);
+/* --log-dir: 1 if dir holds a server's log (its params file), 0 if not. */
+int state_log_exists(const char *dir);
+/* Create the tables empty and rebuild them from dir's log (the calling
+ * thread is not registered); the scale must be the logged server's.
+ * Sets st->start_position.  0, or -1 after printing why. */
+int state_recover(server_state_t *st, const char *dir);
+/* Open the redo log on every table (a checkpoint of them) and record the
+ * scale in dir.  0, or -1 after printing why. */
+int state_log_open(server_state_t *st, const char *dir);
+/* On the applier, between groups: log the next position in one
+ * transaction; its stamp (every commit before it has a smaller one). */
+uint64_t state_log_position(server_state_t *st, uint64_t position);
+/* Make everything logged durable and close the log (quiescent). */
+int state_log_close(server_state_t *st);
 /* A thread's scratch buffers for tpcc_execute. */
 tpcc_worker_t *state_scratch_new(const server_state_t *st);
 void state_scratch_free(tpcc_worker_t *w);

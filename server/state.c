@@ -11,6 +11,10 @@
  */
 #include "server.h"
 
+#include <potm/durable.h>
+
+#include <errno.h>
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +79,203 @@ void state_destroy(server_state_t *st)
 	if (st->accounts != NULL)
 		store_table_destroy(st->accounts);
 	st->accounts = NULL;
+	if (st->meta != NULL)
+		store_table_destroy(st->meta);
+	st->meta = NULL;
+}
+
+/* ---- the redo log (--log-dir) ------------------------------------------------ */
+
+#define STATE_LOG_TABLES_MAX (6 + 4 * TPCC_MAX_WAREHOUSES + 1)
+
+typedef struct meta_rec {
+	uint64_t next_position;
+} meta_rec_t;
+
+/* Every table in its log order (the order is its identity in the log):
+ * the shared TPC-C tables, each warehouse's partition, the accounts, the
+ * position. */
+static unsigned log_tables(const server_state_t *st, store_table_t **t)
+{
+	const tpcc_db_t *db = &st->db;
+	unsigned n = 0;
+	t[n++] = db->warehouse;
+	t[n++] = db->district;
+	t[n++] = db->customer;
+	t[n++] = db->item;
+	t[n++] = db->stock;
+	for (uint32_t w = 1; w <= db->warehouses; w++) {
+		const tpcc_db_t *p = tpcc_home(db, w);
+		t[n++] = p->history;
+		t[n++] = p->new_order;
+		t[n++] = p->order;
+		t[n++] = p->order_line;
+	}
+	t[n++] = st->accounts;
+	t[n++] = st->meta;
+	return n;
+}
+
+static int create_meta(server_state_t *st)
+{
+	store_table_def_t def = { .name = "server_meta", .record_size = sizeof(meta_rec_t),
+	                          .kind = STORE_HASH, .capacity = 1 };
+	st->meta = store_table_create(&def);
+	if (st->meta == NULL) {
+		fprintf(stderr, "potm-server: cannot create the position's table: %s\n",
+		        tm_last_error());
+		return -1;
+	}
+	return 0;
+}
+
+static char *log_path(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+	if (p != NULL)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+#define STATE_PARAMS_FILE "server.params"
+
+int state_log_exists(const char *dir)
+{
+	char *p = log_path(dir, STATE_PARAMS_FILE);
+	FILE *f = p != NULL ? fopen(p, "r") : NULL;
+	free(p);
+	if (f == NULL)
+		return 0;
+	fclose(f);
+	return 1;
+}
+
+int state_recover(server_state_t *st, const char *dir)
+{
+	char *path = log_path(dir, STATE_PARAMS_FILE);
+	FILE *f = path != NULL ? fopen(path, "r") : NULL;
+	free(path);
+	uint32_t w = 0, items = 0, customers = 0, accounts = 0;
+	bool have = f != NULL && fscanf(f, "%" SCNu32 " %" SCNu32 " %" SCNu32 " %" SCNu32, &w,
+	                                &items, &customers, &accounts) == 4;
+	if (f != NULL)
+		fclose(f);
+	if (!have) {
+		fprintf(stderr, "potm-server: --log-dir %s: %s is unreadable\n", dir,
+		        STATE_PARAMS_FILE);
+		return -1;
+	}
+	if (w != st->db.warehouses || items != st->db.items || customers != st->db.customers ||
+	    accounts != st->naccounts) {
+		fprintf(stderr, "potm-server: --log-dir %s: the log is of -w %" PRIu32 " -I %" PRIu32
+		        " -C %" PRIu32 " --accounts %" PRIu32 ": restart with the same scale\n",
+		        dir, w, items, customers, accounts);
+		return -1;
+	}
+	st->db.explicit_slot = st->explicit_slot;
+	st->db.partitioned = true;
+	if (tm_thread_enter(0) != 0) {
+		fprintf(stderr, "potm-server: tm_thread_enter: %s\n", tm_last_error());
+		return -1;
+	}
+	store_table_def_t def = { .name = "account", .record_size = sizeof(account_t),
+	                          .kind = STORE_HASH, .capacity = st->naccounts };
+	int rc = -1;
+	if (tpcc_create(&st->db) == 0 && (st->accounts = store_table_create(&def)) != NULL &&
+	    create_meta(st) == 0) {
+		store_table_t *t[STATE_LOG_TABLES_MAX];
+		unsigned n = log_tables(st, t);
+		potm_durable_info_t info;
+		rc = potm_durable_recover(dir, t, n, 0, &info);
+		if (rc != 0) {
+			fprintf(stderr, "potm-server: --log-dir %s: %s\n", dir, tm_last_error());
+		} else {
+			uint64_t next = 0;
+			TM_BEGIN();
+			meta_rec_t *m = store_get(st->meta, 0);
+			next = m != NULL ? TM_LOAD(&m->next_position) : 0;
+			TM_END();
+			st->start_position = next;
+			fprintf(stderr, "{\"event\": \"recovered\", \"log_file\": %u, "
+			        "\"durable_stamp\": %" PRIu64 ", \"transactions\": %" PRIu64
+			        ", \"discarded\": %" PRIu64 ", \"torn_bytes\": %" PRIu64
+			        ", \"next_position\": %" PRIu64 "}\n", info.file, info.durable_stamp,
+			        info.transactions, info.discarded, info.torn_bytes,
+			        st->start_position);
+		}
+	} else {
+		fprintf(stderr, "potm-server: cannot create the tables: %s\n", tm_last_error());
+	}
+	tm_thread_exit();
+	return rc;
+}
+
+int state_log_open(server_state_t *st, const char *dir)
+{
+	if (tm_thread_enter(0) != 0) {
+		fprintf(stderr, "potm-server: tm_thread_enter: %s\n", tm_last_error());
+		return -1;
+	}
+	int rc = st->meta != NULL ? 0 : create_meta(st);
+	if (rc == 0) {
+		store_table_t *t[STATE_LOG_TABLES_MAX];
+		unsigned n = log_tables(st, t);
+		potm_durable_opts_t o = { .dir = dir };
+		st->log = potm_durable_open(&o, t, n);
+		if (st->log == NULL) {
+			fprintf(stderr, "potm-server: --log-dir %s: %s\n", dir, tm_last_error());
+			rc = -1;
+		}
+	}
+	tm_thread_exit();
+	if (rc != 0)
+		return -1;
+	/* After the checkpoint: a params file names a log that holds the
+	 * whole state, so a crash before it leaves a directory that a restart
+	 * populates afresh rather than one it recovers half of. */
+	char *path = log_path(dir, STATE_PARAMS_FILE), *tmp = log_path(dir, "server.params.tmp");
+	FILE *f = path && tmp ? fopen(tmp, "w") : NULL;
+	bool ok = f != NULL;
+	if (f != NULL) {
+		ok = fprintf(f, "%" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu32 "\n",
+		             st->db.warehouses, st->db.items, st->db.customers, st->naccounts) > 0;
+		ok = fflush(f) == 0 && ok;
+		ok = fclose(f) == 0 && ok;
+		ok = ok && rename(tmp, path) == 0;
+	}
+	if (!ok)
+		fprintf(stderr, "potm-server: --log-dir %s: cannot write %s: %s\n", dir,
+		        STATE_PARAMS_FILE, strerror(errno));
+	free(path);
+	free(tmp);
+	return ok ? 0 : -1;
+}
+
+uint64_t state_log_position(server_state_t *st, uint64_t position)
+{
+	TM_BEGIN();
+	meta_rec_t *m = store_get(st->meta, 0);
+	if (m == NULL) {
+		meta_rec_t rec = { .next_position = position };
+		store_insert(st->meta, 0, &rec);
+	} else {
+		TM_STORE(&m->next_position, position);
+		store_update(st->meta, m);
+	}
+	TM_END();
+	return potm_durable_last_stamp();
+}
+
+int state_log_close(server_state_t *st)
+{
+	if (st->log == NULL)
+		return 0;
+	int rc = potm_durable_close(st->log);
+	if (rc != 0)
+		fprintf(stderr, "potm-server: the redo log: %s\n", tm_last_error());
+	st->log = NULL;
+	return rc;
 }
 
 tpcc_worker_t *state_scratch_new(const server_state_t *st)
@@ -254,8 +455,10 @@ static void transfer_body(server_state_t *st, const server_op_t *op, transfer_ou
 	if (out->done && a != b) {
 		TM_STORE(&a->balance, from - op->bank[2]);
 		TM_STORE(&b->balance, TM_LOAD(&b->balance) + op->bank[2]);
+		store_update(st->accounts, b);
 	}
 	TM_STORE(&a->transfers, TM_LOAD(&a->transfers) + 1);
+	store_update(st->accounts, a);
 	out->from = TM_LOAD(&a->balance);
 	out->to = TM_LOAD(&b->balance);
 }

@@ -227,6 +227,11 @@ static struct {
 	void **orphans;                /* N7: held frees of exited threads */
 	uint64_t *orphan_epochs;
 	size_t norphans, orphans_cap;
+	/* POTM_SILO_GLOBAL_TID=1 (cfg->silo_global_tid): commits draw their
+	 * TIDs from one shared counter (the paper's MemSilo+GlobalTID,
+	 * section 6.2), alone on its line since every committer writes it. */
+	bool global_tid;
+	uint64_t gtid POTM_ALIGNED;
 } silo;
 
 #define SILO_CLOCK_STRIDE (POTM_CACHELINE / sizeof(uint64_t))
@@ -1455,6 +1460,25 @@ static void silo_commit(silo_tx_t *tx)
 	uint64_t tid = tid_max + 1;
 	if ((tid >> SILO_SEQ_BITS) < epoch)
 		tid = epoch << SILO_SEQ_BITS;
+	if (unlikely(silo.global_tid)) {
+		/* The shared counter's next value, when it satisfies the same
+		 * rules as the TID above: greater than tid_max (every TID read
+		 * or written and the thread's last, so per-stripe and
+		 * per-thread order hold) and in epoch E.  It usually does:
+		 * every TID we saw was drawn, or raised the counter, before we
+		 * saw it.  Otherwise (the first commit of an epoch, or a draw
+		 * already in E + 1) the TID above stands and the counter is
+		 * raised to it, so later draws follow it.  Correctness never
+		 * rests on the counter, only its cost: relaxed suffices. */
+		uint64_t g = __atomic_add_fetch(&silo.gtid, 1, __ATOMIC_RELAXED);
+		if (g > tid_max && (g >> SILO_SEQ_BITS) == epoch)
+			tid = g;
+		else
+			while (g < tid && !__atomic_compare_exchange_n(&silo.gtid, &g, tid, true,
+			                                               __ATOMIC_RELAXED,
+			                                               __ATOMIC_RELAXED))
+				;
+	}
 	uintptr_t word = (uintptr_t)tid << SILO_SEQ_SHIFT | (uintptr_t)tx->th.id << 1;
 	/* Publish (S1: the write set is locked), then a full fence before
 	 * looking at the others' clocks (S5). */
@@ -1538,6 +1562,8 @@ static int silo_init(const tm_config_t *cfg)
 {
 	if (silo_parse_epoch_ms() != 0)
 		return -1;
+	silo.global_tid = cfg->silo_global_tid != 0;
+	silo.gtid = 0;
 	if (cfg->max_threads > (1u << TM_SILO_ID_BITS))
 		return potm_error("silo: POTM_MAX_THREADS=%u is more than the %u "
 		                  "writer ids a stripe word holds", cfg->max_threads,

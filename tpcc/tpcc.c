@@ -50,7 +50,9 @@
 POTM_BENCH_EXPORT int potm_bench_tpcc(int argc, char **argv);
 
 static const char *const tpcc_interfaces[] = { "std", "lsd", NULL };
-static const char *const tpcc_executions[] = { "conventional", "dora", "dora-private", NULL };
+static const char *const tpcc_executions[] = {
+	"conventional", "dora", "dora-private", "partitioned", NULL,
+};
 static const char *const tpcc_mixes[] = {
 	"standard", "new-order", "payment", "order-status", "delivery", "stock-level", NULL,
 };
@@ -174,7 +176,9 @@ int potm_bench_tpcc(int argc, char **argv)
 		  "conventional: each worker runs whole transactions; dora: the workers "
 		  "are DORA executors owning their warehouses, transactions are flow "
 		  "graphs of actions; dora-private: the same over private tables per "
-		  "warehouse, plain accesses, no TM (default conventional)",
+		  "warehouse, plain accesses, no TM; partitioned: those tables, one lock "
+		  "per warehouse taken in order, no TM; -m new-order or payment "
+		  "(default conventional)",
 		  0, 0, tpcc_executions, &execution, NULL },
 		{ 'x', BENCH_OPT_UINT, "remote line percentage",
 		  "percentage of New-Order lines supplied by another warehouse, when there "
@@ -232,9 +236,9 @@ int potm_bench_tpcc(int argc, char **argv)
 	if (log_dir != NULL && interface == 1)
 		return bench_usage_error(&c, "-D: the redo log needs standard accesses (-a std): "
 		                         "lazy writes are not logged");
-	if (execution == 0 && reroute_ms != 0)
+	if ((execution == 0 || execution == 3) && reroute_ms != 0)
 		return bench_usage_error(&c, "-R: rerouting needs -e dora");
-	if (execution == 0 && window != TPCC_DORA_WINDOW_MAX)
+	if ((execution == 0 || execution == 3) && window != TPCC_DORA_WINDOW_MAX)
 		return bench_usage_error(&c, "-W: the window needs -e dora or dora-private "
 		                         "(conventional workers run one transaction at a time)");
 	if (execution != 0 && interface == 1)
@@ -257,8 +261,14 @@ int potm_bench_tpcc(int argc, char **argv)
 		                         "30 %% of the initial orders)", customers,
 		                         tpcc_mixes[mix]);
 
-	/* -e dora-private: the workers (executors) call no TM function. */
-	c.unregistered = execution == 2;
+	if (execution == 3 && mix != TPCC_MIX_ONLY_FIRST + TPCC_NEW_ORDER &&
+	    mix != TPCC_MIX_ONLY_FIRST + TPCC_PAYMENT)
+		return bench_usage_error(&c, "-e partitioned: runs New-Order or Payment alone "
+		                         "(-m new-order or -m payment), not -m %s",
+		                         tpcc_mixes[mix]);
+
+	/* -e dora-private, partitioned: the workers call no TM function. */
+	c.unregistered = execution == 2 || execution == 3;
 	tpcc_db_t db = {
 		.warehouses = (uint32_t)warehouses, .items = (uint32_t)items,
 		.customers = (uint32_t)customers, .threads = (unsigned)c.threads,
@@ -327,6 +337,8 @@ int potm_bench_tpcc(int argc, char **argv)
 	} else if (execution == 2) {
 		rc = tpcc_dora_private_run(&db, &c, reroute_ms, &run, &dst, &priv);
 		retries = dst.conflicts;
+	} else if (execution == 3) {
+		rc = tpcc_partitioned_run(&db, &c, &run, &priv);
 	} else {
 		rc = bench_run(&c, tpcc_op, &db, &run);
 	}

@@ -587,6 +587,16 @@ int tpcc_dora_private_run(tpcc_db_t *db, const bench_common_t *c, uint64_t rerou
 int tpcc_dora_private_finish(tpcc_db_t *db, tpcc_private_t *p);
 void tpcc_dora_private_free(tpcc_private_t *p);
 
+/* tpcc_partitioned.c: the run on a partitioned store (-e partitioned):
+ * the private tables of -e dora-private, one lock per warehouse; each
+ * worker takes the locks of the warehouses its transaction touches, in
+ * ascending order, runs it with plain accesses and releases them.
+ * New-Order or Payment alone (db->mix), the workers unregistered as for
+ * tpcc_dora_private_run; the tables in *p for tpcc_dora_private_finish.
+ * BENCH_EXIT_OK, BENCH_EXIT_USAGE or BENCH_EXIT_FAILED. */
+int tpcc_partitioned_run(tpcc_db_t *db, const bench_common_t *c, bench_run_result_t *run,
+                         tpcc_private_t **p);
+
 /* tpcc_tx.c: draw the input of a transaction of type as the benchmark's
  * worker id does (home warehouse w, the logical time now; a Payment's
  * HISTORY key from me's sequence), from r. */

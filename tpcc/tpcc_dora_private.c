@@ -45,18 +45,9 @@
 
 #define TP_COPY_BATCH 256   /* rows per transaction when copying back */
 
-/* One warehouse's private tables (W1). */
-typedef struct tp_wh {
-	store_table_t *warehouse, *district, *customer, *history, *new_order, *order,
-		*order_line, *stock;
-	store_index_t *customer_by_name, *order_by_customer;
-} tp_wh_t;
-
-struct tpcc_private {
-	uint32_t warehouses;
-	tp_wh_t *wh;              /* [warehouses] */
-	store_table_t *item;      /* W2 */
-};
+/* One warehouse's private tables (W1; struct tpcc_private in
+ * tpcc_internal.h). */
+typedef tpcc_private_wh_t tp_wh_t;
 
 /* The tables that have a warehouse: where each is in both descriptors,
  * and which field of its rows names the warehouse. */
@@ -153,7 +144,7 @@ void tpcc_dora_private_free(tpcc_private_t *p)
 /* Every warehouse's rows into its private tables, ITEM into the shared
  * private one; the shared tables are quiescent (store_walk's plain
  * reads). */
-static tpcc_private_t *copy_in(tpcc_db_t *db)
+tpcc_private_t *tpcc_private_copy_in(tpcc_db_t *db)
 {
 	tpcc_private_t *p = calloc(1, sizeof *p);
 	if (p == NULL)
@@ -344,6 +335,20 @@ static int hit_order(const void *x, const void *y)
 	return a->c_id < b->c_id ? -1 : a->c_id > b->c_id;
 }
 
+uint32_t tpcc_private_customer_by_name(tpcc_private_t *p, tpcc_name_hit_t *hits, uint32_t cap,
+                                       uint32_t w, uint32_t d, uint32_t name)
+{
+	tp_names_t s = { .hit = hits, .cap = cap };
+	store_private_index_scan(p->wh[w - 1].customer_by_name,
+	                         tpcc_customer_name_key(w, d, name, 0),
+	                         tpcc_customer_name_key(w, d, name, TPCC_C_MAX), STORE_ASC,
+	                         name_hit, &s);
+	if (s.n == 0)
+		return 0;
+	qsort(hits, s.n, sizeof *hits, hit_order);
+	return hits[(s.n - 1) / 2].c_id;
+}
+
 /* Clause 2.5.2.2: the middle one, by first name, of the district's
  * customers of the name (the index and names never change: no lock). */
 static int act_by_name(potm_dora_act_t *a, void *arg)
@@ -360,18 +365,12 @@ static int act_by_name(potm_dora_act_t *a, void *arg)
 		d = s->req.in.order_status.d;
 		name = s->req.in.order_status.name;
 	}
-	tp_names_t hits = { .hit = db->worker[potm_dora_act_executor(a)].names,
-	                    .cap = db->customers };
-	store_private_index_scan(wh_of(s, w)->customer_by_name,
-	                         tpcc_customer_name_key(w, d, name, 0),
-	                         tpcc_customer_name_key(w, d, name, TPCC_C_MAX), STORE_ASC,
-	                         name_hit, &hits);
-	if (hits.n == 0) {
+	tpcc_name_hit_t *hits = db->worker[potm_dora_act_executor(a)].names;
+	s->c_id = tpcc_private_customer_by_name(s->run->p, hits, db->customers, w, d, name);
+	if (s->c_id == 0) {
 		tpcc_dora_set_missing(s, "no customer has the last name");
 		return 1;
 	}
-	qsort(hits.hit, hits.n, sizeof *hits.hit, hit_order);
-	s->c_id = hits.hit[(hits.n - 1) / 2].c_id;
 	return 0;
 }
 
@@ -528,9 +527,7 @@ static int pay_district(potm_dora_act_t *a, void *arg)
 	return 0;
 }
 
-/* Clause 2.5.2.2: the payment's ids and amount at the left of a
- * bad-credit customer's C_DATA, the old content shifted right. */
-static void bad_credit(tpcc_customer_t *cu, const tpcc_payment_in_t *in, uint32_t c_id)
+void tpcc_private_bad_credit(tpcc_customer_t *cu, const tpcc_payment_in_t *in, uint32_t c_id)
 {
 	char data[sizeof cu->c_data];
 	int n = snprintf(data, sizeof data, "%" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu32
@@ -564,7 +561,7 @@ static int pay_customer(potm_dora_act_t *a, void *arg)
 	cu->c_payment_cnt++;
 	memcpy(out->c_first, cu->c_first, sizeof cu->c_first);
 	if (bad)
-		bad_credit(cu, in, s->c_id);
+		tpcc_private_bad_credit(cu, in, s->c_id);
 	out->c_balance = cu->c_balance;
 	return 0;
 }
@@ -814,7 +811,7 @@ int tpcc_dora_private_run(tpcc_db_t *db, const bench_common_t *c, uint64_t rerou
 	int rc = tpcc_dora_open(&r, "-e dora-private", true);
 	if (rc != 0)
 		return rc;
-	r.p = copy_in(db);
+	r.p = tpcc_private_copy_in(db);
 	if (r.p == NULL) {
 		tpcc_dora_close(&r);
 		fprintf(stderr, "tpcc: -e dora-private: out of memory for the private tables\n");

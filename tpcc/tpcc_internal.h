@@ -216,4 +216,36 @@ void tpcc_dora_close(tpcc_dora_run_t *r);
 int tpcc_dora_drive(tpcc_dora_run_t *r, const bench_common_t *c, bench_run_result_t *run,
                     potm_dora_stats_t *st);
 
+/* ---- private tables per warehouse (tpcc_dora_private.c) ---------------------------------- */
+
+/* One warehouse's private tables (<potm/store_private.h>: plain
+ * accesses); whoever runs on them keeps them to one thread at a time
+ * (-e dora-private: the warehouse's executor; -e partitioned: the holder
+ * of the warehouse's lock). */
+typedef struct tpcc_private_wh {
+	store_table_t *warehouse, *district, *customer, *history, *new_order, *order,
+		*order_line, *stock;
+	store_index_t *customer_by_name, *order_by_customer;
+} tpcc_private_wh_t;
+
+struct tpcc_private {
+	uint32_t warehouses;
+	tpcc_private_wh_t *wh;    /* [warehouses] */
+	store_table_t *item;      /* never written after the copy: read by all */
+};
+
+/* Every warehouse's rows copied into its private tables, ITEM into one
+ * private table, the shared tables quiescent; NULL (after printing why)
+ * on failure.  tpcc_dora_private_finish copies them back and frees them. */
+tpcc_private_t *tpcc_private_copy_in(tpcc_db_t *db);
+
+/* tpcc_customer_by_name over warehouse w's private tables (hits: room
+ * for cap = db->customers); the customer's id, or 0 if there is none. */
+uint32_t tpcc_private_customer_by_name(tpcc_private_t *p, tpcc_name_hit_t *hits, uint32_t cap,
+                                       uint32_t w, uint32_t d, uint32_t name);
+
+/* tpcc_payment_bad_credit with plain accesses, on a private customer
+ * row. */
+void tpcc_private_bad_credit(tpcc_customer_t *cu, const tpcc_payment_in_t *in, uint32_t c_id);
+
 #endif /* POTM_TPCC_INTERNAL_H */

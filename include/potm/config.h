@@ -119,6 +119,11 @@ typedef struct tm_config {
 	                           up where escalation keeps it, so it waits
 	                           for more; 0 = never (only hinted and
 	                           starving ones run serially) */
+	int silo_global_tid;    /* POTM_SILO_GLOBAL_TID 0/1, default 0: silo
+	                           draws every commit's TID from one shared
+	                           counter (Silo's MemSilo+GlobalTID), not
+	                           from the thread's own; for measuring what
+	                           the per-thread TIDs save */
 } tm_config_t;
 
 /* Fill *cfg with the defaults above (environment not applied). */

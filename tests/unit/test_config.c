@@ -69,6 +69,7 @@ static const setting_t settings[] = {
 	U("POTM_PROMOTE_READS", promote_reads, 0, 1ul << 24, 16384),
 	B("POTM_SERIAL", serial, 0),
 	U("POTM_SERIAL_WRITES", serial_writes, 0, 1ul << 24, 2048),
+	B("POTM_SILO_GLOBAL_TID", silo_global_tid, 0),
 };
 #undef U
 #undef B

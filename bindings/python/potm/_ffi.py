@@ -48,6 +48,7 @@ typedef struct tm_config {
     unsigned promote_reads;
     int serial;
     unsigned serial_writes;
+    int silo_global_tid;
 } tm_config_t;
 
 void tm_config_default(tm_config_t *cfg);

@@ -198,6 +198,9 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
                 "tl2, pot with serial: a transaction whose writes reach this many "
                 "words restarts serially (a restart loses the attempt: a later "
                 "mark than promote_writes); 0 = never"),
+    ConfigField("silo_global_tid", "POTM_SILO_GLOBAL_TID", 0, 1, 0,
+                "silo: every commit's TID from one shared counter (Silo's "
+                "MemSilo+GlobalTID) instead of the thread's own"),
 )
 
 _BY_NAME = {f.name: f for f in CONFIG_FIELDS}

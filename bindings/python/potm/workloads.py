@@ -60,9 +60,12 @@ RUBIS_MODES: tuple[str, ...] = ("doppel", "occ", "split")
 #: The tpcc benchmark's transaction mixes: the standard one, or one type alone.
 TPCC_MIXES: tuple[str, ...] = ("standard", "new-order", "payment", "order-status",
                                "delivery", "stock-level")
-#: How tpcc runs its transactions: whole on a worker, or as DORA flow graphs
-#: on executors that own their warehouses.
-TPCC_EXECUTIONS: tuple[str, ...] = ("conventional", "dora", "dora-private")
+#: How tm1 runs its transactions: whole on a worker, or as DORA flow graphs
+#: on executors that own their partitions.
+TM1_EXECUTIONS: tuple[str, ...] = ("conventional", "dora", "dora-private")
+#: How tpcc runs them: tm1's ways, or on a partitioned store (a lock per
+#: warehouse, New-Order or Payment alone).
+TPCC_EXECUTIONS: tuple[str, ...] = TM1_EXECUTIONS + ("partitioned",)
 #: TPC-C's population per warehouse (clause 4.3): items, customers per district.
 TPCC_ITEMS = 100000
 TPCC_CUSTOMERS = 3000
@@ -481,7 +484,10 @@ WORKLOADS: dict[str, Workload] = {
                   "dora: the workers are DORA executors owning the warehouses in equal "
                   "ranges, each transaction a flow graph of actions (not on Pot's "
                   "backends); dora-private: the same over private tables per warehouse, "
-                  "plain accesses and no TM in the executors", choices=TPCC_EXECUTIONS,
+                  "plain accesses and no TM in the executors; partitioned: those tables "
+                  "with one lock per warehouse, each transaction taking its warehouses' "
+                  "locks in ascending order, no TM (mix new-order or payment)",
+                  choices=TPCC_EXECUTIONS,
                   default="conventional"),
             Param("remote_lines", "-x", "percentage of New-Order lines supplied by another "
                   "warehouse, when there are several (TPC-C: 1)", maximum=100, unit="%",
@@ -501,6 +507,7 @@ WORKLOADS: dict[str, Workload] = {
         ), rules=(
             Needs("reroute", "execution", ("dora", "dora-private"), unless=0),
             Needs("window", "execution", ("dora", "dora-private"), unless=4),
+            Needs("execution", "mix", ("new-order", "payment"), when=("partitioned",)),
         )),
         Workload("tm1", "Nokia's TM1 (TATP) on the record store: the subscriber "
                  "database and its seven transactions in the standard mix (80 % "
@@ -511,8 +518,21 @@ WORKLOADS: dict[str, Workload] = {
             Param("execution", "-e", "conventional: each worker runs whole transactions; "
                   "dora: the workers are DORA executors owning ranges of subscribers "
                   "(not on Pot's backends); dora-private: the same over private tables "
-                  "per executor, no TM in the executors", choices=TPCC_EXECUTIONS,
+                  "per executor, no TM in the executors", choices=TM1_EXECUTIONS,
                   default="conventional"),
+            THREADS, DURATION, OPS, SEED,
+        )),
+        Workload("ycsb", "A YCSB-like key-value workload on the record store: 100-byte "
+                 "records under uniform keys, reads and read-modify-writes (each a "
+                 "counter increment), then the counters' sum checked against the "
+                 "committed read-modify-writes", (
+            Param("keys", "-k", "records in the table", minimum=1, maximum=1 << 26,
+                  default=100000),
+            Param("read_pct", "-r", "reads in percent; the rest are read-modify-writes",
+                  maximum=100, unit="%", default=80),
+            Param("execution", "-e", "tm: each operation a transaction; plain: a private "
+                  "table with plain accesses and no transaction (Silo's Key-Value "
+                  "baseline), one thread only", choices=("tm", "plain"), default="tm"),
             THREADS, DURATION, OPS, SEED,
         )),
     )

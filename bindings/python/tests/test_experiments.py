@@ -49,7 +49,7 @@ EXPECTED_IDS = {
     "fig-3.6", "fig-3.7", "fig-3.8", "fig-3.10", "fig-3.12", "fig-3.13", "fig-3.14",
     "fig-7-1", "fig-7-2", "fig-7-3", "fig-7-4", "fig-7-6", "table-7.3", "rubis",
     "tpcc", "tpcc-dora", "tpcc-dora-remote", "tpcc-dora-latency", "tm1-dora", "fig-4.7",
-    "fig-4.8-hotkey", "fig-4.8-assert",
+    "fig-4.8-hotkey", "fig-4.8-assert", "ycsb",
 }
 #: The Doppel experiments and the series each draws.
 DOPPEL_SERIES = {

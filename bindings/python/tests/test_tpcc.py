@@ -146,6 +146,26 @@ def test_dora_private_execution_keeps_consistency() -> None:
     assert r.raw is not None and r.raw["stats"]["commits"] == 0   # no TM transaction
 
 
+def test_partitioned_execution_keeps_consistency() -> None:
+    """The partitioned store (a lock per warehouse, no TM): New-Order with
+    a tenth of its lines remote keeps the conditions, every transaction is
+    counted, no TM transaction runs, and it needs New-Order or Payment
+    alone (tm1 has no such execution)."""
+    spec = potm.WORKLOADS["tpcc"]
+    with pytest.raises(ValueError, match="mix"):
+        spec.validate({"execution": "partitioned"})
+    with pytest.raises(ValueError, match="execution"):
+        potm.WORKLOADS["tm1"].validate({"execution": "partitioned"})
+    libs = _libs_with_tpcc("tl2")
+    r = potm.run("tpcc", backend="tl2", threads=2, warehouses=2, ops=200,
+                 execution="partitioned", mix="new-order", remote_lines=10,
+                 lib_dir=libs, **SMALL).check()
+    counts = r.raw["counts"] if r.raw is not None else {}
+    assert all(counts[f"consistency_{i}"] == "ok" for i in (1, 2, 3, 4))
+    assert counts["new_order"] == 400 and counts["remote_order_lines"] > 0
+    assert r.raw is not None and r.raw["stats"]["commits"] == 0   # no TM transaction
+
+
 def test_tm1_conventional_and_dora() -> None:
     """TM1 from the package: both executions pass their checks and run the
     mix's seven transactions."""

@@ -30,7 +30,11 @@
  *  epoch period     POTM_SILO_EPOCH_MS out of range or not a number makes
  *                   tm_init fail with a message that names it; a valid
  *                   value starts and stops the epoch thread cleanly, again
- *                   and again.
+ *                   and again;
+ *  global TID       with POTM_SILO_GLOBAL_TID=1, a commit on disjoint
+ *                   stripes by a thread that never committed still gets
+ *                   a TID above another thread's earlier ones (without
+ *                   it, below them); a value other than 0 or 1 is refused.
  */
 #include <potm/lsd.h>
 #include <potm/tm.h>
@@ -211,6 +215,72 @@ START_TEST(epoch_period)
 }
 END_TEST
 
+/* ---- the global TID ------------------------------------------------------ */
+
+uint64_t potm_silo_last_tid(void);   /* stm/silo.c, the redo log's accessor */
+
+static uint64_t gtid_last[2];
+
+/* Thread 1 begins a transaction and reads Y (its snapshot of the clocks
+ * taken); thread 0 then commits 50 writes to X; then thread 1 writes Y
+ * and commits.  The stripes are disjoint and thread 1's snapshot predates
+ * thread 0's commits, so only a shared counter puts its TID above them. */
+static void gtid_work(unsigned id, unsigned n)
+{
+	(void)n;
+	if (id == 0) {
+		wait_stage(1);
+		for (int i = 0; i < 50; i++) {
+			TM_BEGIN();
+			TM_STORE(X, TM_LOAD(X) + 1);
+			TM_END();
+		}
+		gtid_last[0] = potm_silo_last_tid();
+		set_stage(2);
+		return;
+	}
+	TM_BEGIN();
+	long y = TM_LOAD(Y);
+	set_stage(1);
+	wait_stage(2);
+	TM_STORE(Y, y + 1);
+	TM_END();
+	gtid_last[1] = potm_silo_last_tid();
+}
+
+/* 1: POTM_SILO_GLOBAL_TID=1; the epoch period at its maximum, so both
+ * commits fall in one epoch and the TIDs compare by sequence alone. */
+static void gtid_round(const char *global)
+{
+	setenv("POTM_SILO_EPOCH_MS", "10000", 1);
+	setenv("POTM_SILO_GLOBAL_TID", global, 1);
+	stage = 0;
+	start_tm();
+	test_run_threads(2, gtid_work);
+	tm_shutdown();
+	unsetenv("POTM_SILO_GLOBAL_TID");
+	unsetenv("POTM_SILO_EPOCH_MS");
+}
+
+START_TEST(global_tid)
+{
+	/* Per-thread TIDs: thread 1's TID is above its snapshot's words
+	 * only, below thread 0's fiftieth. */
+	gtid_round("0");
+	ck_assert_msg(gtid_last[1] < gtid_last[0], "per-thread TIDs: %llu after %llu",
+	              (unsigned long long)gtid_last[1], (unsigned long long)gtid_last[0]);
+	/* The shared counter: every commit's TID above every earlier one. */
+	gtid_round("1");
+	ck_assert_msg(gtid_last[1] > gtid_last[0], "global TID: %llu after %llu",
+	              (unsigned long long)gtid_last[1], (unsigned long long)gtid_last[0]);
+	setenv("POTM_SILO_GLOBAL_TID", "2", 1);
+	ck_assert_int_eq(tm_init(NULL), -1);
+	ck_assert_msg(strstr(tm_last_error(), "POTM_SILO_GLOBAL_TID") != NULL, "%s",
+	              tm_last_error());
+	unsetenv("POTM_SILO_GLOBAL_TID");
+}
+END_TEST
+
 /* ---- snapshots ----------------------------------------------------------- */
 
 #define SNAP_ACCOUNTS 64
@@ -386,6 +456,7 @@ int main(void)
 	tcase_add_test(tc, anti_dependency);
 	tcase_add_test(tc, write_skew);
 	tcase_add_test(tc, epoch_period);
+	tcase_add_test(tc, global_tid);
 	tcase_add_test(tc, snapshot);
 	tcase_add_test_raise_signal(tc, snapshot_declared_late, SIGABRT);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,314 @@
+/*
+ * tpcc/ycsb.c — a YCSB-like key-value workload on the record store (the
+ * workload of Silo's Figure 4):
+ *
+ *   ycsb-<b> [-k keys] [-r read%] [-e tm|plain] [-t -d -n -S -H]
+ *
+ * One table of K records of 100 bytes under keys 0..K-1 (a hash table
+ * sized for K), each record a 32-bit counter and 96 bytes of payload.  Every
+ * operation picks a key uniformly and is, with probability -r (80 % by
+ * default), a read of the whole record, otherwise a read-modify-write:
+ * read the whole record, increment its counter, rewrite a payload byte,
+ * write it all back.  Each operation is one transaction.
+ *
+ * -e plain runs the same operations on a private table
+ * (<potm/store_private.h>): plain loads and stores, no transaction — the
+ * "Key-Value" baseline against which Silo measures the cost of its
+ * concurrency control.  Nothing protects that table from a second
+ * thread, so it runs one worker only.
+ *
+ * After the run: the table's structure, its record count, and the sum of
+ * the counters against the read-modify-writes the workers saw commit
+ * (each committed once, at its TM_END, so a lost or doubled update shows).
+ */
+#include "harness.h"
+#include "potm_bench.h"
+
+#include <potm/store.h>
+#include <potm/store_private.h>
+#include <potm/tm.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+POTM_BENCH_EXPORT int potm_bench_ycsb(int argc, char **argv);
+
+#define YCSB_DEFAULT_KEYS 100000
+#define YCSB_MAX_KEYS (1u << 26)
+#define YCSB_LOAD_BATCH 256      /* inserts per loading transaction */
+#define YCSB_CHECK_BATCH 1024    /* records summed per checking transaction */
+
+/* 100 bytes, as in Silo's (and YCSB's) key-value experiment. */
+typedef struct ycsb_rec {
+	uint32_t count;              /* read-modify-writes applied */
+	uint8_t payload[96];
+} ycsb_rec_t;
+_Static_assert(sizeof(ycsb_rec_t) == 100, "a record is 100 bytes");
+
+enum { YCSB_READS, YCSB_RMWS, YCSB_MISSING };
+
+typedef struct ycsb_db {
+	store_table_t *t;
+	uint64_t keys;
+	uint64_t read_pct;
+	bool plain;
+	uint64_t seed;
+} ycsb_db_t;
+
+/* ---- loading and checking (thread 0, registered) --------------------------- */
+
+static int ycsb_load(ycsb_db_t *db)
+{
+	store_table_def_t def = { .name = "usertable", .record_size = sizeof(ycsb_rec_t),
+	                          .kind = STORE_HASH, .capacity = db->keys };
+	db->t = db->plain ? store_private_table_create(&def) : store_table_create(&def);
+	if (db->t == NULL)
+		return -1;
+	ycsb_db_t *volatile vdb = db;
+	for (uint64_t base = 0; base < db->keys; base += YCSB_LOAD_BATCH) {
+		uint64_t top = base + YCSB_LOAD_BATCH < db->keys ? base + YCSB_LOAD_BATCH
+		                                                 : db->keys;
+		if (db->plain) {
+			for (uint64_t k = base; k < top; k++) {
+				ycsb_rec_t r = { .count = 0 };
+				memset(r.payload, (int)(k & 0xff), sizeof r.payload);
+				if (store_private_insert(db->t, k, &r) == NULL)
+					return -1;
+			}
+			continue;
+		}
+		volatile int failed = 0;
+		TM_BEGIN();
+		failed = 0;
+		for (uint64_t k = base; k < top; k++) {
+			ycsb_rec_t r = { .count = 0 };
+			memset(r.payload, (int)(k & 0xff), sizeof r.payload);
+			if (store_insert(vdb->t, k, &r) == NULL)
+				failed = 1;
+		}
+		TM_END();
+		if (failed)
+			return -1;
+	}
+	return 0;
+}
+
+static void ycsb_destroy(ycsb_db_t *db)
+{
+	if (db->t == NULL)
+		return;
+	if (db->plain)
+		store_private_table_destroy(db->t);
+	else
+		store_table_destroy(db->t);
+	db->t = NULL;
+}
+
+/* The counters' sum and the records present, in batches. */
+static void ycsb_sum(ycsb_db_t *db, uint64_t *sum, uint64_t *present)
+{
+	*sum = *present = 0;
+	ycsb_db_t *volatile vdb = db;
+	for (uint64_t base = 0; base < db->keys; base += YCSB_CHECK_BATCH) {
+		uint64_t top = base + YCSB_CHECK_BATCH < db->keys ? base + YCSB_CHECK_BATCH
+		                                                  : db->keys;
+		uint64_t s = 0, n = 0;
+		if (db->plain) {
+			for (uint64_t k = base; k < top; k++) {
+				const ycsb_rec_t *r = store_private_get(db->t, k);
+				if (r != NULL) {
+					s += r->count;
+					n++;
+				}
+			}
+		} else {
+			volatile uint64_t vs = 0, vn = 0;
+			TM_BEGIN();
+			uint64_t ls = 0, ln = 0;
+			for (uint64_t k = base; k < top; k++) {
+				ycsb_rec_t *r = store_get(vdb->t, k);
+				if (r != NULL) {
+					ls += (uint64_t)TM_LOAD(&r->count);
+					ln++;
+				}
+			}
+			vs = ls;
+			vn = ln;
+			TM_END();
+			s = vs;
+			n = vn;
+		}
+		*sum += s;
+		*present += n;
+	}
+}
+
+static void ycsb_check(ycsb_db_t *db, uint64_t rmws, bench_verdict_t *v)
+{
+	if ((db->plain ? store_private_check(db->t) : store_check(db->t)) != 0)
+		bench_fail(v, "%s", tm_last_error());
+	uint64_t sum, present;
+	ycsb_sum(db, &sum, &present);
+	if (present != db->keys)
+		bench_fail(v, "%" PRIu64 " records found, %" PRIu64 " loaded", present, db->keys);
+	if (sum != rmws)
+		bench_fail(v, "the counters sum to %" PRIu64 ", %" PRIu64
+		           " read-modify-writes committed", sum, rmws);
+}
+
+/* ---- the operations -------------------------------------------------------- */
+
+/* One transaction: read the record, and with rmw write it back with its
+ * counter incremented and one payload byte changed.  Returns 0 if the key
+ * is missing (never, with the loaded table). */
+static int ycsb_tx(ycsb_db_t *db, uint64_t key, bool rmw, uint8_t mark)
+{
+	volatile int found = 0;
+	TM_BEGIN();
+	ycsb_rec_t *r = store_get(db->t, key);
+	found = r != NULL;
+	if (r != NULL) {
+		ycsb_rec_t copy;
+		store_read_bytes(&copy, r, sizeof copy);
+		if (rmw) {
+			copy.count++;
+			copy.payload[copy.count % sizeof copy.payload] = mark;
+			store_write_bytes(r, &copy, sizeof copy);
+		}
+	}
+	TM_END();
+	return found;
+}
+
+/* The same on the private table: plain accesses. */
+static int ycsb_plain(ycsb_db_t *db, uint64_t key, bool rmw, uint8_t mark)
+{
+	ycsb_rec_t *r = store_private_get(db->t, key);
+	if (r == NULL)
+		return 0;
+	ycsb_rec_t copy;
+	store_private_read_bytes(&copy, r, sizeof copy);
+	if (rmw) {
+		copy.count++;
+		copy.payload[copy.count % sizeof copy.payload] = mark;
+		store_private_write_bytes(r, &copy, sizeof copy);
+	}
+	return 1;
+}
+
+static void ycsb_op(void *shared, bench_thread_t *self)
+{
+	ycsb_db_t *db = shared;
+	uint64_t key = bench_rng_below(&self->rng, db->keys);
+	bool rmw = bench_rng_below(&self->rng, 100) >= db->read_pct;
+	uint8_t mark = (uint8_t)self->id;
+	int found = db->plain ? ycsb_plain(db, key, rmw, mark) : ycsb_tx(db, key, rmw, mark);
+	if (!found)
+		self->count[YCSB_MISSING]++;
+	else
+		self->count[rmw ? YCSB_RMWS : YCSB_READS]++;
+}
+
+/* ---- the benchmark --------------------------------------------------------- */
+
+static const char *const ycsb_executions[] = { "tm", "plain", NULL };
+
+int potm_bench_ycsb(int argc, char **argv)
+{
+	bench_common_t c = { .name = "ycsb" };
+	uint64_t keys = YCSB_DEFAULT_KEYS, read_pct = 80;
+	unsigned execution = 0;
+	const bench_option_t opts[] = {
+		{ 'k', BENCH_OPT_UINT, "key count", "keys, the table's records (default 100000)",
+		  1, YCSB_MAX_KEYS, NULL, &keys, NULL },
+		{ 'r', BENCH_OPT_UINT, "read percentage",
+		  "reads in percent; the rest are read-modify-writes (default 80)", 0, 100, NULL,
+		  &read_pct, NULL },
+		{ 'e', BENCH_OPT_CHOICE, "execution",
+		  "tm: each operation a transaction; plain: a private table, plain accesses, "
+		  "no transaction, one thread only (default tm)", 0, 0, ycsb_executions,
+		  &execution, NULL },
+	};
+	int rc = bench_parse(&c, "ycsb: a YCSB-like key-value workload: 100-byte records, "
+	                     "uniform keys, reads and read-modify-writes", opts,
+	                     sizeof opts / sizeof opts[0], argc, argv);
+	if (rc != BENCH_EXIT_OK || c.help)
+		return rc;
+	ycsb_db_t db = { .keys = keys, .read_pct = read_pct, .plain = execution == 1,
+	                 .seed = c.seed };
+	if (db.plain && c.threads != 1)
+		return bench_usage_error(&c, "-e plain: a private table serves one thread; "
+		                         "-t %" PRIu64 " needs -e tm", c.threads);
+	/* -e plain: the worker calls no TM function. */
+	c.unregistered = db.plain;
+	rc = bench_tm_start(&c);
+	if (rc != BENCH_EXIT_OK)
+		return rc;
+	rc = bench_enter_main(&c);
+	if (rc != BENCH_EXIT_OK)
+		goto out_stop;
+	uint64_t t0 = bench_now_ns();
+	if (ycsb_load(&db) != 0) {
+		fprintf(stderr, "ycsb: loading %" PRIu64 " records: %s\n", keys, tm_last_error());
+		ycsb_destroy(&db);
+		tm_thread_exit();
+		rc = BENCH_EXIT_FAILED;
+		goto out_stop;
+	}
+	uint64_t load_ns = bench_now_ns() - t0;
+	tm_thread_exit();
+
+	tm_stats_reset();
+	bench_run_result_t run;
+	rc = bench_run(&c, ycsb_op, &db, &run);
+	tm_stats_t stats;
+	tm_stats(&stats);
+
+	bench_verdict_t verdict = { .failed = false };
+	int enter_rc = bench_enter_main(&c);
+	if (enter_rc == BENCH_EXIT_OK) {
+		if (rc == BENCH_EXIT_OK)
+			ycsb_check(&db, run.count[YCSB_RMWS], &verdict);
+		ycsb_destroy(&db);
+		tm_thread_exit();
+	}
+	if (rc == BENCH_EXIT_OK)
+		rc = enter_rc;
+	if (rc != BENCH_EXIT_OK)
+		goto out_stop;
+	if (run.count[YCSB_MISSING] != 0)
+		bench_fail(&verdict, "%" PRIu64 " operations found no record",
+		           run.count[YCSB_MISSING]);
+	if (run.count[YCSB_READS] + run.count[YCSB_RMWS] != run.ops)
+		bench_fail(&verdict, "the workers counted %" PRIu64 " operations, the run %" PRIu64,
+		           run.count[YCSB_READS] + run.count[YCSB_RMWS], run.ops);
+
+	const bench_kv_t counts[] = {
+		BENCH_U64("reads", run.count[YCSB_READS]),
+		BENCH_U64("rmws", run.count[YCSB_RMWS]),
+		BENCH_U64("load_ms", load_ns / 1000000),
+	};
+	const bench_kv_t params[] = {
+		BENCH_STR("workload", "ycsb"),
+		BENCH_U64("keys", keys),
+		BENCH_U64("read_pct", read_pct),
+		BENCH_STR("execution", ycsb_executions[execution]),
+	};
+	rc = BENCH_FINISH(&c, params, counts, &run, &stats, &verdict);
+out_stop:
+	bench_tm_stop();
+	return rc;
+}
+
+#ifdef POTM_YCSB_MAIN
+int main(int argc, char **argv)
+{
+	return potm_bench_ycsb(argc, argv);
+}
+#endif
+
+BENCH_REGISTER("ycsb", potm_bench_ycsb,
+               "YCSB-like key-value workload: 100-byte records, 80 % reads, "
+               "20 % read-modify-writes");
