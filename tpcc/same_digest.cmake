@@ -9,6 +9,8 @@ if(NOT DEFINED CMD OR NOT DEFINED RUNS)
   message(FATAL_ERROR "same_digest.cmake: CMD and RUNS are required")
 endif()
 separate_arguments(args_odd UNIX_COMMAND "${ARGS}")
+# EMU: a cross build's emulator command line ("" or unset natively).
+separate_arguments(emu UNIX_COMMAND "${EMU}")
 set(args_even ${args_odd})
 if(DEFINED ALT)
   separate_arguments(args_even UNIX_COMMAND "${ALT}")
@@ -21,7 +23,7 @@ foreach(i RANGE 1 ${RUNS})
   else()
     set(args ${args_even})
   endif()
-  execute_process(COMMAND "${CMD}" ${args} RESULT_VARIABLE code
+  execute_process(COMMAND ${emu} "${CMD}" ${args} RESULT_VARIABLE code
                   OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT "${code}" STREQUAL "0")
     message(FATAL_ERROR "run ${i}: exit status ${code}\n${out}${err}")
