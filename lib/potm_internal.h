@@ -410,13 +410,19 @@ potm_thread_t *potm_caller_between_tx(const char *fn);
  * rest is potm_tx_committed_slow_ (lib/tx.c). */
 void potm_tx_committed_slow_(potm_thread_t *t, bool read_only);
 
-static inline void potm_tx_committed(potm_thread_t *t, bool read_only)
+/* Leave the transaction's read-side section, if it took one. */
+static inline void potm_tx_leave_rcu(potm_thread_t *t)
 {
-	if (unlikely(t->lsd_used | (t->allocs.n != 0) | (t->polled != NULL) |
-	             (t->frees.n != t->frees_committed))) {
-		potm_tx_committed_slow_(t, read_only);
-		return;
+	if (t->in_rcu) {
+		t->in_rcu = false;
+		potm_rcu_read_unlock(t);
 	}
+}
+
+/* The end of every successful commit, both paths: count it, reset the
+ * thread's per-transaction state, leave the read-side section. */
+static inline void potm_tx_commit_close(potm_thread_t *t, bool read_only)
+{
 	POTM_STAT_INC(t, commits);
 	if (read_only)
 		POTM_STAT_INC(t, commits_ro);
@@ -424,10 +430,17 @@ static inline void potm_tx_committed(potm_thread_t *t, bool read_only)
 	t->last_cancelled = false;
 	t->hint_serial = false;
 	t->txd.depth = 0;
-	if (t->in_rcu) {
-		t->in_rcu = false;
-		potm_rcu_read_unlock(t);
+	potm_tx_leave_rcu(t);
+}
+
+static inline void potm_tx_committed(potm_thread_t *t, bool read_only)
+{
+	if (unlikely(t->lsd_used | (t->allocs.n != 0) | (t->polled != NULL) |
+	             (t->frees.n != t->frees_committed))) {
+		potm_tx_committed_slow_(t, read_only);
+		return;
 	}
+	potm_tx_commit_close(t, read_only);
 }
 
 /* Undo the attempt's allocations; count the abort under cause; back off;

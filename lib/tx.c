@@ -37,14 +37,6 @@ void potm_rcu_read_unlock(potm_thread_t *t)
 	urcu_memb_read_unlock();
 }
 
-static void tx_leave_rcu(potm_thread_t *t)
-{
-	if (t->in_rcu) {
-		t->in_rcu = false;
-		potm_rcu_read_unlock(t);
-	}
-}
-
 /* potm_tx_committed's general case (lib/potm_internal.h). */
 void potm_tx_committed_slow_(potm_thread_t *t, bool read_only)
 {
@@ -71,14 +63,7 @@ void potm_tx_committed_slow_(potm_thread_t *t, bool read_only)
 		          potm_ticks() >= t->flush_due))
 			potm_reclaim_flush(t);
 	}
-	POTM_STAT_INC(t, commits);
-	if (read_only)
-		POTM_STAT_INC(t, commits_ro);
-	t->attempt = 0;
-	t->last_cancelled = false;
-	t->hint_serial = false;
-	t->txd.depth = 0;
-	tx_leave_rcu(t);
+	potm_tx_commit_close(t, read_only);
 }
 
 /* An aborted attempt's allocations were never published: free them now. */
@@ -118,7 +103,7 @@ void potm_tx_cancelled(potm_thread_t *t)
 	t->last_cancelled = true;
 	t->hint_serial = false;
 	t->txd.flags |= TM_TXD_CANCELLED;
-	tx_leave_rcu(t);
+	potm_tx_leave_rcu(t);
 	siglongjmp(t->txd.env, 1);
 }
 
