@@ -475,6 +475,14 @@ static void slot_done(potm_dora_tx_t *tx, int outcome, void *ctx)
 	tm1_slot_t *x = ctx;
 	(void)tx;
 	x->outcome = outcome;
+	if (x->db->inline_mode) {
+		/* On the submitter's own thread (potm_dora_set_inline): a
+		 * plain list, no wake. */
+		tm1_worker_t *me = &x->db->worker[x->owner];
+		x->next = me->finished;
+		me->finished = x;
+		return;
+	}
 	atomic_store_explicit(&x->state, SLOT_DONE, memory_order_release);
 	potm_dora_wake(x->db->d, x->owner);   /* its terminal may be idle */
 }
@@ -522,15 +530,29 @@ static void slot_submit(tm1_db_t *db, tm1_slot_t *x)
 		break;
 	}
 	atomic_store_explicit(&x->state, SLOT_RUNNING, memory_order_relaxed);
+	if (db->inline_mode) {
+		db->worker[x->owner].outstanding++;
+		while (potm_dora_submit_on(tx, x->owner) == POTM_DORA_PAUSED)
+			potm_dora_serve(db->d, x->owner);
+		return;
+	}
 	while (potm_dora_submit(tx) == POTM_DORA_PAUSED)
 		potm_dora_serve(db->d, x->owner);
+}
+
+static void tally(tm1_worker_t *me, const tm1_slot_t *x)
+{
+	int ok = x->outcome == POTM_DORA_COMMITTED && (x->in.type > GET_ACCESS_DATA || x->found);
+	bench_lat_add(&me->lat[x->in.type], bench_now_ns() - x->t0);
+	me->done[x->in.type]++;
+	me->ok[x->in.type] += ok;
 }
 
 static void reap(tm1_db_t *db, unsigned id)
 {
 	tm1_worker_t *me = &db->worker[id];
-	for (unsigned k = 0; k < TM1_WINDOW; k++) {
-		tm1_slot_t *x = &db->slots[id * TM1_WINDOW + k];
+	for (unsigned k = 0; k < db->window; k++) {
+		tm1_slot_t *x = &db->slots[id * db->window + k];
 		if (atomic_load_explicit(&x->state, memory_order_acquire) != SLOT_DONE)
 			continue;
 		if (x->outcome == POTM_DORA_CONFLICT) {
@@ -538,12 +560,31 @@ static void reap(tm1_db_t *db, unsigned id)
 			slot_submit(db, x);
 			continue;
 		}
-		int ok = x->outcome == POTM_DORA_COMMITTED &&
-		         (x->in.type > GET_ACCESS_DATA || x->found);
-		bench_lat_add(&me->lat[x->in.type], bench_now_ns() - x->t0);
-		me->done[x->in.type]++;
-		me->ok[x->in.type] += ok;
+		tally(me, x);
 		atomic_store_explicit(&x->state, SLOT_FREE, memory_order_relaxed);
+	}
+}
+
+/* -e dora-inline: the outcomes that arrived (a resubmission may finish
+ * at once and land on the list again: taken whole first). */
+static void inline_reap(tm1_db_t *db, unsigned id)
+{
+	tm1_worker_t *me = &db->worker[id];
+	while (me->finished != NULL) {
+		tm1_slot_t *x = me->finished;
+		me->finished = NULL;
+		for (tm1_slot_t *n; x != NULL; x = n) {
+			n = x->next;
+			me->outstanding--;
+			if (x->outcome == POTM_DORA_CONFLICT) {
+				me->retries++;
+				slot_submit(db, x);
+				continue;
+			}
+			tally(me, x);
+			x->next = me->free;
+			me->free = x;
+		}
 	}
 }
 
@@ -562,10 +603,10 @@ static void tm1_dora_op(void *shared, bench_thread_t *self)
 	tm1_slot_t *x = NULL;
 	for (;;) {
 		reap(db, id);
-		for (unsigned k = 0; k < TM1_WINDOW && x == NULL; k++)
-			if (atomic_load_explicit(&db->slots[id * TM1_WINDOW + k].state,
+		for (unsigned k = 0; k < db->window && x == NULL; k++)
+			if (atomic_load_explicit(&db->slots[id * db->window + k].state,
 			                         memory_order_relaxed) == SLOT_FREE)
-				x = &db->slots[id * TM1_WINDOW + k];
+				x = &db->slots[id * db->window + k];
 		if (x != NULL)
 			break;
 		serve_or_idle(db, id);
@@ -583,8 +624,8 @@ static void tm1_dora_leave(void *shared, bench_thread_t *self)
 	for (;;) {
 		reap(db, id);
 		bool idle = true;
-		for (unsigned k = 0; k < TM1_WINDOW; k++)
-			idle &= atomic_load(&db->slots[id * TM1_WINDOW + k].state) == SLOT_FREE;
+		for (unsigned k = 0; k < db->window; k++)
+			idle &= atomic_load(&db->slots[id * db->window + k].state) == SLOT_FREE;
 		if (idle)
 			break;
 		serve_or_idle(db, id);
@@ -592,6 +633,45 @@ static void tm1_dora_leave(void *shared, bench_thread_t *self)
 	atomic_fetch_add(&db->finished, 1);
 	for (unsigned e = 0; e < db->threads; e++)
 		potm_dora_wake(db->d, e);
+	while (atomic_load(&db->finished) < db->threads || potm_dora_in_flight(db->d) != 0)
+		serve_or_idle(db, id);
+}
+
+/* -e dora-inline: the executor is the terminal.  Its transactions on
+ * its own subscribers finish inside the submission; the others take a
+ * slot of the window until their outcome comes back through the rings,
+ * which it polls between its own transactions: it never waits for a
+ * remote answer while a slot is free. */
+static void tm1_inline_op(void *shared, bench_thread_t *self)
+{
+	tm1_db_t *db = shared;
+	unsigned id = self->id;
+	tm1_worker_t *me = &db->worker[id];
+	for (;;) {
+		inline_reap(db, id);
+		if (me->free != NULL)
+			break;
+		serve_or_idle(db, id);
+	}
+	tm1_slot_t *x = me->free;
+	me->free = x->next;
+	tm1_draw(db, &self->rng, &x->in);
+	x->t0 = bench_now_ns();
+	slot_submit(db, x);
+	potm_dora_serve(db->d, id);
+}
+
+static void tm1_inline_leave(void *shared, bench_thread_t *self)
+{
+	tm1_db_t *db = shared;
+	unsigned id = self->id;
+	for (;;) {
+		inline_reap(db, id);
+		if (db->worker[id].outstanding == 0)
+			break;
+		serve_or_idle(db, id);
+	}
+	atomic_fetch_add(&db->finished, 1);
 	while (atomic_load(&db->finished) < db->threads || potm_dora_in_flight(db->d) != 0)
 		serve_or_idle(db, id);
 }
@@ -639,12 +719,13 @@ static void tm1_check(tm1_db_t *db, uint64_t inserted, uint64_t deleted, bench_v
 
 /* ---- the benchmark --------------------------------------------------------- */
 
-static const char *const tm1_executions[] = { "conventional", "dora", "dora-private", NULL };
+static const char *const tm1_executions[] = { "conventional", "dora", "dora-private",
+	                                       "dora-inline", NULL };
 
 int potm_bench_tm1(int argc, char **argv)
 {
 	bench_common_t c = { .name = "tm1" };
-	uint64_t subscribers = TM1_DEFAULT_SUBSCRIBERS;
+	uint64_t subscribers = TM1_DEFAULT_SUBSCRIBERS, window = 0;
 	unsigned execution = 0;
 	const bench_option_t opts[] = {
 		{ 's', BENCH_OPT_UINT, "subscriber count",
@@ -653,20 +734,33 @@ int potm_bench_tm1(int argc, char **argv)
 		{ 'e', BENCH_OPT_CHOICE, "execution",
 		  "conventional: each worker runs whole transactions; dora: the workers are "
 		  "DORA executors owning ranges of subscribers; dora-private: the same over "
-		  "private tables per executor, plain accesses, no TM (default conventional)",
+		  "private tables per executor, plain accesses, no TM; dora-inline: "
+		  "dora-private with each executor running its own transactions on its own "
+		  "subscribers at once and exchanging the rest through rings, no sleep "
+		  "(default conventional)",
 		  0, 0, tm1_executions, &execution, NULL },
+		{ 'W', BENCH_OPT_UINT, "DORA window",
+		  "-e dora, dora-private, dora-inline: transactions each terminal keeps "
+		  "outstanding (default 4)", 1, TM1_WINDOW_MAX, NULL, &window, NULL },
 	};
 	int rc = bench_parse(&c, "tm1: Nokia's TM1 (TATP): the subscriber database and its "
 	                     "seven transactions in the standard mix, conventionally or "
 	                     "under DORA", opts, sizeof opts / sizeof opts[0], argc, argv);
 	if (rc != BENCH_EXIT_OK || c.help)
 		return rc;
-	/* -e dora-private: the workers (executors) call no TM function. */
-	c.unregistered = execution == 2;
+	if (execution == 0 && window != 0)
+		return bench_usage_error(&c, "-W: the window needs -e dora, dora-private or "
+		                         "dora-inline");
+	if (window == 0)
+		window = TM1_WINDOW;
+	/* -e dora-private, dora-inline: the workers (executors) call no TM
+	 * function. */
+	c.unregistered = execution >= 2;
 	tm1_db_t db = { .subscribers = subscribers, .threads = (unsigned)c.threads,
-	                .seed = c.seed };
+	                .seed = c.seed, .window = (unsigned)window,
+	                .inline_mode = execution == 3 };
 	db.worker = aligned_alloc(64, db.threads * sizeof *db.worker);
-	db.slots = calloc((size_t)db.threads * TM1_WINDOW, sizeof *db.slots);
+	db.slots = calloc((size_t)db.threads * db.window, sizeof *db.slots);
 	if (db.worker == NULL || db.slots == NULL) {
 		free(db.worker);
 		free(db.slots);
@@ -692,11 +786,13 @@ int potm_bench_tm1(int argc, char **argv)
 	uint64_t load_ns = bench_now_ns() - t0;
 	if (execution != 0) {
 		db.d = potm_dora_create(db.threads, 2);
-		db.acts = execution == 2 ? &tm1_private_acts : &tm1_shared_acts;
+		db.acts = execution >= 2 ? &tm1_private_acts : &tm1_shared_acts;
 		if (db.d == NULL || potm_dora_rule_range(db.d, 0, 1, subscribers) != 0 ||
 		    potm_dora_rule_hash(db.d, 1, 1, subscribers) != 0 ||
-		    potm_dora_set_private(db.d, execution == 2) != 0) {
-			fprintf(stderr, "tm1: -e dora: %s\n", tm_last_error());
+		    potm_dora_set_private(db.d, execution >= 2) != 0 ||
+		    potm_dora_set_inline(db.d, execution == 3) != 0) {
+			fprintf(stderr, "tm1: -e %s: %s\n", tm1_executions[execution],
+			        tm_last_error());
 			potm_dora_destroy(db.d);
 			tm1_destroy(&db);
 			tm_thread_exit();
@@ -704,11 +800,14 @@ int potm_bench_tm1(int argc, char **argv)
 			goto out_stop;
 		}
 		for (unsigned i = 0; i < db.threads; i++)
-			for (unsigned k = 0; k < TM1_WINDOW; k++) {
-				db.slots[i * TM1_WINDOW + k].db = &db;
-				db.slots[i * TM1_WINDOW + k].owner = i;
+			for (unsigned k = 0; k < db.window; k++) {
+				tm1_slot_t *x = &db.slots[i * db.window + k];
+				x->db = &db;
+				x->owner = i;
+				x->next = db.worker[i].free;
+				db.worker[i].free = x;
 			}
-		if (execution == 2 && tm1_private_setup(&db) != 0) {
+		if (execution >= 2 && tm1_private_setup(&db) != 0) {
 			potm_dora_destroy(db.d);
 			tm1_destroy(&db);
 			tm_thread_exit();
@@ -720,8 +819,12 @@ int potm_bench_tm1(int argc, char **argv)
 
 	tm_stats_reset();
 	bench_run_result_t run;
-	rc = execution != 0 ? bench_run_with(&c, tm1_dora_op, NULL, tm1_dora_leave, &db, &run)
-	                    : bench_run(&c, tm1_op, &db, &run);
+	if (execution == 3)
+		rc = bench_run_with(&c, tm1_inline_op, NULL, tm1_inline_leave, &db, &run);
+	else if (execution != 0)
+		rc = bench_run_with(&c, tm1_dora_op, NULL, tm1_dora_leave, &db, &run);
+	else
+		rc = bench_run(&c, tm1_op, &db, &run);
 	tm_stats_t stats;
 	tm_stats(&stats);
 	potm_dora_stats_t dst;
@@ -764,7 +867,7 @@ int potm_bench_tm1(int argc, char **argv)
 		bench_fail(&verdict, "the workers counted %" PRIu64 " transactions, the run %"
 		           PRIu64, all, run.ops);
 
-	bench_kv_t counts[2 * TM1_TYPES + 5];
+	bench_kv_t counts[2 * TM1_TYPES + 6];
 	char names[2 * TM1_TYPES][48];
 	size_t n = 0;
 	for (int k = 0; k < TM1_TYPES; k++) {
@@ -777,10 +880,12 @@ int potm_bench_tm1(int argc, char **argv)
 	counts[n++] = BENCH_U64("dora_lock_waits", dst.lock_waits);
 	counts[n++] = BENCH_U64("dora_retries", retries);
 	counts[n++] = BENCH_U64("dora_undone_actions", dst.undone);
+	counts[n++] = BENCH_U64("dora_inline_runs", dst.inline_runs);
 	const bench_kv_t params[] = {
 		BENCH_STR("workload", "tm1"),
 		BENCH_U64("subscribers", subscribers),
 		BENCH_STR("execution", tm1_executions[execution]),
+		BENCH_U64("dora_window", execution != 0 ? window : 0),
 	};
 	rc = bench_finish(&c, params, sizeof params / sizeof params[0], counts, n, &run, &stats,
 	                  &verdict);

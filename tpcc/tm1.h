@@ -13,9 +13,11 @@
 #include <potm/store.h>
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
-#define TM1_WINDOW 4
+#define TM1_WINDOW 4        /* a DORA terminal's outstanding transactions, by default */
+#define TM1_WINDOW_MAX 64
 
 enum tm1_type {
 	GET_SUBSCRIBER_DATA, GET_NEW_DESTINATION, GET_ACCESS_DATA, UPDATE_SUBSCRIBER_DATA,
@@ -75,6 +77,10 @@ typedef struct tm1_worker {
 	uint64_t done[TM1_TYPES], ok[TM1_TYPES];
 	uint64_t retries;
 	bench_lat_t lat[TM1_TYPES];
+	/* -e dora-inline, its executor's alone: free slots, slots whose
+	 * outcome arrived (done runs on the submitter), slots submitted */
+	struct tm1_slot *free, *finished;
+	unsigned outstanding;
 } __attribute__((aligned(64))) tm1_worker_t;
 
 typedef struct tm1_db {
@@ -89,7 +95,9 @@ typedef struct tm1_db {
 	potm_dora_t *d;
 	struct tm1_private *priv;  /* -e dora-private: the executors' tables */
 	const struct tm1_acts *acts;   /* the execution's actions in tm1.c's graphs */
-	struct tm1_slot *slots;   /* [threads][TM1_WINDOW] */
+	struct tm1_slot *slots;   /* [threads][window] */
+	unsigned window;
+	bool inline_mode;         /* -e dora-inline: potm_dora_set_inline */
 	atomic_uint finished;
 } tm1_db_t;
 
@@ -98,6 +106,7 @@ enum { SLOT_FREE, SLOT_RUNNING, SLOT_DONE };
 
 typedef struct tm1_slot {
 	_Atomic int state;
+	struct tm1_slot *next;    /* -e dora-inline: in its worker's lists */
 	int outcome;
 	tm1_db_t *db;
 	unsigned owner;

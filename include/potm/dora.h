@@ -167,6 +167,24 @@ int potm_dora_reroute(potm_dora_t *d, unsigned r, uint64_t lo, uint64_t hi, unsi
 int potm_dora_set_private(potm_dora_t *d, int on);
 int potm_dora_is_private(const potm_dora_t *d);
 
+/* Inline executors (on != 0): the executors are the terminals.  Every
+ * submission comes from an executor's serving thread (potm_dora_submit_on);
+ * a one-phase transaction whose actions all route to that executor runs
+ * at once inside the call, with no queue, no atomic operation and no lock
+ * that no other request names there; any other action of the
+ * submitter's runs at once too, and what goes to another executor (an
+ * action, a completion, the outcome returning to the submitter) travels
+ * through a single-producer single-consumer ring per (from, to) pair,
+ * published in a batch by the sender's next potm_dora_serve.  The done
+ * callback runs on the submitting executor.  Executors never sleep:
+ * potm_dora_idle yields the core, potm_dora_wake does nothing.  Every
+ * executor must keep calling potm_dora_serve while a reroute is pending
+ * (the resource manager waits for each one's acknowledgement).  At most
+ * 64 executors; before the first submission; 0, or -1 with
+ * tm_last_error(). */
+int potm_dora_set_inline(potm_dora_t *d, int on);
+int potm_dora_is_inline(const potm_dora_t *d);
+
 /* ---- transactions ----------------------------------------------------- */
 
 /* A new transaction (not yet submitted); NULL if out of memory. */
@@ -186,6 +204,11 @@ void potm_dora_then(potm_dora_tx_t *tx, potm_dora_next_fn next, void *ctx);
  * action).  0, or POTM_DORA_PAUSED while the resource manager holds
  * admissions (nothing happened: serve and submit again). */
 int potm_dora_submit(potm_dora_tx_t *tx);
+
+/* Inline mode's submit, from executor e's serving thread: as
+ * potm_dora_submit (0, or POTM_DORA_PAUSED: serve and submit again); the
+ * transaction may have finished (done called) when it returns. */
+int potm_dora_submit_on(potm_dora_tx_t *tx, unsigned e);
 
 /* ---- executors ------------------------------------------------------ */
 
@@ -238,6 +261,7 @@ typedef struct potm_dora_stats {
 	uint64_t committed, aborted, conflicts;   /* transactions, by outcome */
 	uint64_t undone;        /* actions whose effects an abort undid */
 	uint64_t reroutes;      /* routing changes */
+	uint64_t inline_runs;   /* inline mode: transactions run whole at submission */
 } potm_dora_stats_t;
 
 void potm_dora_stats(const potm_dora_t *d, potm_dora_stats_t *out);

@@ -96,7 +96,7 @@ static void *dora_alloc(size_t n, const char *what)
 
 /* ---- queues ------------------------------------------------------------ */
 
-enum dora_kind { DORA_ACTION, DORA_COMPLETE, DORA_STUB };
+enum dora_kind { DORA_ACTION, DORA_COMPLETE, DORA_STUB, DORA_DONE };
 
 typedef struct dora_node {
 	_Atomic(struct dora_node *) next;
@@ -156,6 +156,69 @@ static bool queue_empty(dora_queue_t *q)
 	return q->tail == &q->stub &&
 	       atomic_load_explicit(&q->stub.next, memory_order_seq_cst) == NULL &&
 	       atomic_load_explicit(&q->head, memory_order_seq_cst) == &q->stub;
+}
+
+/* ---- rings between executors (inline mode) --------------------------------
+ *
+ * R1: ring (f, t) carries executor f's messages to executor t; only f's
+ * serving thread pushes and only t's pops.  A push fills a slot and
+ * advances the producer's private tail; the sender's next serve publishes
+ * the tail with one release store (a batch per serve), after the slots,
+ * and the consumer's acquire load of the tail orders the slots before
+ * its reads.  The consumer publishes its head with a release store after
+ * reading the slots; the producer reads it (acquire) only when the ring
+ * looks full.  A full ring spills into the producer's own FIFO list,
+ * moved into the ring ahead of newer pushes, so the order per pair is
+ * the order of the pushes.
+ */
+#define DORA_RING_SIZE 256u
+#define DORA_RING_MASK (DORA_RING_SIZE - 1)
+#define DORA_INLINE_MAX 64   /* executors in inline mode: the dirty mask's bits */
+
+typedef struct dora_ring {
+	atomic_size_t tail __attribute__((aligned(DORA_CACHELINE)));    /* published by f */
+	size_t ptail __attribute__((aligned(DORA_CACHELINE)));          /* f's own */
+	size_t head_seen;
+	dora_node_t *over, *over_tail;
+	atomic_size_t head __attribute__((aligned(DORA_CACHELINE)));    /* published by t */
+	size_t tail_seen;                                                /* t's own */
+	dora_node_t *slot[DORA_RING_SIZE] __attribute__((aligned(DORA_CACHELINE)));
+} dora_ring_t;
+
+static bool ring_room(dora_ring_t *r)
+{
+	if (r->ptail - r->head_seen < DORA_RING_SIZE)
+		return true;
+	r->head_seen = atomic_load_explicit(&r->head, memory_order_acquire);
+	return r->ptail - r->head_seen < DORA_RING_SIZE;
+}
+
+static void ring_push(dora_ring_t *r, dora_node_t *n)
+{
+	if (r->over == NULL && ring_room(r)) {
+		r->slot[r->ptail++ & DORA_RING_MASK] = n;
+		return;
+	}
+	atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
+	if (r->over_tail != NULL)
+		atomic_store_explicit(&r->over_tail->next, n, memory_order_relaxed);
+	else
+		r->over = n;
+	r->over_tail = n;
+}
+
+/* Publish the pushes (R1); true if some are still spilled. */
+static bool ring_flush(dora_ring_t *r)
+{
+	while (r->over != NULL && ring_room(r)) {
+		dora_node_t *n = r->over;
+		r->over = atomic_load_explicit(&n->next, memory_order_relaxed);
+		if (r->over == NULL)
+			r->over_tail = NULL;
+		r->slot[r->ptail++ & DORA_RING_MASK] = n;
+	}
+	atomic_store_explicit(&r->tail, r->ptail, memory_order_release);
+	return r->over != NULL;
 }
 
 /* ---- transactions, actions, locks ------------------------------------- */
@@ -225,6 +288,8 @@ struct potm_dora_tx {
 	atomic_uint refs;         /* completions still to run */
 	int outcome;
 	unsigned nparts;          /* the executors it was made for (the cache) */
+	unsigned origin;          /* inline mode: the submitting executor */
+	dora_node_t done_node;    /* inline mode: the outcome, sent to origin */
 	dora_part_t part[];       /* [executors] */
 };
 
@@ -251,7 +316,11 @@ typedef struct dora_exec {
 	dora_entry_t *free_entries;
 	dora_req_t *free_reqs;
 	potm_dora_act_t *ready, *ready_tail;   /* granted after waiting */
+	size_t live_entries;      /* lock entries in the table */
+	uint64_t dirty;           /* inline mode: rings (e, bit) with unpublished pushes */
 	potm_dora_stats_t st;
+	/* Q2: the last pause generation this executor acknowledged */
+	atomic_uint ack __attribute__((aligned(DORA_CACHELINE)));
 	/* I1: the futex an idle executor sleeps on, bumped by every wake */
 	atomic_uint wake_seq __attribute__((aligned(DORA_CACHELINE)));
 	atomic_int sleeping;
@@ -272,8 +341,16 @@ struct potm_dora {
 	pthread_mutex_t rm;                /* one resource manager at a time */
 	uint64_t reroutes;
 	bool private_tables;               /* potm_dora_set_private: P1 */
+	bool inline_mode;                  /* potm_dora_set_inline: R1, L4, Q2 */
+	dora_ring_t *ring;                 /* [from * executors + to] */
+	atomic_uint rm_gen;                /* Q2: pauses so far */
 	atomic_bool started;               /* a transaction was submitted */
 };
+
+static dora_ring_t *ring_of(potm_dora_t *d, unsigned from, unsigned to)
+{
+	return &d->ring[(size_t)from * d->executors + to];
+}
 
 /* ---- the calling thread's cache of actions and transactions ---------------
  *
@@ -397,14 +474,48 @@ static void exec_push(potm_dora_t *d, unsigned e, dora_node_t *n)
 	exec_wake(&d->ex[e]);
 }
 
+/* A message from executor `from` (its serving thread; any thread outside
+ * inline mode) to executor `to`. */
+static void send(potm_dora_t *d, unsigned from, unsigned to, dora_node_t *n)
+{
+	if (d->inline_mode) {
+		ring_push(ring_of(d, from, to), n);
+		d->ex[from].dirty |= 1ull << to;
+	} else {
+		exec_push(d, to, n);
+	}
+}
+
+/* Publish executor e's pushes of this serve (R1). */
+static void flush_rings(potm_dora_t *d, unsigned e)
+{
+	dora_exec_t *x = &d->ex[e];
+	uint64_t m = x->dirty, still = 0;
+	while (m != 0) {
+		unsigned to = (unsigned)__builtin_ctzll(m);
+		m &= m - 1;
+		if (ring_flush(ring_of(d, e, to)))
+			still |= 1ull << to;
+	}
+	x->dirty = still;
+}
+
 void potm_dora_wake(potm_dora_t *d, unsigned e)
 {
-	exec_wake(&d->ex[e]);
+	if (!d->inline_mode)   /* inline executors poll: nobody sleeps */
+		exec_wake(&d->ex[e]);
 }
 
 void potm_dora_idle(potm_dora_t *d, unsigned e)
 {
 	dora_exec_t *x = &d->ex[e];
+	if (d->inline_mode) {
+		/* No futex: the other executors poll their rings; give the
+		 * core to them (oversubscribed, they share it). */
+		flush_rings(d, e);
+		sched_yield();
+		return;
+	}
 	unsigned seq = atomic_load_explicit(&x->wake_seq, memory_order_seq_cst);
 	atomic_store_explicit(&x->sleeping, 1, memory_order_seq_cst);
 	if (x->ready == NULL && queue_empty(&x->q)) {
@@ -482,6 +593,7 @@ void potm_dora_destroy(potm_dora_t *d)
 	}
 	for (unsigned r = 0; r < d->nrules; r++)
 		free(d->rule[r].owner);
+	free(d->ring);
 	pthread_mutex_destroy(&d->rm);
 	free(d->rule);
 	free(d->ex);
@@ -562,7 +674,12 @@ int potm_dora_reroute(potm_dora_t *d, unsigned r, uint64_t lo, uint64_t hi, unsi
 		return potm_error("potm_dora_reroute: executor %u: there are %u", e, d->executors);
 	pthread_mutex_lock(&d->rm);
 	/* Q1: close admissions, then wait for quiescence. */
+	unsigned gen = atomic_fetch_add_explicit(&d->rm_gen, 1, memory_order_seq_cst) + 1;
 	atomic_store_explicit(&d->paused, 1, memory_order_seq_cst);
+	if (d->inline_mode)   /* Q2: every executor saw the pause between two of its own */
+		for (unsigned x = 0; x < d->executors; x++)
+			while (atomic_load_explicit(&d->ex[x].ack, memory_order_acquire) != gen)
+				sched_yield();
 	while (atomic_load_explicit(&d->in_flight, memory_order_seq_cst) != 0)
 		sched_yield();
 	for (uint64_t v = lo; v <= hi; v++)
@@ -586,6 +703,29 @@ int potm_dora_is_private(const potm_dora_t *d)
 	return d->private_tables;
 }
 
+int potm_dora_set_inline(potm_dora_t *d, int on)
+{
+	if (atomic_load_explicit(&d->started, memory_order_relaxed))
+		return potm_error("potm_dora_set_inline: transactions were already submitted");
+	if (on && d->executors > DORA_INLINE_MAX)
+		return potm_error("potm_dora_set_inline: %u executors: at most %u inline",
+		                  d->executors, DORA_INLINE_MAX);
+	if (on && d->ring == NULL) {
+		size_t n = (size_t)d->executors * d->executors;
+		d->ring = aligned_alloc(DORA_CACHELINE, n * sizeof *d->ring);
+		if (d->ring == NULL)
+			return potm_error("potm_dora_set_inline: out of memory for %zu rings", n);
+		memset(d->ring, 0, n * sizeof *d->ring);
+	}
+	d->inline_mode = on != 0;
+	return 0;
+}
+
+int potm_dora_is_inline(const potm_dora_t *d)
+{
+	return d->inline_mode;
+}
+
 /* ---- building transactions ------------------------------------------- */
 
 potm_dora_tx_t *potm_dora_tx_new(potm_dora_t *d, potm_dora_done_fn done, void *ctx)
@@ -603,6 +743,7 @@ potm_dora_tx_t *potm_dora_tx_new(potm_dora_t *d, potm_dora_done_fn done, void *c
 	tx->ctx = ctx;
 	for (unsigned e = 0; e < d->executors; e++)
 		tx->part[e].node.kind = DORA_COMPLETE;
+	tx->done_node.kind = DORA_DONE;
 	return tx;
 }
 
@@ -642,9 +783,12 @@ void potm_dora_then(potm_dora_tx_t *tx, potm_dora_next_fn next, void *ctx)
 	tx->next_ctx = ctx;
 }
 
+static bool act_run(potm_dora_t *d, unsigned e, potm_dora_act_t *a);
+
 /* Enqueue the phase built (the RVP's count first, so that no action of
- * it can reach the RVP before the count is set). */
-static void phase_start(potm_dora_tx_t *tx)
+ * it can reach the RVP before the count is set).  `from`: the executor
+ * whose thread calls (inline mode; its own actions run here and now). */
+static void phase_start(potm_dora_tx_t *tx, unsigned from)
 {
 	potm_dora_t *d = tx->d;
 	potm_dora_act_t *a = tx->building;
@@ -664,7 +808,10 @@ static void phase_start(potm_dora_tx_t *tx)
 		potm_dora_act_t *n = a->phase_next;   /* a may run and finish at once */
 		a->executor = potm_dora_owner(d, a->rule, a->route);
 		a->lone = lone;
-		exec_push(d, a->executor, &a->node);
+		if (d->inline_mode && a->executor == from)
+			act_run(d, from, a);
+		else
+			send(d, from, a->executor, &a->node);
 		a = n;
 	}
 }
@@ -676,6 +823,11 @@ int potm_dora_submit(potm_dora_tx_t *tx)
 		fprintf(stderr, "potm dora: potm_dora_submit: a transaction without actions\n");
 		abort();
 	}
+	if (d->inline_mode) {
+		fprintf(stderr, "potm dora: potm_dora_submit: inline executors submit with "
+		        "potm_dora_submit_on\n");
+		abort();
+	}
 	/* Q1: count first, then look at the flag. */
 	atomic_fetch_add_explicit(&d->in_flight, 1, memory_order_seq_cst);
 	if (atomic_load_explicit(&d->paused, memory_order_seq_cst)) {
@@ -685,7 +837,100 @@ int potm_dora_submit(potm_dora_tx_t *tx)
 	tx->ts = atomic_fetch_add_explicit(&d->clock, 1, memory_order_relaxed) + 1;
 	if (!atomic_load_explicit(&d->started, memory_order_relaxed))
 		atomic_store_explicit(&d->started, true, memory_order_relaxed);
-	phase_start(tx);
+	phase_start(tx, 0);
+	return 0;
+}
+
+static void undo_part(dora_exec_t *x, dora_part_t *p, bool priv);
+static dora_entry_t **entry_slot(dora_exec_t *x, uint32_t space, uint64_t key);
+static void act_free(potm_dora_act_t *a);
+static void act_body(potm_dora_act_t *a);
+
+/* L4: a one-phase transaction whose actions all route to executor e, run
+ * on e's thread back to back and completed there at once: no other
+ * action of e runs between its first action and its completion, so a
+ * lock that no request names on e would be seen by none, and it takes
+ * none.  No queue, no stamp, no count: Q2 covers it.  false (nothing
+ * done) if an action routes elsewhere or names a lock in e's table. */
+static bool inline_local(potm_dora_t *d, unsigned e, potm_dora_tx_t *tx)
+{
+	dora_exec_t *x = &d->ex[e];
+	for (potm_dora_act_t *a = tx->building; a != NULL; a = a->phase_next) {
+		if (potm_dora_owner(d, a->rule, a->route) != e)
+			return false;
+		for (unsigned i = 0; x->live_entries != 0 && i < a->nlocks; i++)
+			if (*entry_slot(x, a->locks[i].space, a->locks[i].key) != NULL)
+				return false;
+	}
+	if (!atomic_load_explicit(&d->started, memory_order_relaxed))
+		atomic_store_explicit(&d->started, true, memory_order_relaxed);
+	potm_dora_act_t *a = tx->building, *rev = NULL, *ran = NULL;
+	tx->building = NULL;
+	tx->nbuilding = 0;
+	while (a != NULL) {   /* added last first: run in the order added */
+		potm_dora_act_t *n = a->phase_next;
+		a->phase_next = rev;
+		rev = a;
+		a = n;
+	}
+	int failed = 0;
+	for (a = rev; a != NULL; a = a->phase_next) {
+		a->executor = e;
+		x->st.actions++;
+		if (failed) {
+			x->st.skipped++;
+		} else {
+			act_body(a);
+			if (a->rc != 0)
+				failed = POTM_DORA_ABORTED;
+		}
+		a->part_next = ran;
+		ran = a;
+	}
+	x->st.inline_runs++;
+	if (failed) {
+		dora_part_t p = { .acts = ran };
+		undo_part(x, &p, d->private_tables);
+		x->st.aborted++;
+	} else {
+		x->st.committed++;
+	}
+	tx->outcome = failed ? failed : POTM_DORA_COMMITTED;
+	tx->done(tx, tx->outcome, tx->ctx);
+	for (potm_dora_act_t *n; ran != NULL; ran = n) {
+		n = ran->part_next;
+		act_free(ran);
+	}
+	cache_put_tx(tx);
+	return true;
+}
+
+int potm_dora_submit_on(potm_dora_tx_t *tx, unsigned e)
+{
+	potm_dora_t *d = tx->d;
+	if (!d->inline_mode || e >= d->executors || tx->nbuilding == 0) {
+		fprintf(stderr, "potm dora: potm_dora_submit_on: %s\n",
+		        !d->inline_mode ? "the executors are not inline (potm_dora_set_inline)"
+		        : e >= d->executors ? "no such executor" : "a transaction without actions");
+		abort();
+	}
+	/* Q2: a pause seen here waits; one not seen yet waits for e's
+	 * acknowledgement, which follows whatever runs inline now. */
+	if (atomic_load_explicit(&d->paused, memory_order_acquire))
+		return POTM_DORA_PAUSED;
+	tx->origin = e;
+	if (tx->next == NULL && inline_local(d, e, tx))
+		return 0;
+	/* Q1, for what crosses executors. */
+	atomic_fetch_add_explicit(&d->in_flight, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&d->paused, memory_order_seq_cst)) {
+		atomic_fetch_sub_explicit(&d->in_flight, 1, memory_order_seq_cst);
+		return POTM_DORA_PAUSED;
+	}
+	tx->ts = atomic_fetch_add_explicit(&d->clock, 1, memory_order_relaxed) + 1;
+	if (!atomic_load_explicit(&d->started, memory_order_relaxed))
+		atomic_store_explicit(&d->started, true, memory_order_relaxed);
+	phase_start(tx, e);
 	return 0;
 }
 
@@ -732,6 +977,7 @@ static int lock_request(dora_exec_t *x, unsigned e, potm_dora_act_t *a, const po
 			en = dora_alloc(sizeof *en, "lock entry");
 		*en = (dora_entry_t){ .key = l->key, .space = l->space };
 		*slot = en;
+		x->live_entries++;
 	}
 	bool conflict = false, younger_than_all = true;
 	for (dora_req_t *r = en->head; r != NULL; r = r->next) {
@@ -821,6 +1067,7 @@ static void lock_release_all(dora_exec_t *x, dora_part_t *p)
 			*slot = en->chain;
 			en->chain = x->free_entries;
 			x->free_entries = en;
+			x->live_entries--;
 		} else {
 			lock_grant_waiters(x, en);
 		}
@@ -1032,7 +1279,7 @@ static void rvp_arrive(potm_dora_tx_t *tx, int failed, unsigned e)
 		tx->next = NULL;
 		next(tx, tx->next_ctx);
 		if (tx->nbuilding != 0) {
-			phase_start(tx);
+			phase_start(tx, e);
 			return;
 		}
 	}
@@ -1101,8 +1348,14 @@ static void tx_finish(potm_dora_tx_t *tx, int outcome, unsigned e)
 	for (unsigned i = 0; i < d->executors; i++)
 		if (tx->part[i].used)
 			who[n++] = (uint16_t)i;
-	atomic_store_explicit(&tx->refs, n, memory_order_relaxed);
-	tx->done(tx, outcome, tx->ctx);
+	/* Inline mode: the outcome goes back to the submitting executor,
+	 * which holds a reference until its done callback ran. */
+	bool remote_done = d->inline_mode && tx->origin != e;
+	atomic_store_explicit(&tx->refs, n + remote_done, memory_order_relaxed);
+	if (remote_done)
+		send(d, e, tx->origin, &tx->done_node);
+	else
+		tx->done(tx, outcome, tx->ctx);
 	dora_part_t *part = tx->part;
 	/* This executor's own part completes here and now, last (it may
 	 * free tx): a message to itself would only come back to it. */
@@ -1111,10 +1364,20 @@ static void tx_finish(potm_dora_tx_t *tx, int outcome, unsigned e)
 		if (who[k] == e)
 			mine = true;
 		else
-			exec_push(d, who[k], &part[who[k]].node);
+			send(d, e, who[k], &part[who[k]].node);
 	}
 	if (mine)
 		complete(d, e, &part[e]);
+}
+
+/* Drop a reference to tx; the last one frees it (Q1: no longer in
+ * flight). */
+static void tx_unref(potm_dora_t *d, potm_dora_tx_t *tx)
+{
+	if (atomic_fetch_sub_explicit(&tx->refs, 1, memory_order_acq_rel) == 1) {
+		cache_put_tx(tx);
+		atomic_fetch_sub_explicit(&d->in_flight, 1, memory_order_seq_cst);
+	}
 }
 
 static void complete(potm_dora_t *d, unsigned e, dora_part_t *p)
@@ -1129,14 +1392,67 @@ static void complete(potm_dora_t *d, unsigned e, dora_part_t *p)
 		act_free(a);
 	}
 	p->acts = NULL;
-	if (atomic_fetch_sub_explicit(&tx->refs, 1, memory_order_acq_rel) == 1) {
-		cache_put_tx(tx);
-		atomic_fetch_sub_explicit(&d->in_flight, 1, memory_order_seq_cst);
+	tx_unref(d, tx);
+}
+
+/* Inline mode: the outcome reached the submitting executor. */
+static void done_arrive(potm_dora_t *d, potm_dora_tx_t *tx)
+{
+	tx->done(tx, tx->outcome, tx->ctx);
+	tx_unref(d, tx);
+}
+
+/* Inline mode's serve: the ready list, then each inbound ring in turn,
+ * a batch at a time (R1), then this serve's pushes published. */
+static unsigned serve_rings(potm_dora_t *d, unsigned e)
+{
+	dora_exec_t *x = &d->ex[e];
+	if (atomic_load_explicit(&d->paused, memory_order_acquire)) {
+		/* Q2: nothing runs inline between this and the resume. */
+		unsigned gen = atomic_load_explicit(&d->rm_gen, memory_order_acquire);
+		if (atomic_load_explicit(&x->ack, memory_order_relaxed) != gen)
+			atomic_store_explicit(&x->ack, gen, memory_order_release);
 	}
+	unsigned handled = 0;
+	for (unsigned f = 0; f < d->executors && handled < 64; f++) {
+		while (x->ready != NULL) {   /* older than anything behind them */
+			potm_dora_act_t *a = x->ready;
+			x->ready = a->phase_next;
+			if (x->ready == NULL)
+				x->ready_tail = NULL;
+			act_run(d, e, a);
+			handled++;
+		}
+		if (f == e)
+			continue;
+		dora_ring_t *r = ring_of(d, f, e);
+		size_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+		if (h == r->tail_seen) {
+			r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+			if (h == r->tail_seen)
+				continue;
+		}
+		while (h != r->tail_seen && handled < 64) {
+			dora_node_t *n = r->slot[h++ & DORA_RING_MASK];
+			handled++;
+			if (n->kind == DORA_ACTION)
+				act_run(d, e, (potm_dora_act_t *)n);
+			else if (n->kind == DORA_COMPLETE)
+				complete(d, e, (dora_part_t *)n);
+			else
+				done_arrive(d, (potm_dora_tx_t *)((char *)n -
+				                                  offsetof(potm_dora_tx_t, done_node)));
+		}
+		atomic_store_explicit(&r->head, h, memory_order_release);
+	}
+	flush_rings(d, e);
+	return handled;
 }
 
 unsigned potm_dora_serve(potm_dora_t *d, unsigned e)
 {
+	if (d->inline_mode)
+		return serve_rings(d, e);
 	dora_exec_t *x = &d->ex[e];
 	unsigned handled = 0;
 	for (;;) {
@@ -1177,6 +1493,7 @@ void potm_dora_stats(const potm_dora_t *d, potm_dora_stats_t *out)
 		out->aborted += s->aborted;
 		out->conflicts += s->conflicts;
 		out->undone += s->undone;
+		out->inline_runs += s->inline_runs;
 	}
 	out->reroutes = d->reroutes;
 }
