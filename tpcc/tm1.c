@@ -449,10 +449,9 @@ static int act_by_nbr(potm_dora_act_t *a, void *arg)
 	return ok ? 0 : 1;
 }
 
-static void by_nbr_phase(potm_dora_tx_t *tx, void *ctx)
+/* The locks of the second phase of a transaction known by sub_nbr. */
+static unsigned by_nbr_locks(const tm1_slot_t *x, potm_dora_lock_t *lk)
 {
-	tm1_slot_t *x = ctx;
-	potm_dora_lock_t lk[2];
 	unsigned n = 0;
 	if (x->in.type == UPDATE_LOCATION) {
 		lk[n++] = (potm_dora_lock_t){ LK_SUB, POTM_DORA_X, x->s };
@@ -461,7 +460,31 @@ static void by_nbr_phase(potm_dora_tx_t *tx, void *ctx)
 			lk[n++] = (potm_dora_lock_t){ LK_SF, POTM_DORA_S, ai_key(x->s, x->in.sf_type) };
 		lk[n++] = (potm_dora_lock_t){ LK_CF, POTM_DORA_X, ai_key(x->s, x->in.sf_type) };
 	}
+	return n;
+}
+
+static void by_nbr_phase(potm_dora_tx_t *tx, void *ctx)
+{
+	tm1_slot_t *x = ctx;
+	potm_dora_lock_t lk[2];
+	unsigned n = by_nbr_locks(x, lk);
 	potm_dora_add(tx, 0, x->s, x->db->acts->by_nbr, x, lk, n);
+}
+
+/* The locks of a read transaction's one action. */
+static unsigned read_locks(const tm1_in_t *in, potm_dora_lock_t *lk)
+{
+	if (in->type == GET_SUBSCRIBER_DATA) {
+		lk[0] = (potm_dora_lock_t){ LK_SUB, POTM_DORA_S, in->s_id };
+		return 1;
+	}
+	if (in->type == GET_ACCESS_DATA) {
+		lk[0] = (potm_dora_lock_t){ LK_AI, POTM_DORA_S, ai_key(in->s_id, in->ai_type) };
+		return 1;
+	}
+	lk[0] = (potm_dora_lock_t){ LK_SF, POTM_DORA_S, ai_key(in->s_id, in->sf_type) };
+	lk[1] = (potm_dora_lock_t){ LK_CF, POTM_DORA_S, ai_key(in->s_id, in->sf_type) };
+	return 2;
 }
 
 /* The actions over the shared tables (-e dora). */
@@ -487,6 +510,9 @@ static void slot_done(potm_dora_tx_t *tx, int outcome, void *ctx)
 	potm_dora_wake(x->db->d, x->owner);   /* its terminal may be idle */
 }
 
+static void slot_send(tm1_db_t *db, tm1_slot_t *x, potm_dora_tx_t *tx);
+static void tally(tm1_worker_t *me, const tm1_slot_t *x);
+
 static void slot_submit(tm1_db_t *db, tm1_slot_t *x)
 {
 	potm_dora_tx_t *tx = potm_dora_tx_new(db->d, slot_done, x);
@@ -497,24 +523,13 @@ static void slot_submit(tm1_db_t *db, tm1_slot_t *x)
 	const tm1_in_t *in = &x->in;
 	x->found = 0;
 	x->s = in->s_id;
-	potm_dora_lock_t lk;
+	potm_dora_lock_t lk[2];
 	const tm1_acts_t *f = db->acts;
 	switch (in->type) {
 	case GET_SUBSCRIBER_DATA:
-		lk = (potm_dora_lock_t){ LK_SUB, POTM_DORA_S, in->s_id };
-		potm_dora_add(tx, 0, in->s_id, f->read, x, &lk, 1);
-		break;
-	case GET_NEW_DESTINATION: {
-		potm_dora_lock_t l2[2] = {
-			{ LK_SF, POTM_DORA_S, ai_key(in->s_id, in->sf_type) },
-			{ LK_CF, POTM_DORA_S, ai_key(in->s_id, in->sf_type) },
-		};
-		potm_dora_add(tx, 0, in->s_id, f->read, x, l2, 2);
-		break;
-	}
+	case GET_NEW_DESTINATION:
 	case GET_ACCESS_DATA:
-		lk = (potm_dora_lock_t){ LK_AI, POTM_DORA_S, ai_key(in->s_id, in->ai_type) };
-		potm_dora_add(tx, 0, in->s_id, f->read, x, &lk, 1);
+		potm_dora_add(tx, 0, in->s_id, f->read, x, lk, read_locks(in, lk));
 		break;
 	case UPDATE_SUBSCRIBER_DATA: {
 		/* DORA's parallel plan: both actions in one phase. */
@@ -529,6 +544,11 @@ static void slot_submit(tm1_db_t *db, tm1_slot_t *x)
 		potm_dora_then(tx, by_nbr_phase, x);
 		break;
 	}
+	slot_send(db, x, tx);
+}
+
+static void slot_send(tm1_db_t *db, tm1_slot_t *x, potm_dora_tx_t *tx)
+{
 	atomic_store_explicit(&x->state, SLOT_RUNNING, memory_order_relaxed);
 	if (db->inline_mode) {
 		db->worker[x->owner].outstanding++;
@@ -538,6 +558,51 @@ static void slot_submit(tm1_db_t *db, tm1_slot_t *x)
 	}
 	while (potm_dora_submit(tx) == POTM_DORA_PAUSED)
 		potm_dora_serve(db->d, x->owner);
+}
+
+/* -e dora-inline: what of x's flow graph routes to its own executor runs
+ * here and now (potm_dora_run_here); the rest is submitted.  The look-up
+ * of a transaction known by sub_nbr takes no lock and reads what no
+ * transaction changes, so running it before the second phase is built
+ * is the flow graph's first phase; a second phase that routes elsewhere
+ * is then submitted alone. */
+static void inline_start(tm1_db_t *db, tm1_slot_t *x)
+{
+	potm_dora_t *d = db->d;
+	const tm1_in_t *in = &x->in;
+	const tm1_acts_t *f = db->acts;
+	tm1_worker_t *me = &db->worker[x->owner];
+	potm_dora_lock_t lk[2];
+	int rc = POTM_DORA_NOT_HERE;
+	x->found = 0;
+	x->s = in->s_id;
+	if (in->type <= GET_ACCESS_DATA) {
+		rc = potm_dora_run_here(d, x->owner, 0, in->s_id, f->read, x, lk, read_locks(in, lk));
+	} else if (in->type != UPDATE_SUBSCRIBER_DATA) {
+		rc = potm_dora_run_here(d, x->owner, 1, in->sub_nbr, f->lookup, x, NULL, 0);
+		if (rc == POTM_DORA_COMMITTED) {
+			unsigned n = by_nbr_locks(x, lk);
+			rc = potm_dora_run_here(d, x->owner, 0, x->s, f->by_nbr, x, lk, n);
+			if (rc == POTM_DORA_NOT_HERE) {
+				potm_dora_tx_t *tx = potm_dora_tx_new(d, slot_done, x);
+				if (tx == NULL) {
+					fprintf(stderr, "tm1: out of memory for a DORA transaction\n");
+					abort();
+				}
+				potm_dora_add(tx, 0, x->s, f->by_nbr, x, lk, n);
+				slot_send(db, x, tx);
+				return;
+			}
+		}
+	}
+	if (rc == POTM_DORA_NOT_HERE) {
+		slot_submit(db, x);
+		return;
+	}
+	x->outcome = rc;
+	tally(me, x);
+	x->next = me->free;
+	me->free = x;
 }
 
 static void tally(tm1_worker_t *me, const tm1_slot_t *x)
@@ -657,7 +722,7 @@ static void tm1_inline_op(void *shared, bench_thread_t *self)
 	me->free = x->next;
 	tm1_draw(db, &self->rng, &x->in);
 	x->t0 = bench_now_ns();
-	slot_submit(db, x);
+	inline_start(db, x);
 	potm_dora_serve(db->d, id);
 }
 

@@ -205,6 +205,18 @@ void potm_dora_then(potm_dora_tx_t *tx, potm_dora_next_fn next, void *ctx);
  * admissions (nothing happened: serve and submit again). */
 int potm_dora_submit(potm_dora_tx_t *tx);
 
+/* Inline mode: run a transaction of one action here and now, on executor
+ * e's serving thread, if its route belongs to e and no request in e's
+ * lock table names its locks (then none are taken: nothing else runs on
+ * e before it ends).  Returns its outcome (POTM_DORA_COMMITTED, or
+ * POTM_DORA_ABORTED with its effects undone), or POTM_DORA_NOT_HERE
+ * having done nothing: build it and potm_dora_submit_on.  No done
+ * callback; potm_dora_act_tx inside it names a transaction that lives
+ * only for the call. */
+#define POTM_DORA_NOT_HERE (-1)
+int potm_dora_run_here(potm_dora_t *d, unsigned e, unsigned r, uint64_t route, potm_dora_fn fn,
+                       void *arg, const potm_dora_lock_t *locks, unsigned nlocks);
+
 /* Inline mode's submit, from executor e's serving thread: as
  * potm_dora_submit (0, or POTM_DORA_PAUSED: serve and submit again); the
  * transaction may have finished (done called) when it returns. */

@@ -645,15 +645,24 @@ int potm_dora_rule_hash(potm_dora_t *d, unsigned r, uint64_t lo, uint64_t hi)
 	return rule_define(d, r, lo, hi, true, "potm_dora_rule_hash");
 }
 
-unsigned potm_dora_owner(const potm_dora_t *d, unsigned r, uint64_t v)
+static void __attribute__((noreturn, cold)) outside_rule(uint64_t v, unsigned r)
+{
+	fprintf(stderr, "potm dora: value %llu is outside routing rule %u\n",
+	        (unsigned long long)v, r);
+	abort();
+}
+
+static inline unsigned route_owner(const potm_dora_t *d, unsigned r, uint64_t v)
 {
 	const dora_rule_t *ru = r < d->nrules ? &d->rule[r] : NULL;
-	if (ru == NULL || ru->owner == NULL || v < ru->lo || v > ru->hi) {
-		fprintf(stderr, "potm dora: value %llu is outside routing rule %u\n",
-		        (unsigned long long)v, r);
-		abort();
-	}
+	if (ru == NULL || ru->owner == NULL || v < ru->lo || v > ru->hi)
+		outside_rule(v, r);
 	return ru->owner[v - ru->lo];
+}
+
+unsigned potm_dora_owner(const potm_dora_t *d, unsigned r, uint64_t v)
+{
+	return route_owner(d, r, v);
 }
 
 uint64_t potm_dora_in_flight(const potm_dora_t *d)
@@ -736,13 +745,14 @@ potm_dora_tx_t *potm_dora_tx_new(potm_dora_t *d, potm_dora_done_fn done, void *c
 		tx = malloc(size);
 	if (tx == NULL)
 		return NULL;
-	memset(tx, 0, size);
+	/* Every field set here: a cached one holds its last use's. */
+	memset(tx, 0, offsetof(potm_dora_tx_t, part));
 	tx->nparts = d->executors;
 	tx->d = d;
 	tx->done = done;
 	tx->ctx = ctx;
 	for (unsigned e = 0; e < d->executors; e++)
-		tx->part[e].node.kind = DORA_COMPLETE;
+		tx->part[e] = (dora_part_t){ .node.kind = DORA_COMPLETE };
 	tx->done_node.kind = DORA_DONE;
 	return tx;
 }
@@ -806,7 +816,7 @@ static void phase_start(potm_dora_tx_t *tx, unsigned from)
 	}
 	for (a = rev; a != NULL;) {
 		potm_dora_act_t *n = a->phase_next;   /* a may run and finish at once */
-		a->executor = potm_dora_owner(d, a->rule, a->route);
+		a->executor = route_owner(d, a->rule, a->route);
 		a->lone = lone;
 		if (d->inline_mode && a->executor == from)
 			act_run(d, from, a);
@@ -856,7 +866,7 @@ static bool inline_local(potm_dora_t *d, unsigned e, potm_dora_tx_t *tx)
 {
 	dora_exec_t *x = &d->ex[e];
 	for (potm_dora_act_t *a = tx->building; a != NULL; a = a->phase_next) {
-		if (potm_dora_owner(d, a->rule, a->route) != e)
+		if (route_owner(d, a->rule, a->route) != e)
 			return false;
 		for (unsigned i = 0; x->live_entries != 0 && i < a->nlocks; i++)
 			if (*entry_slot(x, a->locks[i].space, a->locks[i].key) != NULL)
@@ -905,15 +915,73 @@ static bool inline_local(potm_dora_t *d, unsigned e, potm_dora_tx_t *tx)
 	return true;
 }
 
+static void __attribute__((noreturn, cold)) misuse(const char *call, const potm_dora_t *d,
+                                                     unsigned e)
+{
+	fprintf(stderr, "potm dora: %s: %s\n", call,
+	        !d->inline_mode ? "the executors are not inline (potm_dora_set_inline)"
+	        : e >= d->executors ? "no such executor" : "a transaction without actions");
+	abort();
+}
+
+int potm_dora_run_here(potm_dora_t *d, unsigned e, unsigned r, uint64_t route, potm_dora_fn fn,
+                       void *arg, const potm_dora_lock_t *locks, unsigned nlocks)
+{
+	if (!d->inline_mode || e >= d->executors)
+		misuse("potm_dora_run_here", d, e);
+	/* Q2 as potm_dora_submit_on; L4 for a transaction of one action. */
+	if (atomic_load_explicit(&d->paused, memory_order_acquire) ||
+	    route_owner(d, r, route) != e)
+		return POTM_DORA_NOT_HERE;
+	dora_exec_t *x = &d->ex[e];
+	for (unsigned i = 0; x->live_entries != 0 && i < nlocks; i++)
+		if (*entry_slot(x, locks[i].space, locks[i].key) != NULL)
+			return POTM_DORA_NOT_HERE;
+	if (!atomic_load_explicit(&d->started, memory_order_relaxed))
+		atomic_store_explicit(&d->started, true, memory_order_relaxed);
+	/* The transaction and its action live in this frame: nothing else
+	 * refers to them after the return (the done callback is the
+	 * caller's to run). */
+	potm_dora_tx_t tx;
+	memset(&tx, 0, sizeof tx);
+	tx.d = d;
+	tx.origin = e;
+	potm_dora_act_t a;
+	memset(&a, 0, offsetof(potm_dora_act_t, inline_locks));
+	a.tx = &tx;
+	a.fn = fn;
+	a.arg = arg;
+	a.rule = r;
+	a.route = route;
+	a.executor = e;
+	a.undo = a.inline_undo;
+	a.capundo = DORA_INLINE_UNDO;
+	a.arena = a.inline_arena;
+	a.arena_cap = DORA_INLINE_ARENA;
+	act_body(&a);
+	x->st.actions++;
+	x->st.inline_runs++;
+	int outcome = POTM_DORA_COMMITTED;
+	if (a.rc != 0) {
+		dora_part_t p = { .acts = &a };
+		undo_part(x, &p, d->private_tables);
+		x->st.aborted++;
+		outcome = POTM_DORA_ABORTED;
+	} else {
+		x->st.committed++;
+	}
+	if (a.undo != a.inline_undo)
+		free(a.undo);
+	if (a.arena != a.inline_arena)
+		free(a.arena);
+	return outcome;
+}
+
 int potm_dora_submit_on(potm_dora_tx_t *tx, unsigned e)
 {
 	potm_dora_t *d = tx->d;
-	if (!d->inline_mode || e >= d->executors || tx->nbuilding == 0) {
-		fprintf(stderr, "potm dora: potm_dora_submit_on: %s\n",
-		        !d->inline_mode ? "the executors are not inline (potm_dora_set_inline)"
-		        : e >= d->executors ? "no such executor" : "a transaction without actions");
-		abort();
-	}
+	if (!d->inline_mode || e >= d->executors || tx->nbuilding == 0)
+		misuse("potm_dora_submit_on", d, e);
 	/* Q2: a pause seen here waits; one not seen yet waits for e's
 	 * acknowledgement, which follows whatever runs inline now. */
 	if (atomic_load_explicit(&d->paused, memory_order_acquire))
@@ -1415,6 +1483,8 @@ static unsigned serve_rings(potm_dora_t *d, unsigned e)
 	}
 	unsigned handled = 0;
 	for (unsigned f = 0; f < d->executors && handled < 64; f++) {
+		if (f == e && x->ready == NULL)
+			continue;
 		while (x->ready != NULL) {   /* older than anything behind them */
 			potm_dora_act_t *a = x->ready;
 			x->ready = a->phase_next;
@@ -1445,7 +1515,8 @@ static unsigned serve_rings(potm_dora_t *d, unsigned e)
 		}
 		atomic_store_explicit(&r->head, h, memory_order_release);
 	}
-	flush_rings(d, e);
+	if (x->dirty != 0)
+		flush_rings(d, e);
 	return handled;
 }
 
