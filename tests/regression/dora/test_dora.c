@@ -18,6 +18,12 @@
  *    account so that an account's table moves with its routing, read and
  *    written with plain accesses by actions that run no backend
  *    transaction, with and without reroutes.
+ *  - the bank with inline executors (potm_dora_set_inline): one-action
+ *    reads through potm_dora_run_here, one-phase transfers run whole at
+ *    submission when both accounts are local, the rest through the
+ *    rings; every outcome on its submitter, the same exact counts, at 2,
+ *    4 (with reroutes: every executor acknowledges each pause) and 8
+ *    executors.
  * seq (one thread) runs everything on one executor.
  */
 #include "../store/store_test.h"
@@ -431,6 +437,9 @@ static struct bank {
 	atomic_uint moves;                 /* reroutes done */
 	bool reroute;                      /* submit until a few reroutes happened */
 	bool priv;                         /* private tables: pt[account] */
+	bool inl;                          /* inline executors (potm_dora_set_inline) */
+	atomic_uint_fast64_t misdelivered; /* inline: an outcome off its submitter */
+	atomic_int rm_finished;            /* inline: the resource manager stopped */
 	store_table_t *pt[BANK_ACCOUNTS];
 	uint64_t sent[8];
 	uint64_t committed, aborted, conflicts;   /* by submitter, summed after */
@@ -483,6 +492,19 @@ static int bank_check(potm_dora_act_t *a, void *arg)
 	return x->fail ? 1 : 0;
 }
 
+/* A read of one account (inline mode's one-action transactions). */
+static int bank_audit(potm_dora_act_t *a, void *arg)
+{
+	transfer_t *x = arg;
+	own_check(a, x->from);
+	const acct_t *r = bank.priv ? store_private_get(bank.pt[x->from], x->from)
+	                            : store_get(bank.t, x->from);
+	ck_assert_ptr_nonnull(r);
+	if (!bank.priv)
+		(void)TM_LOAD(&r->balance);
+	return 0;
+}
+
 static void bank_next(potm_dora_tx_t *tx, void *ctx)
 {
 	transfer_t *x = ctx;
@@ -491,10 +513,14 @@ static void bank_next(potm_dora_tx_t *tx, void *ctx)
 	atomic_fetch_add(&bank.added, 1);
 }
 
+static __thread unsigned bank_self;   /* the executor this thread serves */
+
 static void bank_done(potm_dora_tx_t *tx, int outcome, void *ctx)
 {
 	transfer_t *x = ctx;
 	(void)tx;
+	if (bank.inl && (unsigned)((x - &bank.slot[0][0]) / BANK_WINDOW) != bank_self)
+		atomic_fetch_add(&bank.misdelivered, 1);
 	x->outcome = outcome;
 	atomic_store_explicit(&x->state, 2, memory_order_release);
 }
@@ -515,6 +541,7 @@ static void bank_work(unsigned id, unsigned n)
 	(void)n;
 	uint64_t rng = 0x9e3779b97f4a7c15ull * (id + 1);
 	uint64_t sent = 0;
+	bank_self = id;
 	while (sent < BANK_TX || (bank.reroute && atomic_load(&bank.moves) < 3)) {
 		bank_reap(id);
 		transfer_t *x = NULL;
@@ -526,17 +553,40 @@ static void bank_work(unsigned id, unsigned n)
 			x->to = (x->from + 1 + rng_next(&rng) % (BANK_ACCOUNTS - 1)) % BANK_ACCOUNTS;
 			x->amount = (int64_t)(rng_next(&rng) % 50);
 			x->fail = rng_next(&rng) % 10 == 0;
-			atomic_store_explicit(&x->state, 1, memory_order_relaxed);
-			potm_dora_tx_t *tx = potm_dora_tx_new(bank.d, bank_done, x);
+			/* Inline: a quarter one-action reads, a quarter transfers
+			 * of one phase (run whole at submission when both
+			 * accounts are here), the rest as elsewhere. */
+			unsigned kind = bank.inl ? (unsigned)(rng_next(&rng) % 4) : 2;
 			potm_dora_lock_t lf = { .space = 1, .key = x->from, .mode = POTM_DORA_X };
 			potm_dora_lock_t lt = { .space = 1, .key = x->to, .mode = POTM_DORA_X };
-			potm_dora_add(tx, 0, x->from, bank_debit, x, &lf, 1);
-			potm_dora_add(tx, 0, x->to, bank_credit, x, &lt, 1);
-			potm_dora_then(tx, bank_next, x);
-			while (potm_dora_submit(tx) == POTM_DORA_PAUSED)
-				potm_dora_serve(bank.d, id);
-			atomic_fetch_add(&bank.added, 2);
 			sent++;
+			if (kind == 0) {
+				lf.mode = POTM_DORA_S;
+				int rc = potm_dora_run_here(bank.d, id, 0, x->from, bank_audit, x, &lf, 1);
+				if (rc != POTM_DORA_NOT_HERE) {
+					atomic_fetch_add(&bank.added, 1);
+					ck_assert_int_eq(rc, POTM_DORA_COMMITTED);
+					bank.tally[id][rc]++;
+					continue;
+				}
+			}
+			atomic_store_explicit(&x->state, 1, memory_order_relaxed);
+			potm_dora_tx_t *tx = potm_dora_tx_new(bank.d, bank_done, x);
+			if (kind == 0) {
+				potm_dora_add(tx, 0, x->from, bank_audit, x, &lf, 1);
+			} else {
+				potm_dora_add(tx, 0, x->from, bank_debit, x, &lf, 1);
+				potm_dora_add(tx, 0, x->to, bank_credit, x, &lt, 1);
+				if (kind >= 2)
+					potm_dora_then(tx, bank_next, x);
+			}
+			atomic_fetch_add(&bank.added, kind == 0 ? 1 : 2);
+			if (bank.inl)
+				while (potm_dora_submit_on(tx, id) == POTM_DORA_PAUSED)
+					potm_dora_serve(bank.d, id);
+			else
+				while (potm_dora_submit(tx) == POTM_DORA_PAUSED)
+					potm_dora_serve(bank.d, id);
 		}
 		if (potm_dora_serve(bank.d, id) == 0)
 			sched_yield();
@@ -554,7 +604,10 @@ static void bank_work(unsigned id, unsigned n)
 			sched_yield();
 	}
 	atomic_fetch_add(&bank.finished, 1);
-	while (atomic_load(&bank.finished) < bank.executors || potm_dora_in_flight(bank.d) != 0)
+	/* Inline: a reroute waits for every executor's acknowledgement,
+	 * so all serve until the resource manager stopped. */
+	while (atomic_load(&bank.finished) < bank.executors || potm_dora_in_flight(bank.d) != 0 ||
+	       (bank.inl && bank.reroute && !atomic_load(&bank.rm_finished)))
 		if (potm_dora_serve(bank.d, id) == 0)
 			sched_yield();
 }
@@ -565,7 +618,8 @@ static void *bank_rm(void *arg)
 {
 	(void)arg;
 	uint64_t rng = 12345;
-	while (!atomic_load(&bank.stop_rm)) {
+	/* Inline: stop after a few moves, the executors serving meanwhile. */
+	while (!atomic_load(&bank.stop_rm) && !(bank.inl && atomic_load(&bank.moves) >= 5)) {
 		uint64_t lo = rng_next(&rng) % BANK_ACCOUNTS;
 		uint64_t hi = lo + rng_next(&rng) % (BANK_ACCOUNTS - lo);
 		unsigned e = (unsigned)(rng_next(&rng) % bank.executors);
@@ -574,10 +628,11 @@ static void *bank_rm(void *arg)
 		for (int i = 0; i < 200; i++)
 			sched_yield();
 	}
+	atomic_store(&bank.rm_finished, 1);
 	return NULL;
 }
 
-static void run_bank_tables(unsigned want, bool reroute, bool priv)
+static void run_bank_inline(unsigned want, bool reroute, bool priv, bool inl)
 {
 	store_test_init();
 	memset(&bank, 0, sizeof bank);
@@ -588,6 +643,11 @@ static void run_bank_tables(unsigned want, bool reroute, bool priv)
 	ck_assert_int_eq(potm_dora_rule_hash(bank.d, 0, 0, BANK_ACCOUNTS - 1), 0);
 	bank.t = accounts(BANK_ACCOUNTS, 1000);
 	bank.priv = priv;
+	bank.inl = inl;
+	if (inl) {
+		ck_assert_int_eq(potm_dora_set_inline(bank.d, 1), 0);
+		ck_assert_int_eq(potm_dora_is_inline(bank.d), 1);
+	}
 	if (priv) {
 		ck_assert_int_eq(potm_dora_set_private(bank.d, 1), 0);
 		ck_assert_int_eq(potm_dora_is_private(bank.d), 1);
@@ -630,6 +690,14 @@ static void run_bank_tables(unsigned want, bool reroute, bool priv)
 	ck_assert_uint_eq(st.actions, atomic_load(&bank.added));   /* no action lost */
 	ck_assert_uint_eq(atomic_load(&bank.misrouted), 0);
 	ck_assert_uint_eq(potm_dora_in_flight(bank.d), 0);
+	if (inl) {
+		ck_assert_uint_eq(atomic_load(&bank.misdelivered), 0);
+		ck_assert_uint_gt(st.inline_runs, 0);
+		/* Fixed once transactions ran. */
+		ck_assert_int_eq(potm_dora_set_inline(bank.d, 0), -1);
+	} else {
+		ck_assert_uint_eq(st.inline_runs, 0);
+	}
 	if (reroute) {
 		ck_assert_uint_eq(st.reroutes, atomic_load(&bank.moves));
 		ck_assert_uint_ge(st.reroutes, 3);
@@ -660,6 +728,11 @@ static void run_bank_tables(unsigned want, bool reroute, bool priv)
 	store_table_destroy(bank.t);
 	potm_dora_destroy(bank.d);
 	store_test_stop();
+}
+
+static void run_bank_tables(unsigned want, bool reroute, bool priv)
+{
+	run_bank_inline(want, reroute, priv, false);
 }
 
 static void run_bank(unsigned want, bool reroute)
@@ -697,6 +770,41 @@ START_TEST(reroute_loses_no_action)
 }
 END_TEST
 
+/* Inline executors: local transactions run at submission, the rest
+ * through the rings, each outcome back on its submitter; exact counts. */
+START_TEST(bank_inline_private)
+{
+	run_bank_inline(2, false, true, true);
+}
+END_TEST
+
+START_TEST(bank_inline_oversubscribed_reroute)
+{
+	run_bank_inline(4, true, true, true);
+}
+END_TEST
+
+START_TEST(bank_inline_shared_oversubscribed)
+{
+	run_bank_inline(8, false, false, true);
+}
+END_TEST
+
+/* Misuse and limits of inline mode. */
+START_TEST(inline_errors)
+{
+	store_test_start();
+	potm_dora_t *d = potm_dora_create(POTM_DORA_MAX_EXECUTORS, 1);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_int_eq(potm_dora_set_inline(d, 1), -1);
+	ck_assert_ptr_nonnull(strstr(tm_last_error(), "at most 64"));
+	ck_assert_int_eq(potm_dora_is_inline(d), 0);
+	ck_assert_int_eq(potm_dora_set_inline(d, 0), 0);
+	potm_dora_destroy(d);
+	store_test_stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("dora");
@@ -710,6 +818,10 @@ int main(void)
 	tcase_add_test(tc, reroute_loses_no_action);
 	tcase_add_test(tc, bank_private);
 	tcase_add_test(tc, bank_private_oversubscribed_reroute);
+	tcase_add_test(tc, bank_inline_private);
+	tcase_add_test(tc, bank_inline_oversubscribed_reroute);
+	tcase_add_test(tc, bank_inline_shared_oversubscribed);
+	tcase_add_test(tc, inline_errors);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
 }
