@@ -60,12 +60,14 @@ RUBIS_MODES: tuple[str, ...] = ("doppel", "occ", "split")
 #: The tpcc benchmark's transaction mixes: the standard one, or one type alone.
 TPCC_MIXES: tuple[str, ...] = ("standard", "new-order", "payment", "order-status",
                                "delivery", "stock-level")
-#: How tm1 runs its transactions: whole on a worker, or as DORA flow graphs
-#: on executors that own their partitions.
-TM1_EXECUTIONS: tuple[str, ...] = ("conventional", "dora", "dora-private")
-#: How tpcc runs them: tm1's ways, or on a partitioned store (a lock per
+#: How both run their transactions: whole on a worker, or as DORA flow
+#: graphs on executors that own their partitions.
+_DORA_EXECUTIONS: tuple[str, ...] = ("conventional", "dora", "dora-private")
+#: How tm1 runs them: those, or with the executors as terminals (inline).
+TM1_EXECUTIONS: tuple[str, ...] = _DORA_EXECUTIONS + ("dora-inline",)
+#: How tpcc runs them: those, or on a partitioned store (a lock per
 #: warehouse, New-Order or Payment alone).
-TPCC_EXECUTIONS: tuple[str, ...] = TM1_EXECUTIONS + ("partitioned",)
+TPCC_EXECUTIONS: tuple[str, ...] = _DORA_EXECUTIONS + ("partitioned",)
 #: TPC-C's population per warehouse (clause 4.3): items, customers per district.
 TPCC_ITEMS = 100000
 TPCC_CUSTOMERS = 3000
@@ -518,9 +520,16 @@ WORKLOADS: dict[str, Workload] = {
             Param("execution", "-e", "conventional: each worker runs whole transactions; "
                   "dora: the workers are DORA executors owning ranges of subscribers "
                   "(not on Pot's backends); dora-private: the same over private tables "
-                  "per executor, no TM in the executors", choices=TM1_EXECUTIONS,
+                  "per executor, no TM in the executors; dora-inline: dora-private with "
+                  "each executor running what routes to itself at once and exchanging "
+                  "the rest through rings", choices=TM1_EXECUTIONS,
                   default="conventional"),
+            Param("window", "-W", "execution dora, dora-private or dora-inline: "
+                  "transactions each terminal keeps outstanding", minimum=1, maximum=64,
+                  default=4),
             THREADS, DURATION, OPS, SEED,
+        ), rules=(
+            Needs("window", "execution", ("dora", "dora-private", "dora-inline"), unless=4),
         )),
         Workload("ycsb", "A YCSB-like key-value workload on the record store: 100-byte "
                  "records under uniform keys, reads and read-modify-writes (each a "

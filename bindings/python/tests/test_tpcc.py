@@ -173,7 +173,11 @@ def test_tm1_conventional_and_dora() -> None:
     assert spec.argv(spec.validate({"subscribers": 1000, "execution": "dora"})) == \
         ["tm1", "-s", "1000", "-e", "dora"]
     libs = build_dir_with("tm1", "tl2")
-    for execution in ("conventional", "dora", "dora-private"):
+    with pytest.raises(ValueError, match="window"):
+        spec.validate({"execution": "conventional", "window": 2})
+    with pytest.raises(ValueError, match="execution"):
+        potm.WORKLOADS["tpcc"].validate({"execution": "dora-inline"})
+    for execution in ("conventional", "dora", "dora-private", "dora-inline"):
         r = potm.run("tm1", backend="tl2", threads=2, subscribers=1000, ops=1000,
                      execution=execution, lib_dir=libs).check()
         assert r.raw is not None and r.raw["execution"] == execution
