@@ -2,7 +2,8 @@
  * tpcc/tm1.c — Nokia's TM1 (TATP) on the record store, conventionally and
  * under DORA:
  *
- *   tm1-<b> [-s subscribers] [-e conventional|dora] [-t -d -n -S -H]
+ *   tm1-<b> [-s subscribers] [-e conventional|dora|dora-private|dora-inline]
+ *           [-W window] [-t -d -n -S -H]
  *
  * The subscriber database of TM1 (a mobile carrier's home location
  * register), populated as the TATP description prescribes for P
@@ -37,6 +38,12 @@
  * SUBSCRIBER (s_id), ACCESS_INFO (s_id, ai_type), SPECIAL_FACILITY (s_id,
  * sf_type), and the forwardings of a special facility (s_id, sf_type) as
  * one key-prefix lock.
+ *
+ * -e dora-inline: -e dora-private (tm1_private.c's tables and actions)
+ * with inline executors (potm_dora_set_inline): each worker is an
+ * executor generating its own transactions; what routes to itself runs
+ * at once (inline_start), the rest goes through the rings, at most -W
+ * transactions outstanding per executor.
  *
  * After the run: every table's structure, the forwarding count against
  * the population's plus the committed inserts minus the committed deletes,
@@ -605,7 +612,8 @@ static void inline_start(tm1_db_t *db, tm1_slot_t *x)
 	me->free = x;
 }
 
-static void tally(tm1_worker_t *me, const tm1_slot_t *x)
+static inline __attribute__((always_inline)) void tally(tm1_worker_t *me,
+                                                      const tm1_slot_t *x)
 {
 	int ok = x->outcome == POTM_DORA_COMMITTED && (x->in.type > GET_ACCESS_DATA || x->found);
 	bench_lat_add(&me->lat[x->in.type], bench_now_ns() - x->t0);

@@ -18,6 +18,11 @@
  *    next phase's actions (they are enqueued after it returns).
  *  - Routing rules are read by whoever enqueues a phase, and written by
  *    the resource manager only while no transaction is in flight (Q1).
+ *  - Inline mode (potm_dora_set_inline): messages go through rings, one
+ *    per (from, to) pair of executors (R1, at ring_push); a transaction
+ *    local to its submitter runs at submission (L4, at inline_local);
+ *    the resource manager also waits for every executor's
+ *    acknowledgement of the pause (Q2, at potm_dora_reroute).
  *
  * Invariants:
  *  L1: a lock entry's queue holds granted requests, then waiting ones, in
@@ -53,6 +58,14 @@
  *      flag, the resource manager sets the flag and then waits for the
  *      count to reach zero (both sequentially consistent), so no routing
  *      decision overlaps a change of the rule.
+ *  Q2: inline mode counts no transaction that runs at submission (L4);
+ *      the resource manager bumps rm_gen, raises the flag, and waits
+ *      until every executor stored that generation in its ack, which it
+ *      does in potm_dora_serve, between two of its own submissions.  A
+ *      submission that reads the flag raised refuses, and once a thread
+ *      read it raised every later read sees it raised until it drops
+ *      (coherence), so after the acknowledgements nothing runs at
+ *      submission until the rule changed, and Q1 covers the rest.
  */
 #define _GNU_SOURCE
 #include <potm/dora.h>
@@ -476,7 +489,8 @@ static void exec_push(potm_dora_t *d, unsigned e, dora_node_t *n)
 
 /* A message from executor `from` (its serving thread; any thread outside
  * inline mode) to executor `to`. */
-static void send(potm_dora_t *d, unsigned from, unsigned to, dora_node_t *n)
+static inline __attribute__((always_inline)) void send(potm_dora_t *d, unsigned from,
+                                                     unsigned to, dora_node_t *n)
 {
 	if (d->inline_mode) {
 		ring_push(ring_of(d, from, to), n);
@@ -1361,9 +1375,10 @@ static bool act_run(potm_dora_t *d, unsigned e, potm_dora_act_t *a)
 	potm_dora_tx_t *tx = a->tx;
 	int failed = atomic_load_explicit(&tx->failed, memory_order_relaxed);
 	if (a->lone && !failed && a->next_lock == 0) {
-		/* L3: locks nobody else names need not be taken. */
+		/* L3: locks nobody else names need not be taken (none are
+		 * named while the table is empty). */
 		bool unnamed = true;
-		for (unsigned i = 0; i < a->nlocks && unnamed; i++)
+		for (unsigned i = 0; x->live_entries != 0 && i < a->nlocks && unnamed; i++)
 			unnamed = *entry_slot(x, a->locks[i].space, a->locks[i].key) == NULL;
 		if (unnamed)
 			a->next_lock = a->nlocks;
