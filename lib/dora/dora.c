@@ -332,8 +332,12 @@ typedef struct dora_exec {
 	size_t live_entries;      /* lock entries in the table */
 	uint64_t dirty;           /* inline mode: rings (e, bit) with unpublished pushes */
 	potm_dora_stats_t st;
-	/* Q2: the last pause generation this executor acknowledged */
+	uint64_t lclock;          /* inline mode: the stamps this executor gives and saw */
+	/* Q2: the last pause generation this executor acknowledged, and the
+	 * transactions it admitted and retired (inline mode's count in
+	 * flight: each written by this executor alone) */
 	atomic_uint ack __attribute__((aligned(DORA_CACHELINE)));
+	atomic_uint_fast64_t admitted, retired;
 	/* I1: the futex an idle executor sleeps on, bumped by every wake */
 	atomic_uint wake_seq __attribute__((aligned(DORA_CACHELINE)));
 	atomic_int sleeping;
@@ -681,7 +685,16 @@ unsigned potm_dora_owner(const potm_dora_t *d, unsigned r, uint64_t v)
 
 uint64_t potm_dora_in_flight(const potm_dora_t *d)
 {
-	return atomic_load_explicit(&d->in_flight, memory_order_acquire);
+	if (!d->inline_mode)
+		return atomic_load_explicit(&d->in_flight, memory_order_acquire);
+	/* Q2: the retirements first: each follows its admission, which the
+	 * later loads of admitted then see, so the difference never wraps. */
+	uint64_t retired = 0, admitted = 0;
+	for (unsigned e = 0; e < d->executors; e++)
+		retired += atomic_load_explicit(&d->ex[e].retired, memory_order_acquire);
+	for (unsigned e = 0; e < d->executors; e++)
+		admitted += atomic_load_explicit(&d->ex[e].admitted, memory_order_acquire);
+	return admitted - retired;
 }
 
 int potm_dora_reroute(potm_dora_t *d, unsigned r, uint64_t lo, uint64_t hi, unsigned e)
@@ -703,7 +716,7 @@ int potm_dora_reroute(potm_dora_t *d, unsigned r, uint64_t lo, uint64_t hi, unsi
 		for (unsigned x = 0; x < d->executors; x++)
 			while (atomic_load_explicit(&d->ex[x].ack, memory_order_acquire) != gen)
 				sched_yield();
-	while (atomic_load_explicit(&d->in_flight, memory_order_seq_cst) != 0)
+	while (potm_dora_in_flight(d) != 0)
 		sched_yield();
 	for (uint64_t v = lo; v <= hi; v++)
 		ru->owner[v - ru->lo] = (uint16_t)e;
@@ -1003,13 +1016,15 @@ int potm_dora_submit_on(potm_dora_tx_t *tx, unsigned e)
 	tx->origin = e;
 	if (tx->next == NULL && inline_local(d, e, tx))
 		return 0;
-	/* Q1, for what crosses executors. */
-	atomic_fetch_add_explicit(&d->in_flight, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&d->paused, memory_order_seq_cst)) {
-		atomic_fetch_sub_explicit(&d->in_flight, 1, memory_order_seq_cst);
-		return POTM_DORA_PAUSED;
-	}
-	tx->ts = atomic_fetch_add_explicit(&d->clock, 1, memory_order_relaxed) + 1;
+	/* Q2 for what crosses executors: counted by e alone, before e's
+	 * next acknowledgement.  Stamps from e's clock, which follows every
+	 * stamp e saw (act_run): a Lamport clock, the executor in the low
+	 * bits, with no shared counter. */
+	dora_exec_t *x = &d->ex[e];
+	atomic_store_explicit(&x->admitted,
+	                      atomic_load_explicit(&x->admitted, memory_order_relaxed) + 1,
+	                      memory_order_relaxed);
+	tx->ts = ++x->lclock << 6 | e;
 	if (!atomic_load_explicit(&d->started, memory_order_relaxed))
 		atomic_store_explicit(&d->started, true, memory_order_relaxed);
 	phase_start(tx, e);
@@ -1374,6 +1389,8 @@ static bool act_run(potm_dora_t *d, unsigned e, potm_dora_act_t *a)
 	dora_exec_t *x = &d->ex[e];
 	potm_dora_tx_t *tx = a->tx;
 	int failed = atomic_load_explicit(&tx->failed, memory_order_relaxed);
+	if (tx->ts >> 6 > x->lclock)   /* inline mode's Lamport clock */
+		x->lclock = tx->ts >> 6;
 	if (a->lone && !failed && a->next_lock == 0) {
 		/* L3: locks nobody else names need not be taken (none are
 		 * named while the table is empty). */
@@ -1455,11 +1472,17 @@ static void tx_finish(potm_dora_tx_t *tx, int outcome, unsigned e)
 
 /* Drop a reference to tx; the last one frees it (Q1: no longer in
  * flight). */
-static void tx_unref(potm_dora_t *d, potm_dora_tx_t *tx)
+static void tx_unref(potm_dora_t *d, potm_dora_tx_t *tx, unsigned e)
 {
 	if (atomic_fetch_sub_explicit(&tx->refs, 1, memory_order_acq_rel) == 1) {
 		cache_put_tx(tx);
-		atomic_fetch_sub_explicit(&d->in_flight, 1, memory_order_seq_cst);
+		if (d->inline_mode) {   /* Q2: after everything it did */
+			atomic_uint_fast64_t *r = &d->ex[e].retired;
+			atomic_store_explicit(r, atomic_load_explicit(r, memory_order_relaxed) + 1,
+			                      memory_order_release);
+		} else {
+			atomic_fetch_sub_explicit(&d->in_flight, 1, memory_order_seq_cst);
+		}
 	}
 }
 
@@ -1475,14 +1498,14 @@ static void complete(potm_dora_t *d, unsigned e, dora_part_t *p)
 		act_free(a);
 	}
 	p->acts = NULL;
-	tx_unref(d, tx);
+	tx_unref(d, tx, e);
 }
 
 /* Inline mode: the outcome reached the submitting executor. */
-static void done_arrive(potm_dora_t *d, potm_dora_tx_t *tx)
+static void done_arrive(potm_dora_t *d, potm_dora_tx_t *tx, unsigned e)
 {
 	tx->done(tx, tx->outcome, tx->ctx);
-	tx_unref(d, tx);
+	tx_unref(d, tx, e);
 }
 
 /* Inline mode's serve: the ready list, then each inbound ring in turn,
@@ -1526,7 +1549,8 @@ static unsigned serve_rings(potm_dora_t *d, unsigned e)
 				complete(d, e, (dora_part_t *)n);
 			else
 				done_arrive(d, (potm_dora_tx_t *)((char *)n -
-				                                  offsetof(potm_dora_tx_t, done_node)));
+				                                  offsetof(potm_dora_tx_t, done_node)),
+				            e);
 		}
 		atomic_store_explicit(&r->head, h, memory_order_release);
 	}
