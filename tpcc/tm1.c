@@ -479,7 +479,7 @@ static void by_nbr_phase(potm_dora_tx_t *tx, void *ctx)
 }
 
 /* The locks of a read transaction's one action. */
-static unsigned read_locks(const tm1_in_t *in, potm_dora_lock_t *lk)
+static inline unsigned read_locks(const tm1_in_t *in, potm_dora_lock_t *lk)
 {
 	if (in->type == GET_SUBSCRIBER_DATA) {
 		lk[0] = (potm_dora_lock_t){ LK_SUB, POTM_DORA_S, in->s_id };
@@ -554,7 +554,7 @@ static void slot_submit(tm1_db_t *db, tm1_slot_t *x)
 	slot_send(db, x, tx);
 }
 
-static void slot_send(tm1_db_t *db, tm1_slot_t *x, potm_dora_tx_t *tx)
+static inline void slot_send(tm1_db_t *db, tm1_slot_t *x, potm_dora_tx_t *tx)
 {
 	atomic_store_explicit(&x->state, SLOT_RUNNING, memory_order_relaxed);
 	if (db->inline_mode) {

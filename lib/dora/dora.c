@@ -784,31 +784,46 @@ potm_dora_tx_t *potm_dora_tx_new(potm_dora_t *d, potm_dora_done_fn done, void *c
 	return tx;
 }
 
-void potm_dora_add(potm_dora_tx_t *tx, unsigned r, uint64_t route, potm_dora_fn fn, void *arg,
-                   const potm_dora_lock_t *locks, unsigned nlocks)
+/* Every field before the inline room set (a cached action holds its last
+ * use's); the inline room needs no zeroing: only its used prefix is read. */
+static inline void act_init(potm_dora_act_t *a, potm_dora_tx_t *tx, unsigned r, uint64_t route,
+                            potm_dora_fn fn, void *arg)
 {
-	/* The inline room needs no zeroing: only its used prefix is read. */
-	potm_dora_act_t *a = cache_take_act();
-	if (a == NULL)
-		a = malloc(sizeof *a);
-	if (a == NULL)
-		dora_oom("action");
-	memset(a, 0, offsetof(potm_dora_act_t, inline_locks));
+	atomic_store_explicit(&a->node.next, NULL, memory_order_relaxed);
 	a->node.kind = DORA_ACTION;
 	a->tx = tx;
 	a->fn = fn;
 	a->arg = arg;
 	a->rule = r;
 	a->route = route;
-	a->nlocks = nlocks;
-	a->locks = nlocks <= DORA_INLINE_LOCKS ? a->inline_locks
-	                                       : dora_alloc(nlocks * sizeof *locks, "locks");
-	if (nlocks)
-		memcpy(a->locks, locks, nlocks * sizeof *locks);
+	a->executor = 0;
+	a->nlocks = a->next_lock = 0;
+	a->locks = a->inline_locks;
+	a->rc = 0;
+	a->phase_next = a->part_next = NULL;
+	a->lone = false;
 	a->undo = a->inline_undo;
+	a->nundo = 0;
 	a->capundo = DORA_INLINE_UNDO;
 	a->arena = a->inline_arena;
+	a->arena_len = 0;
 	a->arena_cap = DORA_INLINE_ARENA;
+}
+
+void potm_dora_add(potm_dora_tx_t *tx, unsigned r, uint64_t route, potm_dora_fn fn, void *arg,
+                   const potm_dora_lock_t *locks, unsigned nlocks)
+{
+	potm_dora_act_t *a = cache_take_act();
+	if (a == NULL)
+		a = malloc(sizeof *a);
+	if (a == NULL)
+		dora_oom("action");
+	act_init(a, tx, r, route, fn, arg);
+	a->nlocks = nlocks;
+	if (nlocks > DORA_INLINE_LOCKS)
+		a->locks = dora_alloc(nlocks * sizeof *locks, "locks");
+	for (unsigned i = 0; i < nlocks; i++)
+		a->locks[i] = locks[i];
 	a->phase_next = tx->building;
 	tx->building = a;
 	tx->nbuilding++;
@@ -974,17 +989,8 @@ int potm_dora_run_here(potm_dora_t *d, unsigned e, unsigned r, uint64_t route, p
 	tx.d = d;
 	tx.origin = e;
 	potm_dora_act_t a;
-	memset(&a, 0, offsetof(potm_dora_act_t, inline_locks));
-	a.tx = &tx;
-	a.fn = fn;
-	a.arg = arg;
-	a.rule = r;
-	a.route = route;
+	act_init(&a, &tx, r, route, fn, arg);
 	a.executor = e;
-	a.undo = a.inline_undo;
-	a.capundo = DORA_INLINE_UNDO;
-	a.arena = a.inline_arena;
-	a.arena_cap = DORA_INLINE_ARENA;
 	act_body(&a);
 	x->st.actions++;
 	x->st.inline_runs++;
