@@ -790,6 +790,74 @@ START_TEST(bank_inline_shared_oversubscribed)
 }
 END_TEST
 
+/* One thread serving two inline executors: more messages from 0 to 1
+ * than a ring holds spill into 0's list and still arrive in the order
+ * they were sent (R1), each outcome back on executor 0, once. */
+#define SPILL_TX 1000
+
+static struct spill {
+	unsigned ran[SPILL_TX], nran;
+	unsigned outcomes, on_zero;
+	unsigned serving;          /* the executor being served */
+} spill;
+
+static int spill_act(potm_dora_act_t *a, void *arg)
+{
+	ck_assert_uint_eq(potm_dora_act_executor(a), 1);
+	spill.ran[spill.nran++] = (unsigned)(uintptr_t)arg;
+	return 0;
+}
+
+static void spill_done(potm_dora_tx_t *tx, int outcome, void *ctx)
+{
+	(void)tx;
+	(void)ctx;
+	ck_assert_int_eq(outcome, POTM_DORA_COMMITTED);
+	spill.outcomes++;
+	spill.on_zero += spill.serving == 0;
+}
+
+START_TEST(inline_ring_spill_keeps_order)
+{
+	store_test_start();
+	memset(&spill, 0, sizeof spill);
+	potm_dora_t *d = potm_dora_create(2, 1);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_int_eq(potm_dora_rule_range(d, 0, 0, 1), 0);
+	ck_assert_int_eq(potm_dora_set_private(d, 1), 0);
+	ck_assert_int_eq(potm_dora_set_inline(d, 1), 0);
+	/* Routed to executor 1: never run here. */
+	ck_assert_int_eq(potm_dora_run_here(d, 0, 0, 1, spill_act, NULL, NULL, 0),
+	                 POTM_DORA_NOT_HERE);
+	spill.serving = 0;
+	for (unsigned i = 0; i < SPILL_TX; i++) {
+		potm_dora_tx_t *tx = potm_dora_tx_new(d, spill_done, NULL);
+		potm_dora_add(tx, 0, 1, spill_act, (void *)(uintptr_t)i, NULL, 0);
+		ck_assert_int_eq(potm_dora_submit_on(tx, 0), 0);
+	}
+	ck_assert_uint_eq(potm_dora_in_flight(d), SPILL_TX);
+	potm_dora_serve(d, 0);   /* publishes what fits, keeps the rest */
+	for (int round = 0; spill.outcomes < SPILL_TX && round < 1000; round++) {
+		spill.serving = 1;
+		potm_dora_serve(d, 1);
+		spill.serving = 0;
+		potm_dora_serve(d, 0);
+	}
+	ck_assert_uint_eq(spill.nran, SPILL_TX);
+	for (unsigned i = 0; i < SPILL_TX; i++)
+		ck_assert_uint_eq(spill.ran[i], i);
+	ck_assert_uint_eq(spill.outcomes, SPILL_TX);
+	ck_assert_uint_eq(spill.on_zero, SPILL_TX);
+	ck_assert_uint_eq(potm_dora_in_flight(d), 0);
+	potm_dora_stats_t st;
+	potm_dora_stats(d, &st);
+	ck_assert_uint_eq(st.committed, SPILL_TX);
+	ck_assert_uint_eq(st.inline_runs, 0);
+	potm_dora_destroy(d);
+	store_test_stop();
+}
+END_TEST
+
 /* Misuse and limits of inline mode. */
 START_TEST(inline_errors)
 {
@@ -822,6 +890,7 @@ int main(void)
 	tcase_add_test(tc, bank_inline_oversubscribed_reroute);
 	tcase_add_test(tc, bank_inline_shared_oversubscribed);
 	tcase_add_test(tc, inline_errors);
+	tcase_add_test(tc, inline_ring_spill_keeps_order);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
 }
