@@ -983,9 +983,9 @@ int potm_dora_run_here(potm_dora_t *d, unsigned e, unsigned r, uint64_t route, p
 		atomic_store_explicit(&d->started, true, memory_order_relaxed);
 	/* The transaction and its action live in this frame: nothing else
 	 * refers to them after the return (the done callback is the
-	 * caller's to run). */
+	 * caller's to run).  Inside an action only the transaction's
+	 * executor set (d) is read: the rest stays unset. */
 	potm_dora_tx_t tx;
-	memset(&tx, 0, sizeof tx);
 	tx.d = d;
 	tx.origin = e;
 	potm_dora_act_t a;
@@ -1516,7 +1516,7 @@ static void done_arrive(potm_dora_t *d, potm_dora_tx_t *tx, unsigned e)
 
 /* Inline mode's serve: the ready list, then each inbound ring in turn,
  * a batch at a time (R1), then this serve's pushes published. */
-static unsigned serve_rings(potm_dora_t *d, unsigned e)
+static __attribute__((noinline)) unsigned serve_rings(potm_dora_t *d, unsigned e)
 {
 	dora_exec_t *x = &d->ex[e];
 	if (atomic_load_explicit(&d->paused, memory_order_acquire)) {
@@ -1565,10 +1565,9 @@ static unsigned serve_rings(potm_dora_t *d, unsigned e)
 	return handled;
 }
 
-unsigned potm_dora_serve(potm_dora_t *d, unsigned e)
+/* The queue's serve (not inline mode). */
+static __attribute__((noinline)) unsigned serve_queue(potm_dora_t *d, unsigned e)
 {
-	if (d->inline_mode)
-		return serve_rings(d, e);
 	dora_exec_t *x = &d->ex[e];
 	unsigned handled = 0;
 	for (;;) {
@@ -1594,6 +1593,11 @@ unsigned potm_dora_serve(potm_dora_t *d, unsigned e)
 		if (handled >= 64)
 			return handled;
 	}
+}
+
+unsigned potm_dora_serve(potm_dora_t *d, unsigned e)
+{
+	return d->inline_mode ? serve_rings(d, e) : serve_queue(d, e);
 }
 
 void potm_dora_stats(const potm_dora_t *d, potm_dora_stats_t *out)
