@@ -1373,7 +1373,12 @@ static void rvp_arrive(potm_dora_tx_t *tx, int failed, unsigned e)
 {
 	if (failed)
 		atomic_store_explicit(&tx->failed, failed, memory_order_relaxed);
-	if (atomic_fetch_sub_explicit(&tx->pending, 1, memory_order_acq_rel) != 1)
+	/* A count of 1 read with acquire: every other action of the phase
+	 * arrived (their release decrements are seen), so this one is the
+	 * last and nobody reads the count again this phase: no RMW (a lone
+	 * action's phase, the common case). */
+	if (atomic_load_explicit(&tx->pending, memory_order_acquire) != 1 &&
+	    atomic_fetch_sub_explicit(&tx->pending, 1, memory_order_acq_rel) != 1)
 		return;
 	/* The last one: the RVP's decision. */
 	int f = atomic_load_explicit(&tx->failed, memory_order_relaxed);
@@ -1480,7 +1485,9 @@ static void tx_finish(potm_dora_tx_t *tx, int outcome, unsigned e)
  * flight). */
 static void tx_unref(potm_dora_t *d, potm_dora_tx_t *tx, unsigned e)
 {
-	if (atomic_fetch_sub_explicit(&tx->refs, 1, memory_order_acq_rel) == 1) {
+	/* The last reference seen with acquire needs no RMW (as rvp_arrive). */
+	if (atomic_load_explicit(&tx->refs, memory_order_acquire) == 1 ||
+	    atomic_fetch_sub_explicit(&tx->refs, 1, memory_order_acq_rel) == 1) {
 		cache_put_tx(tx);
 		if (d->inline_mode) {   /* Q2: after everything it did */
 			atomic_uint_fast64_t *r = &d->ex[e].retired;
