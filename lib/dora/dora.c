@@ -15,7 +15,8 @@
  *    shared by the executors that run its actions: atomics.  The
  *    acquire-release decrement of the RVP counter orders every action of
  *    a phase before the continuation, and the continuation before the
- *    next phase's actions (they are enqueued after it returns).
+ *    next phase's actions (they are enqueued after it returns); the last
+ *    arrival may instead read a count of one with acquire (rvp_arrive).
  *  - Routing rules are read by whoever enqueues a phase, and written by
  *    the resource manager only while no transaction is in flight (Q1).
  *  - Inline mode (potm_dora_set_inline): messages go through rings, one
