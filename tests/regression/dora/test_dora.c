@@ -438,6 +438,7 @@ static struct bank {
 	bool reroute;                      /* submit until a few reroutes happened */
 	bool priv;                         /* private tables: pt[account] */
 	bool inl;                          /* inline executors (potm_dora_set_inline) */
+	uint64_t per_executor;             /* transactions each submits */
 	atomic_uint_fast64_t misdelivered; /* inline: an outcome off its submitter */
 	atomic_int rm_finished;            /* inline: the resource manager stopped */
 	store_table_t *pt[BANK_ACCOUNTS];
@@ -542,7 +543,7 @@ static void bank_work(unsigned id, unsigned n)
 	uint64_t rng = 0x9e3779b97f4a7c15ull * (id + 1);
 	uint64_t sent = 0;
 	bank_self = id;
-	while (sent < BANK_TX || (bank.reroute && atomic_load(&bank.moves) < 3)) {
+	while (sent < bank.per_executor || (bank.reroute && atomic_load(&bank.moves) < 3)) {
 		bank_reap(id);
 		transfer_t *x = NULL;
 		for (unsigned k = 0; k < BANK_WINDOW && x == NULL; k++)
@@ -644,6 +645,8 @@ static void run_bank_inline(unsigned want, bool reroute, bool priv, bool inl)
 	bank.t = accounts(BANK_ACCOUNTS, 1000);
 	bank.priv = priv;
 	bank.inl = inl;
+	/* The inline runs are new: fewer where commits are handed over. */
+	bank.per_executor = inl ? (uint64_t)(BANK_TX / test_handoff_divisor()) : BANK_TX;
 	if (inl) {
 		ck_assert_int_eq(potm_dora_set_inline(bank.d, 1), 0);
 		ck_assert_int_eq(potm_dora_is_inline(bank.d), 1);
