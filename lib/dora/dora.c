@@ -60,13 +60,15 @@
  *      count to reach zero (both sequentially consistent), so no routing
  *      decision overlaps a change of the rule.
  *  Q2: inline mode counts no transaction that runs at submission (L4);
- *      the resource manager bumps rm_gen, raises the flag, and waits
- *      until every executor stored that generation in its ack, which it
- *      does in potm_dora_serve, between two of its own submissions.  A
- *      submission that reads the flag raised refuses, and once a thread
- *      read it raised every later read sees it raised until it drops
- *      (coherence), so after the acknowledgements nothing runs at
- *      submission until the rule changed, and Q1 covers the rest.
+ *      the resource manager raises the flag to a new generation (never
+ *      0) and waits until every executor stored that generation, read
+ *      from the flag, in its ack, which it does in potm_dora_serve,
+ *      between two of its own submissions.  A submission that reads the
+ *      flag raised refuses, and once a thread read that generation's
+ *      store no later read returns an earlier one (coherence), so after
+ *      the acknowledgements nothing runs at submission until the rule
+ *      changed and the flag dropped; transactions admitted before count
+ *      in admitted/retired, and the manager waits for those too.
  */
 #define _GNU_SOURCE
 #include <potm/dora.h>
@@ -355,13 +357,13 @@ struct potm_dora {
 	dora_rule_t *rule;
 	atomic_uint_fast64_t clock;        /* start stamps */
 	atomic_uint_fast64_t in_flight __attribute__((aligned(DORA_CACHELINE)));
-	atomic_int paused;
+	atomic_uint paused;                /* 0, or the pause's generation (Q2) */
 	pthread_mutex_t rm;                /* one resource manager at a time */
 	uint64_t reroutes;
 	bool private_tables;               /* potm_dora_set_private: P1 */
 	bool inline_mode;                  /* potm_dora_set_inline: R1, L4, Q2 */
 	dora_ring_t *ring;                 /* [from * executors + to] */
-	atomic_uint rm_gen;                /* Q2: pauses so far */
+	unsigned rm_gen;                   /* Q2: pauses so far (under rm) */
 	atomic_bool started;               /* a transaction was submitted */
 };
 
@@ -711,8 +713,8 @@ int potm_dora_reroute(potm_dora_t *d, unsigned r, uint64_t lo, uint64_t hi, unsi
 		return potm_error("potm_dora_reroute: executor %u: there are %u", e, d->executors);
 	pthread_mutex_lock(&d->rm);
 	/* Q1: close admissions, then wait for quiescence. */
-	unsigned gen = atomic_fetch_add_explicit(&d->rm_gen, 1, memory_order_seq_cst) + 1;
-	atomic_store_explicit(&d->paused, 1, memory_order_seq_cst);
+	unsigned gen = ++d->rm_gen != 0 ? d->rm_gen : ++d->rm_gen;   /* never 0 */
+	atomic_store_explicit(&d->paused, gen, memory_order_seq_cst);
 	if (d->inline_mode)   /* Q2: every executor saw the pause between two of its own */
 		for (unsigned x = 0; x < d->executors; x++)
 			while (atomic_load_explicit(&d->ex[x].ack, memory_order_acquire) != gen)
@@ -1527,12 +1529,12 @@ static void done_arrive(potm_dora_t *d, potm_dora_tx_t *tx, unsigned e)
 static __attribute__((noinline)) unsigned serve_rings(potm_dora_t *d, unsigned e)
 {
 	dora_exec_t *x = &d->ex[e];
-	if (atomic_load_explicit(&d->paused, memory_order_acquire)) {
-		/* Q2: nothing runs inline between this and the resume. */
-		unsigned gen = atomic_load_explicit(&d->rm_gen, memory_order_acquire);
-		if (atomic_load_explicit(&x->ack, memory_order_relaxed) != gen)
-			atomic_store_explicit(&x->ack, gen, memory_order_release);
-	}
+	/* Q2: the generation read from the flag itself, so that no later
+	 * read of the flag can return an older store (coherence): nothing
+	 * runs at submission between this and the flag's drop. */
+	unsigned gen = atomic_load_explicit(&d->paused, memory_order_acquire);
+	if (gen != 0 && atomic_load_explicit(&x->ack, memory_order_relaxed) != gen)
+		atomic_store_explicit(&x->ack, gen, memory_order_release);
 	unsigned handled = 0;
 	for (unsigned f = 0; f < d->executors && handled < 64; f++) {
 		if (f == e && x->ready == NULL)
