@@ -7,7 +7,8 @@ medians: the runs behind docs/RESULTS.md's DORA section.
 TPC-C at 2 warehouses (= executors = threads) and at 1, and TM1 (100,000
 subscribers), 2 threads, on tl2 and 2pl, each conventional and under
 DORA; DORA over private tables (no TM in the executors: tl2 and seq
-alike, run once), for TM1 also with inline executors (-e dora-inline);
+alike, run once), for TM1 also with inline executors (-e dora-inline, and
+with affine terminals, -A);
 seq at 1 thread as the limit.  Prints one line per
 configuration.
 """
@@ -42,6 +43,10 @@ def configs(build: Path, ms: int) -> list[tuple[str, list[str]]]:
     # through rings (issue 39's TM1 DORA row).
     out.append(("tm1 dora-inline", [f"{build}/tpcc/tm1-tl2", "-e", "dora-inline", "-s",
                                     "100000", "-t", "2", "-d", d]))
+    # The same with each executor drawing its own subscribers (-A: clients
+    # routed to their partition; only the sub_nbr look-ups cross).
+    out.append(("tm1 dora-inline affine", [f"{build}/tpcc/tm1-tl2", "-e", "dora-inline", "-A",
+                                           "-s", "100000", "-t", "2", "-d", d]))
     out.append(("tpcc-w2 seq t1", [f"{build}/tpcc/tpcc-seq", "-w", "2", "-t", "1", "-d", d]))
     out.append(("tm1 seq t1", [f"{build}/tpcc/tm1-seq", "-s", "100000", "-t", "1", "-d", d]))
     return out

@@ -3,7 +3,7 @@
  * under DORA:
  *
  *   tm1-<b> [-s subscribers] [-e conventional|dora|dora-private|dora-inline]
- *           [-W window] [-t -d -n -S -H]
+ *           [-W window] [-A] [-t -d -n -S -H]
  *
  * The subscriber database of TM1 (a mobile carrier's home location
  * register), populated as the TATP description prescribes for P
@@ -43,7 +43,8 @@
  * with inline executors (potm_dora_set_inline): each worker is an
  * executor generating its own transactions; what routes to itself runs
  * at once (inline_start), the rest goes through the rings, at most -W
- * transactions outstanding per executor.
+ * transactions outstanding per executor.  -A (any DORA execution): each
+ * executor draws its subscribers from the range it owns (tm1_affine).
  *
  * After the run: every table's structure, the forwarding count against
  * the population's plus the committed inserts minus the committed deletes,
@@ -222,8 +223,9 @@ static void tm1_destroy(tm1_db_t *db)
 			store_table_destroy(t[i]);
 }
 
-/* The input of one transaction of the mix. */
-static void tm1_draw(const tm1_db_t *db, bench_rng_t *r, tm1_in_t *in)
+/* The input of one transaction of the mix, its subscriber uniform over
+ * me's range (all of them, or with -A the executor's own). */
+static void tm1_draw(const tm1_worker_t *me, bench_rng_t *r, tm1_in_t *in)
 {
 	memset(in, 0, sizeof *in);
 	uint32_t p = rnd(r, 1, 100);
@@ -231,7 +233,7 @@ static void tm1_draw(const tm1_db_t *db, bench_rng_t *r, tm1_in_t *in)
 	         : p <= 80 ? GET_ACCESS_DATA : p <= 82 ? UPDATE_SUBSCRIBER_DATA
 	         : p <= 96 ? UPDATE_LOCATION : p <= 98 ? INSERT_CALL_FORWARDING
 	         : DELETE_CALL_FORWARDING;
-	uint64_t s = rnd(r, 1, (uint32_t)db->subscribers);
+	uint64_t s = rnd(r, (uint32_t)me->lo, (uint32_t)me->hi);
 	in->ai_type = rnd(r, 1, 4);
 	in->sf_type = rnd(r, 1, 4);
 	in->start_time = 8 * rnd(r, 0, 2);
@@ -397,7 +399,7 @@ static void tm1_op(void *shared, bench_thread_t *self)
 	tm1_db_t *db = shared;
 	tm1_worker_t *me = &db->worker[self->id];
 	tm1_in_t in;
-	tm1_draw(db, &self->rng, &in);
+	tm1_draw(me, &self->rng, &in);
 	uint64_t t0 = bench_now_ns();
 	int ok = run_conventional(db, &in);
 	bench_lat_add(&me->lat[in.type], bench_now_ns() - t0);
@@ -684,7 +686,7 @@ static void tm1_dora_op(void *shared, bench_thread_t *self)
 			break;
 		serve_or_idle(db, id);
 	}
-	tm1_draw(db, &self->rng, &x->in);
+	tm1_draw(&db->worker[id], &self->rng, &x->in);
 	x->t0 = bench_now_ns();
 	slot_submit(db, x);
 	potm_dora_serve(db->d, id);
@@ -728,7 +730,7 @@ static void tm1_inline_op(void *shared, bench_thread_t *self)
 	}
 	tm1_slot_t *x = me->free;
 	me->free = x->next;
-	tm1_draw(db, &self->rng, &x->in);
+	tm1_draw(&db->worker[id], &self->rng, &x->in);
 	x->t0 = bench_now_ns();
 	inline_start(db, x);
 	potm_dora_serve(db->d, id);
@@ -792,6 +794,27 @@ static void tm1_check(tm1_db_t *db, uint64_t inserted, uint64_t deleted, bench_v
 
 /* ---- the benchmark --------------------------------------------------------- */
 
+/* -A: each executor's own range of subscribers under rule 0 (equal
+ * contiguous ranges); 0, or -1 (a message printed) when one owns none. */
+static int tm1_affine(tm1_db_t *db)
+{
+	for (unsigned e = 0; e < db->threads; e++)
+		db->worker[e].lo = db->worker[e].hi = 0;
+	for (uint64_t v = 1; v <= db->subscribers; v++) {
+		tm1_worker_t *w = &db->worker[potm_dora_owner(db->d, 0, v)];
+		if (w->lo == 0)
+			w->lo = v;
+		w->hi = v;
+	}
+	for (unsigned e = 0; e < db->threads; e++)
+		if (db->worker[e].lo == 0) {
+			fprintf(stderr, "tm1: -A: executor %u owns no subscriber (%u executors, "
+			        "%" PRIu64 " subscribers)\n", e, db->threads, db->subscribers);
+			return -1;
+		}
+	return 0;
+}
+
 static const char *const tm1_executions[] = { "conventional", "dora", "dora-private",
 	                                       "dora-inline", NULL };
 
@@ -800,6 +823,7 @@ int potm_bench_tm1(int argc, char **argv)
 	bench_common_t c = { .name = "tm1" };
 	uint64_t subscribers = TM1_DEFAULT_SUBSCRIBERS, window = 0;
 	unsigned execution = 0;
+	bool affine = false;
 	const bench_option_t opts[] = {
 		{ 's', BENCH_OPT_UINT, "subscriber count",
 		  "subscribers, the population's scale (default 100000)", 1,
@@ -815,6 +839,11 @@ int potm_bench_tm1(int argc, char **argv)
 		{ 'W', BENCH_OPT_UINT, "DORA window",
 		  "-e dora, dora-private, dora-inline: transactions each terminal keeps "
 		  "outstanding (default 4)", 1, TM1_WINDOW_MAX, NULL, &window, NULL },
+		{ 'A', BENCH_OPT_FLAG, "affine terminals",
+		  "-e dora, dora-private, dora-inline: each executor draws its transactions' "
+		  "subscribers from the range it owns, as clients routed to their partition "
+		  "(uniform over all of them when the executors run alike; default: every "
+		  "executor draws from all)", 0, 0, NULL, &affine, NULL },
 	};
 	int rc = bench_parse(&c, "tm1: Nokia's TM1 (TATP): the subscriber database and its "
 	                     "seven transactions in the standard mix, conventionally or "
@@ -826,6 +855,9 @@ int potm_bench_tm1(int argc, char **argv)
 		                         "dora-inline");
 	if (window == 0)
 		window = TM1_WINDOW;
+	if (execution == 0 && affine)
+		return bench_usage_error(&c, "-A: affine terminals need -e dora, dora-private or "
+		                         "dora-inline");
 	/* -e dora-private, dora-inline: the workers (executors) call no TM
 	 * function. */
 	c.unregistered = execution >= 2;
@@ -841,6 +873,10 @@ int potm_bench_tm1(int argc, char **argv)
 		return BENCH_EXIT_FAILED;
 	}
 	memset(db.worker, 0, db.threads * sizeof *db.worker);
+	for (unsigned i = 0; i < db.threads; i++) {
+		db.worker[i].lo = 1;
+		db.worker[i].hi = subscribers;
+	}
 	rc = bench_tm_start(&c);
 	if (rc != BENCH_EXIT_OK)
 		goto out_free;
@@ -880,6 +916,13 @@ int potm_bench_tm1(int argc, char **argv)
 				x->next = db.worker[i].free;
 				db.worker[i].free = x;
 			}
+		if (affine && tm1_affine(&db) != 0) {
+			potm_dora_destroy(db.d);
+			tm1_destroy(&db);
+			tm_thread_exit();
+			rc = BENCH_EXIT_USAGE;
+			goto out_stop;
+		}
 		if (execution >= 2 && tm1_private_setup(&db) != 0) {
 			potm_dora_destroy(db.d);
 			tm1_destroy(&db);
@@ -959,6 +1002,7 @@ int potm_bench_tm1(int argc, char **argv)
 		BENCH_U64("subscribers", subscribers),
 		BENCH_STR("execution", tm1_executions[execution]),
 		BENCH_U64("dora_window", execution != 0 ? window : 0),
+		BENCH_U64("affine", affine),
 	};
 	rc = bench_finish(&c, params, sizeof params / sizeof params[0], counts, n, &run, &stats,
 	                  &verdict);

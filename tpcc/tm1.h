@@ -76,6 +76,7 @@ typedef struct tm1_in {
 typedef struct tm1_worker {
 	uint64_t done[TM1_TYPES], ok[TM1_TYPES];
 	uint64_t retries;
+	uint64_t lo, hi;          /* the subscribers it draws from (-A: its own) */
 	bench_lat_t lat[TM1_TYPES];
 	/* -e dora-inline, its executor's alone: free slots, slots whose
 	 * outcome arrived (done runs on the submitter), slots submitted */
