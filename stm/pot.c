@@ -264,6 +264,7 @@
 #include "tl2_sets.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <stdlib.h>
 
 /* K2: a stripe a keyed attempt marked, and its word before the mark. */
@@ -275,6 +276,9 @@ typedef struct pot_mark {
 typedef struct pot_tx {
 	pot_thread_t pt;               /* first: order state (lib/pot_order.h) */
 	bool fast;                     /* in place, in turn: fast mode or pogl */
+	bool in_run;                   /* this attempt began in its run of
+	                                  turns (pot_begin_in_run): fast,
+	                                  keyless, not serial, not reading */
 	bool mark;                     /* fast: mark stripes before writing (P2) */
 	/* The in-place writes of an attempt: pt.th.txd.undo (tm.h's inline
 	 * writes append to it). */
@@ -303,6 +307,10 @@ static struct {
 	uintptr_t mask;
 	unsigned shift;
 	bool solo_unmarked;    /* P5 is in force */
+	unsigned mark_above;   /* a fast transaction marks (P2) while more
+	                          threads than this are registered: 0 always,
+	                          1 unless alone (P5), UINT_MAX never (no
+	                          speculative reader to protect) */
 	bool serial_on;        /* P6: POTM_SERIAL, in a mode with fast mode
 	                          or pogl */
 	bool serial_fast;      /* P6: POTM_SERIAL in a mode with fast mode:
@@ -997,8 +1005,7 @@ static bool pot_try_early_promote(pot_tx_t *tx)
 static inline bool pot_fast_marks(void)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return pot_order.mode.speculative &&
-	       !(pot.solo_unmarked && seqr_registered() == 1);
+	return seqr_registered() > pot.mark_above;
 }
 
 /* The general begin: every mode, order and case. */
@@ -1080,6 +1087,7 @@ static void pot_begin(pot_tx_t *tx)
 static inline __attribute__((always_inline)) void pot_begin_in_run(pot_tx_t *tx)
 {
 	tx->pt.th.txd.accesses = 0;   /* this attempt's, for its run of turns */
+	tx->in_run = true;
 	__atomic_store_n(tx->pt.busy, 1, __ATOMIC_RELAXED);
 	pot_enter_fast(tx, tx->pt.run.slot, pot_fast_marks());
 }
@@ -1092,6 +1100,7 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 		pot_begin_in_run(tx);
 		return;
 	}
+	tx->in_run = false;
 	pot_begin(tx);
 }
 
@@ -1240,6 +1249,25 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	pot_tx_t *tx = (pot_tx_t *)d;
 	bool ro;
+	if (likely(tx->in_run)) {
+		/* Begun in its run (pot_begin_in_run, which every attempt's
+		 * begin decides anew): in fast mode since, in a mode with
+		 * fast mode, keyless (runs are round-robin's), not serial
+		 * (only pot_begin enters P6) and never reading; its thread
+		 * holds the run's slot, which nothing in the body passes. */
+		assert(tx->fast && !tx->pt.keyed && !(d->flags & TM_TXD_SERIAL) &&
+		       !tx->reading && tx->pt.run.on);
+		size_t writes = potm_undo_count(&d->undo);
+		ro = writes == 0;
+		if (!ro)
+			pot_commit_fast_writes(tx, writes);
+		pot_leave_fast(tx);
+		POTM_STAT_INC(&tx->pt.th, fast_commits);
+		tx->pt.last_order = tx->pt.run.slot;
+		pot_order_pass_in_run(&tx->pt, d->accesses);
+		__atomic_store_n(tx->pt.busy, 0, __ATOMIC_RELAXED);
+		return ro;
+	}
 	if (likely(tx->fast && !tx->pt.keyed && !(d->flags & TM_TXD_SERIAL))) {
 		size_t writes = potm_undo_count(&d->undo);
 		ro = writes == 0;
@@ -1328,6 +1356,7 @@ static int pot_init(const tm_config_t *cfg)
 	 * fast transactions always mark. */
 	pot.solo_unmarked = m->fast_mode && !pot_order.explicit_order &&
 		potm_membarrier_ok;
+	pot.mark_above = !m->speculative ? UINT_MAX : pot.solo_unmarked ? 1 : 0;
 	size_t n = (size_t)1 << cfg->lock_bits;
 	pot.stripes = calloc(n, sizeof(uintptr_t));
 	if (pot.stripes == NULL) {
