@@ -479,8 +479,9 @@ static inline void pot_set_mark(pot_tx_t *tx, bool mark)
  * written (P2) if mark.  pot_set_fast and pot_set_mark in one pass, for
  * every short transaction that begins in its turn: a keyed attempt (K2)
  * takes no inline write, every one goes through pot_fast_write. */
-static inline __attribute__((always_inline)) void pot_enter_fast(pot_tx_t *tx, uint64_t clock,
-                                                                 bool mark)
+static inline __attribute__((always_inline)) void pot_enter_fast_as(pot_tx_t *tx,
+                                                                    uint64_t clock, bool mark,
+                                                                    bool keyed)
 {
 	tm_undo_t *u = &tx->pt.th.txd.undo;
 	tx->fast_word = (uintptr_t)(clock + 1) << 1 | 1;
@@ -489,17 +490,23 @@ static inline __attribute__((always_inline)) void pot_enter_fast(pot_tx_t *tx, u
 	u->plain_max = pot.serial_at;   /* P6: 0: no mark */
 	tx->mark = mark;
 	u->mark = mark ? tx->fast_word : 0;
-	if (likely(!u->plain_max && !tx->pt.keyed)) {
+	if (likely(!u->plain_max && !keyed)) {
 		/* potm_undo_set_plain(u, true), the log's own end the bound */
 		tm_undo_entry_t *end = u->end;
 		u->plain_end = end;
 		u->quick_end = mark ? NULL : u->seen_from < end ? u->seen_from : end;
 	} else {
-		potm_undo_set_plain(u, !tx->pt.keyed);
+		potm_undo_set_plain(u, !keyed);
 	}
 	/* Empty already: every commit, rollback and cancel of a fast attempt
 	 * empties the log, and a speculative one logs nothing. */
 	assert(potm_undo_count(u) == 0);
+}
+
+static inline __attribute__((always_inline)) void pot_enter_fast(pot_tx_t *tx, uint64_t clock,
+                                                                 bool mark)
+{
+	pot_enter_fast_as(tx, clock, mark, tx->pt.keyed);
 }
 
 /* Undo this attempt's in-place writes, then unmark their stripes with
@@ -1089,7 +1096,7 @@ static inline __attribute__((always_inline)) void pot_begin_in_run(pot_tx_t *tx)
 	tx->pt.th.txd.accesses = 0;   /* this attempt's, for its run of turns */
 	tx->in_run = true;
 	__atomic_store_n(tx->pt.busy, 1, __ATOMIC_RELAXED);
-	pot_enter_fast(tx, tx->pt.run.slot, pot_fast_marks());
+	pot_enter_fast_as(tx, tx->pt.run.slot, pot_fast_marks(), false);   /* runs: keyless */
 }
 
 static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
@@ -1194,16 +1201,17 @@ static bool pot_commit_keyed(pot_tx_t *tx)
 }
 
 /* Leave fast mode at a commit: pot_set_fast(tx, false), with the serial
- * case tested by the caller. */
+ * case tested by the caller.  The inline accesses' bounds go (reads and
+ * writes outside a transaction reach the library, which refuses them);
+ * undo.plain_max and undo.mark stay, read only under those bounds and
+ * set again by every begin (pot_enter_fast, or pot_set_fast's false). */
 static inline void pot_leave_fast(pot_tx_t *tx)
 {
 	tm_undo_t *u = &tx->pt.th.txd.undo;
 	tx->fast = false;
 	tx->pt.th.txd.flags &= ~TM_TXD_PLAIN_READS;
-	u->plain_max = 0;
 	u->plain_end = NULL;   /* potm_undo_set_plain(u, false) */
 	u->quick_end = NULL;
-	u->mark = 0;
 }
 
 /* The writes of a keyless fast commit: unmarked with our version (P2),
