@@ -1253,7 +1253,7 @@ static bool pot_commit_other(pot_tx_t *tx)
  * promoted, or pogl's), inline: unmark what it wrote with its version,
  * then publishing the counter (the pass) is the commit.  A promoted
  * attempt stops reading (P6). */
-static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
+static inline __attribute__((always_inline)) bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	pot_tx_t *tx = (pot_tx_t *)d;
 	bool ro;
