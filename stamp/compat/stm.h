@@ -67,7 +67,7 @@ void stm_potm_stats_reported(void);
  * first attempt; every attempt starts by restoring what the previous
  * (aborted) attempt overwrote, newest first.
  *
- * The restore runs after the abort's siglongjmp, in the frame of the
+ * The restore runs after the abort's longjmp, in the frame of the
  * function that holds TM_BEGIN, and must call nothing: logged variables
  * may live in the frames of functions the aborted attempt had called,
  * which are dead now and lie just below this frame, exactly where a
