@@ -45,7 +45,7 @@ typedef struct fasttx {
 } fasttx_t;
 
 /* One transaction of each kind.  noinline and parameters only: nothing of
- * the caller lives across TM_BEGIN's sigsetjmp. */
+ * the caller lives across TM_BEGIN's setjmp. */
 static __attribute__((noinline)) void fasttx_read(fasttx_t *f, unsigned n)
 {
 	TM_BEGIN();

@@ -19,7 +19,7 @@
 #else
 #define POTM_BENCH_TX_FN
 /* A local assigned in a TM_BEGIN()/TM_END() block and read after it: an
- * aborted attempt resumes at TM_BEGIN() through siglongjmp. */
+ * aborted attempt resumes at TM_BEGIN() through longjmp. */
 #define POTM_BENCH_TX_LOCAL volatile
 #endif
 

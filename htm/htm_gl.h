@@ -30,7 +30,7 @@
  * An abort resumes inside htm_attempt(), where HTM_BEGIN was issued, with
  * registers and memory restored by the hardware — the stack frames of
  * tm_tx_start_ (lib/tx_gen.h) and of its caller included — so the
- * hardware path needs no sigsetjmp.
+ * hardware path needs no setjmp.
  */
 #ifndef POTM_HTM_GL_H
 #define POTM_HTM_GL_H

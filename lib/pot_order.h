@@ -133,6 +133,15 @@ static inline __attribute__((always_inline)) void pot_order_pass_run(pot_thread_
 		pot_order_pass(p);
 }
 
+/* pot_order_pass_run for a holder whose run is on (S4): the same
+ * decision, without the test that starts a run. */
+static inline __attribute__((always_inline)) void pot_order_pass_in_run(pot_thread_t *p,
+                                                                        uint32_t accesses)
+{
+	if (!seqr_run_continue(accesses + 1 > accesses ? accesses + 1 : accesses, &p->run))
+		pot_order_pass(p);
+}
+
 enum pot_wait_for {
 	POT_WAIT_TURN,    /* our turn */
 	POT_WAIT_ROUND,   /* rounds: the round after our previous slot began */

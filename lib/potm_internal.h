@@ -424,8 +424,7 @@ static inline void potm_tx_leave_rcu(potm_thread_t *t)
 static inline void potm_tx_commit_close(potm_thread_t *t, bool read_only)
 {
 	POTM_STAT_INC(t, commits);
-	if (read_only)
-		POTM_STAT_INC(t, commits_ro);
+	POTM_STAT_ADD(t, commits_ro, (uint64_t)read_only);   /* no branch on it */
 	t->attempt = 0;
 	t->last_cancelled = false;
 	t->hint_serial = false;

@@ -360,6 +360,18 @@ static inline bool seqr_run_keep(uint32_t cost, seqr_run_t *r)
 	return true;
 }
 
+/* seqr_run_keep for a holder whose run is on already (r->on). */
+static inline bool seqr_run_continue(uint32_t cost, seqr_run_t *r)
+{
+	struct potm_seqr *q = &potm_seqr;
+	uint32_t c;
+	if (cost >= q->run_short || (c = r->cost + cost) >= q->run_budget)
+		return false;
+	r->slot++;
+	r->cost = c;
+	return true;
+}
+
 /* Weighted order: the owner begins a slot (a transaction, or an event
  * with weight 1) and declares its weight; no-op if it already did (a
  * retry keeps its slot) or in the other orders.  Call it before waiting

@@ -6,6 +6,9 @@
 #include "potm_internal.h"
 
 #include <stdlib.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 /* The read-side section is entered and left at every transaction: take
  * liburcu's inline read_lock/read_unlock (its LGPL static API) rather
  * than a call into the library per transaction. */
@@ -35,6 +38,18 @@ void potm_rcu_read_unlock(potm_thread_t *t)
 	__atomic_store_n(t->reader, __atomic_load_n(t->reader, __ATOMIC_RELAXED) + 1,
 	                 __ATOMIC_RELEASE);
 	urcu_memb_read_unlock();
+}
+
+/* Resume the outermost TM_BEGIN of t's transaction (its resume point,
+ * tm_resume_t in potm/static/txd.h).  AddressSanitizer poisons the
+ * frames an abort skips; its own longjmp interceptor clears them first,
+ * which the builtin bypasses, so it is done here. */
+static __attribute__((noreturn)) void tx_resume(potm_thread_t *t)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	__asan_handle_no_return();
+#endif
+	__builtin_longjmp(t->txd.env, 1);
 }
 
 /* potm_tx_committed's general case (lib/potm_internal.h). */
@@ -87,7 +102,7 @@ void potm_tx_aborted(potm_thread_t *t, int cause)
 	t->txd.depth = 0;
 	t->attempt++;
 	potm_backoff(t);
-	siglongjmp(t->txd.env, 1);
+	tx_resume(t);
 }
 
 void potm_tx_cancelled(potm_thread_t *t)
@@ -104,7 +119,7 @@ void potm_tx_cancelled(potm_thread_t *t)
 	t->hint_serial = false;
 	t->txd.flags |= TM_TXD_CANCELLED;
 	potm_tx_leave_rcu(t);
-	siglongjmp(t->txd.env, 1);
+	tx_resume(t);
 }
 
 static inline uint64_t xorshift64(uint64_t *s)

@@ -264,6 +264,7 @@
 #include "tl2_sets.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <stdlib.h>
 
 /* K2: a stripe a keyed attempt marked, and its word before the mark. */
@@ -275,6 +276,9 @@ typedef struct pot_mark {
 typedef struct pot_tx {
 	pot_thread_t pt;               /* first: order state (lib/pot_order.h) */
 	bool fast;                     /* in place, in turn: fast mode or pogl */
+	bool in_run;                   /* this attempt began in its run of
+	                                  turns (pot_begin_in_run): fast,
+	                                  keyless, not serial, not reading */
 	bool mark;                     /* fast: mark stripes before writing (P2) */
 	/* The in-place writes of an attempt: pt.th.txd.undo (tm.h's inline
 	 * writes append to it). */
@@ -303,6 +307,10 @@ static struct {
 	uintptr_t mask;
 	unsigned shift;
 	bool solo_unmarked;    /* P5 is in force */
+	unsigned mark_above;   /* a fast transaction marks (P2) while more
+	                          threads than this are registered: 0 always,
+	                          1 unless alone (P5), UINT_MAX never (no
+	                          speculative reader to protect) */
 	bool serial_on;        /* P6: POTM_SERIAL, in a mode with fast mode
 	                          or pogl */
 	bool serial_fast;      /* P6: POTM_SERIAL in a mode with fast mode:
@@ -471,8 +479,9 @@ static inline void pot_set_mark(pot_tx_t *tx, bool mark)
  * written (P2) if mark.  pot_set_fast and pot_set_mark in one pass, for
  * every short transaction that begins in its turn: a keyed attempt (K2)
  * takes no inline write, every one goes through pot_fast_write. */
-static inline __attribute__((always_inline)) void pot_enter_fast(pot_tx_t *tx, uint64_t clock,
-                                                                 bool mark)
+static inline __attribute__((always_inline)) void pot_enter_fast_as(pot_tx_t *tx,
+                                                                    uint64_t clock, bool mark,
+                                                                    bool keyed)
 {
 	tm_undo_t *u = &tx->pt.th.txd.undo;
 	tx->fast_word = (uintptr_t)(clock + 1) << 1 | 1;
@@ -481,17 +490,23 @@ static inline __attribute__((always_inline)) void pot_enter_fast(pot_tx_t *tx, u
 	u->plain_max = pot.serial_at;   /* P6: 0: no mark */
 	tx->mark = mark;
 	u->mark = mark ? tx->fast_word : 0;
-	if (likely(!u->plain_max && !tx->pt.keyed)) {
+	if (likely(!u->plain_max && !keyed)) {
 		/* potm_undo_set_plain(u, true), the log's own end the bound */
 		tm_undo_entry_t *end = u->end;
 		u->plain_end = end;
 		u->quick_end = mark ? NULL : u->seen_from < end ? u->seen_from : end;
 	} else {
-		potm_undo_set_plain(u, !tx->pt.keyed);
+		potm_undo_set_plain(u, !keyed);
 	}
 	/* Empty already: every commit, rollback and cancel of a fast attempt
 	 * empties the log, and a speculative one logs nothing. */
 	assert(potm_undo_count(u) == 0);
+}
+
+static inline __attribute__((always_inline)) void pot_enter_fast(pot_tx_t *tx, uint64_t clock,
+                                                                 bool mark)
+{
+	pot_enter_fast_as(tx, clock, mark, tx->pt.keyed);
 }
 
 /* Undo this attempt's in-place writes, then unmark their stripes with
@@ -997,8 +1012,7 @@ static bool pot_try_early_promote(pot_tx_t *tx)
 static inline bool pot_fast_marks(void)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return pot_order.mode.speculative &&
-	       !(pot.solo_unmarked && seqr_registered() == 1);
+	return seqr_registered() > pot.mark_above;
 }
 
 /* The general begin: every mode, order and case. */
@@ -1080,8 +1094,9 @@ static void pot_begin(pot_tx_t *tx)
 static inline __attribute__((always_inline)) void pot_begin_in_run(pot_tx_t *tx)
 {
 	tx->pt.th.txd.accesses = 0;   /* this attempt's, for its run of turns */
+	tx->in_run = true;
 	__atomic_store_n(tx->pt.busy, 1, __ATOMIC_RELAXED);
-	pot_enter_fast(tx, tx->pt.run.slot, pot_fast_marks());
+	pot_enter_fast_as(tx, tx->pt.run.slot, pot_fast_marks(), false);   /* runs: keyless */
 }
 
 static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
@@ -1092,6 +1107,7 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 		pot_begin_in_run(tx);
 		return;
 	}
+	tx->in_run = false;
 	pot_begin(tx);
 }
 
@@ -1185,16 +1201,17 @@ static bool pot_commit_keyed(pot_tx_t *tx)
 }
 
 /* Leave fast mode at a commit: pot_set_fast(tx, false), with the serial
- * case tested by the caller. */
+ * case tested by the caller.  The inline accesses' bounds go (reads and
+ * writes outside a transaction reach the library, which refuses them);
+ * undo.plain_max and undo.mark stay, read only under those bounds and
+ * set again by every begin (pot_enter_fast, or pot_set_fast's false). */
 static inline void pot_leave_fast(pot_tx_t *tx)
 {
 	tm_undo_t *u = &tx->pt.th.txd.undo;
 	tx->fast = false;
 	tx->pt.th.txd.flags &= ~TM_TXD_PLAIN_READS;
-	u->plain_max = 0;
 	u->plain_end = NULL;   /* potm_undo_set_plain(u, false) */
 	u->quick_end = NULL;
-	u->mark = 0;
 }
 
 /* The writes of a keyless fast commit: unmarked with our version (P2),
@@ -1236,10 +1253,29 @@ static bool pot_commit_other(pot_tx_t *tx)
  * promoted, or pogl's), inline: unmark what it wrote with its version,
  * then publishing the counter (the pass) is the commit.  A promoted
  * attempt stops reading (P6). */
-static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
+static inline __attribute__((always_inline)) bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	pot_tx_t *tx = (pot_tx_t *)d;
 	bool ro;
+	if (likely(tx->in_run)) {
+		/* Begun in its run (pot_begin_in_run, which every attempt's
+		 * begin decides anew): in fast mode since, in a mode with
+		 * fast mode, keyless (runs are round-robin's), not serial
+		 * (only pot_begin enters P6) and never reading; its thread
+		 * holds the run's slot, which nothing in the body passes. */
+		assert(tx->fast && !tx->pt.keyed && !(d->flags & TM_TXD_SERIAL) &&
+		       !tx->reading && tx->pt.run.on);
+		size_t writes = potm_undo_count(&d->undo);
+		ro = writes == 0;
+		if (!ro)
+			pot_commit_fast_writes(tx, writes);
+		pot_leave_fast(tx);
+		POTM_STAT_INC(&tx->pt.th, fast_commits);
+		tx->pt.last_order = tx->pt.run.slot;
+		pot_order_pass_in_run(&tx->pt, d->accesses);
+		__atomic_store_n(tx->pt.busy, 0, __ATOMIC_RELAXED);
+		return ro;
+	}
 	if (likely(tx->fast && !tx->pt.keyed && !(d->flags & TM_TXD_SERIAL))) {
 		size_t writes = potm_undo_count(&d->undo);
 		ro = writes == 0;
@@ -1328,6 +1364,7 @@ static int pot_init(const tm_config_t *cfg)
 	 * fast transactions always mark. */
 	pot.solo_unmarked = m->fast_mode && !pot_order.explicit_order &&
 		potm_membarrier_ok;
+	pot.mark_above = !m->speculative ? UINT_MAX : pot.solo_unmarked ? 1 : 0;
 	size_t n = (size_t)1 << cfg->lock_bits;
 	pot.stripes = calloc(n, sizeof(uintptr_t));
 	if (pot.stripes == NULL) {

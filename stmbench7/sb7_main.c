@@ -688,7 +688,7 @@ static void sb7_inject_fault(sb7_db_t *db, const char *kind)
 
 /* The invariant check and the hash, in one transaction while no worker
  * runs (a function of its own: nothing of main lives across the
- * transaction's sigsetjmp). */
+ * transaction's setjmp). */
 static void sb7_check_structure(sb7_db_t *db, sb7_report_t *rep)
 {
 	SB7_SOLO_BEGIN();

@@ -445,7 +445,7 @@ void sb7_delete_complex_subtree(sb7_db_t *db, sb7_complex_assembly_t *ca)
 /* One transaction per composite part keeps write sets small.  The random
  * stream is restored on a retry so that the structure does not depend on
  * aborts (none are expected: no other thread runs).  A function of its own
- * so that no loop counter lives across the transaction's sigsetjmp. */
+ * so that no loop counter lives across the transaction's setjmp. */
 static void sb7_build_composite_part(sb7_db_t *db, sb7_thread_t *th)
 {
 	const sb7_rng_t before = th->rng;

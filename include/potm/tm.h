@@ -23,9 +23,9 @@
  *     tm_shutdown();
  *
  * Rules of the transaction block:
- *  - An aborted attempt resumes at TM_BEGIN() with siglongjmp.  A local
- *    variable assigned inside the block and read after an abort must be
- *    volatile (as with any sigsetjmp).
+ *  - An aborted attempt resumes at TM_BEGIN() with a longjmp
+ *    (__builtin_longjmp).  A local variable assigned inside the block and
+ *    read after an abort must be volatile (as with any setjmp).
  *  - Leave the block only through TM_END(): no return, break or goto out of
  *    it.  tm_cancel() is the way to give up.
  *  - Nesting is flattened: a TM_BEGIN() inside a transaction joins the

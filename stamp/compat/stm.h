@@ -67,7 +67,7 @@ void stm_potm_stats_reported(void);
  * first attempt; every attempt starts by restoring what the previous
  * (aborted) attempt overwrote, newest first.
  *
- * The restore runs after the abort's siglongjmp, in the frame of the
+ * The restore runs after the abort's longjmp, in the frame of the
  * function that holds TM_BEGIN, and must call nothing: logged variables
  * may live in the frames of functions the aborted attempt had called,
  * which are dead now and lie just below this frame, exactly where a
@@ -133,7 +133,7 @@ static inline __attribute__((always_inline)) void stm_potm_local_attempt_(void)
  * potm's macros of the same names are withdrawn and their expansion is
  * spelled out here: keep it in step with POTM_TX_BEGIN_/POTM_TX_END_ in
  * potm/static/txd.h.  As there, no local variable lives across the
- * sigsetjmp; the block is entered once per attempt. */
+ * resume point; the block is entered once per attempt. */
 #undef TM_BEGIN
 #undef TM_END
 
@@ -141,7 +141,7 @@ static inline __attribute__((always_inline)) void stm_potm_local_attempt_(void)
 	stm_potm_local_reset_();                                        \
 	do {                                                            \
 		if (tm_txd_()->depth == 0)                              \
-			(void)sigsetjmp(tm_self_->env, 0);              \
+			(void)__builtin_setjmp(tm_self_->env);          \
 		if (tm_tx_start_(tm_self_)) {                           \
 			stm_potm_local_attempt_();
 

@@ -46,7 +46,7 @@ static void own_barrier(void)
 }
 
 /* One transaction, in a function of its own: no local of the caller lives
- * across its sigsetjmp. */
+ * across its setjmp. */
 static void increment(void)
 {
 	STM_BEGIN_WR();

@@ -322,7 +322,7 @@ struct prog_arg {
 };
 
 /* One transaction, in a function of its own: nothing of the caller's
- * lives across the sigsetjmp. */
+ * lives across the setjmp. */
 static __attribute__((noinline)) int64_t run_one(const pot_prog_t *prog,
                                                  unsigned id, unsigned k)
 {

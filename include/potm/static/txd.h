@@ -15,7 +15,6 @@
 #error "include <potm/tm.h>, not <potm/static/txd.h>"
 #endif
 
-#include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -257,8 +256,21 @@ static inline uint64_t tm_silo_snap_of_(const uint64_t *tids, uintptr_t word)
 /* ---- the descriptor ---------------------------------------------------------
  * The part of a thread's transaction descriptor that TM_BEGIN/TM_END and
  * the inline accesses touch; each backend's descriptor starts with it. */
+/* Where an aborted attempt resumes: the buffer of GCC's (and clang's)
+ * __builtin_setjmp, five words (the frame, the resume label, the stack
+ * pointer, two for the target's use).  Not sigsetjmp: a resume point is
+ * set at every outermost TM_BEGIN and taken only by an abort, and
+ * sigsetjmp stores every callee-saved register, mangles the pointers and
+ * calls into libc for the signal mask it is told not to save; the
+ * builtin stores three words inline and leaves the registers to the
+ * compiler, which treats the function as one that calls setjmp (its
+ * locals live across the resume point exactly as with sigsetjmp).  The
+ * library resumes with __builtin_longjmp (lib/tx.c), from a function
+ * other than the one that set the point, as the builtin requires. */
+typedef void *tm_resume_t[5];
+
 typedef struct tm_txd {
-	sigjmp_buf env;     /* where an aborted attempt resumes */
+	tm_resume_t env;    /* where an aborted attempt resumes */
 	unsigned depth;     /* flat nesting depth; 0 = not in a transaction */
 	unsigned flags;     /* TM_TXD_* */
 	unsigned accesses;  /* pot: reads and writes of this attempt, which
@@ -329,8 +341,8 @@ static inline tm_txd_t *tm_txd_(void)
 int tm_tx_start_(tm_txd_t *d);
 void tm_tx_end_(tm_txd_t *d);
 
-/* TM_BEGIN() and TM_END().  No local variable lives across the sigsetjmp
- * (so none can be clobbered by the siglongjmp of an abort): the
+/* TM_BEGIN() and TM_END().  No local variable lives across the resume
+ * point (so none can be clobbered by the longjmp of an abort): the
  * descriptor is re-read from tm_self_, one thread-local load each time.
  * Only the outermost TM_BEGIN sets the resume point: nesting is flat. */
 #if defined(POTM_BACKEND_SEQ) && !defined(POTM_BUILDING_LIBRARY)
@@ -343,7 +355,7 @@ void tm_tx_end_(tm_txd_t *d);
 #define POTM_TX_BEGIN_()                                                \
 	do {                                                            \
 		if (tm_txd_()->depth == 0)                              \
-			(void)sigsetjmp(tm_self_->env, 0);              \
+			(void)__builtin_setjmp(tm_self_->env);          \
 		if (tm_tx_start_(tm_self_)) {
 #endif
 

@@ -161,7 +161,7 @@ static void opacity_work(unsigned id, unsigned n)
 {
 	uint64_t rng = id + 7;
 	/* volatile: an increment made in a doomed attempt must survive its
-	 * siglongjmp, or a violation would go uncounted. */
+	 * longjmp, or a violation would go uncounted. */
 	volatile long seen_bad = 0;
 	for (int i = 0; i < 40000 / SCALE / test_handoff_divisor(); i++) {
 		if (id % 2 == 0) {
@@ -261,7 +261,7 @@ static int rb_pattern_of(const unsigned char *got, size_t off, size_t n)
 static void read_bytes_work(unsigned id, unsigned n)
 {
 	uint64_t rng = id * 31 + 5;
-	volatile long seen_bad = 0;   /* survives the siglongjmp of an abort */
+	volatile long seen_bad = 0;   /* survives the longjmp of an abort */
 	(void)n;
 	for (int i = 0; i < 20000 / SCALE / test_handoff_divisor(); i++) {
 		size_t off = rng_next(&rng) % RB_LEN;

@@ -59,7 +59,7 @@ static long audits;
 #define OPACITY_TXS 400
 
 /* (The transactions live in functions of their own so that no local of
- * a caller's loop lives across TM_BEGIN's sigsetjmp.) */
+ * a caller's loop lives across TM_BEGIN's setjmp.) */
 static __attribute__((noinline)) void opacity_write(void)
 {
 	TM_BEGIN();

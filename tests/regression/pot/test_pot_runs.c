@@ -8,6 +8,8 @@
  *  - a serial transaction (tm_hint_serial, or one whose undo log reaches
  *    POTM_SERIAL_WRITES, which restarts keeping its run) still runs
  *    alone (tm_serial), and the next one is ordinary again;
+ *  - the statistics of the inline commit stay exact, and an abort or a
+ *    cancel inside a run resumes at the outermost TM_BEGIN, undone;
  *  - at 2 threads and oversubscribed, no slot is taken twice and no
  *    increment is lost across the runs' hand-offs.
  */
@@ -127,6 +129,82 @@ START_TEST(test_serial_inside_a_run)
 }
 END_TEST
 
+/* The inline commit of a transaction begun in its run keeps the
+ * statistics exact (commits, read-only commits, fast commits, in-place
+ * writes), and an abort or a cancel inside a run resumes at the outermost
+ * TM_BEGIN (the resume point, potm/static/txd.h) with the transaction's
+ * effects undone. */
+static volatile int nested_attempts;
+
+static void nested_increment_restarting_once(void)
+{
+	TM_BEGIN();   /* flat nesting: joins the caller's transaction */
+	TM_STORE(&counter, TM_LOAD(&counter) + 1);
+	if (nested_attempts++ == 0)
+		tm_restart();
+	TM_END();
+}
+
+START_TEST(test_stats_and_aborts_inside_a_run)
+{
+	enum { RO = 10, RW = 10 };
+	pot_use_mode(run_modes[_i]);
+	pot_init_or_fail();
+	ck_assert_int_eq(tm_thread_enter(0), 0);
+	counter = 0;
+	for (int k = 0; k < 3; k++)
+		increment();   /* the run is on from here */
+	tm_stats_t before = thread_stats();
+	uint64_t prev = tm_last_order();
+	volatile tm_word_t seen = 0;
+	for (int k = 0; k < RO; k++) {
+		TM_BEGIN();
+		seen = TM_LOAD(&counter);
+		TM_END();
+		ck_assert_uint_eq(tm_last_order(), prev + 1);
+		prev = tm_last_order();
+	}
+	ck_assert_int_eq(seen, 3);
+	for (int k = 0; k < RW; k++)
+		increment();
+
+	volatile int outer_entries = 0;
+	nested_attempts = 0;
+	prev = tm_last_order();
+	TM_BEGIN();
+	outer_entries++;
+	nested_increment_restarting_once();
+	TM_END();
+	ck_assert_int_eq(outer_entries, 2);   /* resumed at the outer TM_BEGIN */
+	ck_assert_int_eq(nested_attempts, 2);
+	ck_assert_int_eq(counter, 3 + RW + 1);   /* the first attempt's store undone */
+	ck_assert_uint_gt(tm_last_order(), prev);
+	ck_assert(!tm_was_cancelled());
+
+	TM_BEGIN();
+	TM_STORE(&counter, TM_LOAD(&counter) + 100);
+	tm_cancel();
+	TM_END();
+	ck_assert(tm_was_cancelled());
+	ck_assert_int_eq(counter, 3 + RW + 1);
+	increment();   /* and the next one commits as usual */
+	ck_assert(!tm_was_cancelled());
+	ck_assert_int_eq(counter, 3 + RW + 2);
+
+	tm_stats_t after = thread_stats();
+	ck_assert_uint_eq(after.commits - before.commits, RO + RW + 2);
+	ck_assert_uint_eq(after.commits_ro - before.commits_ro, RO);
+	ck_assert_uint_eq(after.fast_commits - before.fast_commits, RO + RW + 2);
+	ck_assert_uint_eq(after.spec_commits - before.spec_commits, 0);
+	ck_assert_uint_eq(after.writes - before.writes, RW + 2);
+	ck_assert_uint_eq(after.cancels - before.cancels, 1);
+	ck_assert_uint_eq(after.aborts_by_cause[TM_ABORT_EXPLICIT] -
+	                  before.aborts_by_cause[TM_ABORT_EXPLICIT], 1);
+	tm_thread_exit();
+	tm_shutdown();
+}
+END_TEST
+
 /* Threads: runs of short increments handed between threads. */
 #define MAX_THREADS 8
 #define PER_THREAD 3000
@@ -180,6 +258,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_run_takes_consecutive_slots, 0,
 	                    sizeof run_modes / sizeof *run_modes);
 	tcase_add_test(tc, test_serial_inside_a_run);
+	tcase_add_loop_test(tc, test_stats_and_aborts_inside_a_run, 0,
+	                    sizeof run_modes / sizeof *run_modes);
 	tcase_add_loop_test(tc, test_runs_between_threads, 0,
 	                    sizeof thread_counts / sizeof *thread_counts);
 	suite_add_tcase(s, tc);
