@@ -130,6 +130,7 @@
  * S2's and always on).
  */
 #include "tl2_sets.h"
+#include "log_written.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -1707,4 +1708,14 @@ uint64_t potm_silo_last_tid(void)
 unsigned potm_silo_seq_bits(void)
 {
 	return SILO_SEQ_BITS;
+}
+
+/* The bytes of rec the running attempt wrote, as the log's pieces
+ * (lib/log_written.h: from the write set, which holds every write). */
+size_t potm_silo_log_written(const void *rec, size_t n, unsigned char *out, size_t *covered);
+
+size_t potm_silo_log_written(const void *rec, size_t n, unsigned char *out, size_t *covered)
+{
+	silo_tx_t *tx = (silo_tx_t *)potm_self();
+	return potm_log_written_(&tx->ws, rec, n, out, covered);
 }

@@ -177,6 +177,7 @@
  *     waited for.
  */
 #include "tl2_sets.h"
+#include "log_written.h"
 
 #define TL2_STRIPE_FILTER_BITS 1024
 
@@ -1332,4 +1333,18 @@ uint64_t potm_tl2_last_wv(void)
 {
 	const tl2_tx_t *tx = (const tl2_tx_t *)potm_self();
 	return tx != NULL ? tx->last_wv : 0;
+}
+
+/* The bytes of rec the running attempt wrote, as the log's pieces
+ * (lib/log_written.h), or SIZE_MAX if it writes in place (irrevocable,
+ * serial: I1-I4): then nothing else commits before it does, and the
+ * caller copies the record from memory. */
+size_t potm_tl2_log_written(const void *rec, size_t n, unsigned char *out, size_t *covered);
+
+size_t potm_tl2_log_written(const void *rec, size_t n, unsigned char *out, size_t *covered)
+{
+	tl2_tx_t *tx = (tl2_tx_t *)potm_self();
+	if (tx->irrevocable)
+		return SIZE_MAX;
+	return potm_log_written_(&tx->ws, rec, n, out, covered);
 }

@@ -100,6 +100,8 @@ static uint64_t dlog_commit_stamp(void)
 {
 	return potm_silo_last_tid();
 }
+size_t potm_silo_log_written(const void *rec, size_t n, unsigned char *out, size_t *covered);
+#define dlog_written potm_silo_log_written
 #elif defined(POTM_BACKEND_TL2)
 uint64_t potm_tl2_clock(void);
 uint64_t potm_tl2_last_wv(void);
@@ -112,6 +114,8 @@ static uint64_t dlog_commit_stamp(void)
 {
 	return potm_tl2_last_wv();
 }
+size_t potm_tl2_log_written(const void *rec, size_t n, unsigned char *out, size_t *covered);
+#define dlog_written potm_tl2_log_written
 #elif defined(POTM_BACKEND_SEQ)
 /* One thread: the commits' own order. */
 static uint64_t dlog_seq_next = 1;
@@ -140,14 +144,17 @@ static uint64_t dlog_commit_stamp(void)
 
 #define DLOG_MAGIC 0x504f544dU           /* "POTM" */
 enum { BLK_CKPT_BEGIN = 1, BLK_CKPT_DATA, BLK_CKPT_END, BLK_TX, BLK_MARK };
-enum { OP_PUT = 1, OP_DEL = 2 };
+enum { OP_PUT = 1, OP_DEL = 2, OP_PATCH = 3 };
 
 typedef struct blk_hdr {
 	uint32_t magic, type, len, crc;
 } blk_hdr_t;
 
 /* A transaction record in a TX block: this, then nops operations, each
- * an op_hdr_t and, for OP_PUT, the table's record_size bytes. */
+ * an op_hdr_t and, for OP_PUT, the table's record_size bytes (the whole
+ * record), for OP_PATCH a uint32_t length and that many bytes of pieces
+ * (lib/log_written.h's format: uint32_t offset, uint32_t length, the
+ * bytes), for OP_DEL nothing. */
 typedef struct tx_hdr {
 	uint64_t stamp;
 	uint32_t nops, bytes;       /* bytes: the whole record, this included */
@@ -157,6 +164,10 @@ typedef struct op_hdr {
 	uint32_t table, op;         /* table: its index in the log's array */
 	uint64_t key;
 } op_hdr_t;
+
+/* log_written.h's pieces (the store cannot include it). */
+#define PIECE_HDR 8u
+#define PIECES_MAX(n) ((n) + PIECE_HDR * ((n) / 2 + 1))
 
 #define CKPT_DATA_MAX (1u << 20)
 #define BLOCK_MAX (1u << 30)
@@ -224,7 +235,7 @@ static uint32_t blk_crc(uint32_t type, uint32_t len, const void *payload)
 #define BUSY_PENDING UINT64_MAX
 
 typedef struct dlog_note {
-	uint32_t table, op;
+	uint32_t table, op;         /* OP_PUT: inserted, OP_PATCH: updated */
 	uint64_t key;
 	const void *rec;
 } dlog_note_t;
@@ -324,7 +335,7 @@ static dlog_worker_t *dlog_worker(potm_durable_t *log)
 static void dlog_hook(tm_txd_t *d, int phase, int read_only);
 
 /* The store's calls (table.c): note an operation of the running attempt. */
-void store_log_note(store_table_t *t, uint64_t key, const void *rec, int del)
+void store_log_note(store_table_t *t, uint64_t key, const void *rec, int kind)
 {
 	potm_durable_t *log = dlog_current;
 	if (log == NULL || t->log_id == 0 || __atomic_load_n(&log->failed, __ATOMIC_RELAXED))
@@ -336,16 +347,68 @@ void store_log_note(store_table_t *t, uint64_t key, const void *rec, int del)
 		w->nnotes = 0;
 	}
 	uint32_t table = t->log_id - 1;
-	if (!del) {
-		/* An update noted twice (or after its insert) logs one image. */
+	if (kind == STORE_LOG_UPDATE) {
+		/* An update noted twice (or after its insert, whose image has
+		 * the update's bytes) logs once.  A record's memory belongs to
+		 * one table: the address alone tells. */
 		for (size_t i = w->nnotes; i-- > 0 && i + 8 >= w->nnotes;)
-			if (w->notes[i].rec == rec && w->notes[i].op == OP_PUT &&
-			    w->notes[i].table == table)
+			if (w->notes[i].rec == rec)
 				return;
 	}
+	uint32_t op = kind == STORE_LOG_INSERT ? OP_PUT : kind == STORE_LOG_UPDATE ? OP_PATCH : OP_DEL;
 	w->notes = dlog_grow(w->notes, &w->notes_cap, w->nnotes + 1, sizeof *w->notes);
-	w->notes[w->nnotes++] = (dlog_note_t){ table, del ? OP_DEL : OP_PUT, key, rec };
+	w->notes[w->nnotes++] = (dlog_note_t){ table, op, key, rec };
 	d->commit_hook = dlog_hook;
+}
+
+/* One noted record's bytes at p, for an operation *op (OP_PUT: an insert,
+ * OP_PATCH: an update in place); returns the end.  p has room for a
+ * uint32_t, the record and PIECES_MAX(rs).
+ *
+ * With a deferred write set (silo, tl2): an update logs the pieces the
+ * attempt wrote (OP_PATCH: no read of the record, no read set entry), or
+ * the whole record when it wrote every byte (OP_PUT, from the pieces).
+ * An insert logs the whole record: its memory as store_insert filled it
+ * (unpublished until the commit: nobody else writes it), under the
+ * pieces written since.  A tl2 attempt in place (irrevocable or serial:
+ * no one else commits until it does) and seq copy the record from
+ * memory, with the attempt's own writes in it.  Either way the bytes are
+ * those the commit installs (D3). */
+static unsigned char *dlog_image(unsigned char *p, uint32_t *op, const void *rec, size_t rs)
+{
+#ifdef dlog_written
+	size_t covered = 0, len;
+	if (*op == OP_PATCH) {
+		len = dlog_written(rec, rs, p + sizeof(uint32_t), &covered);
+		if (len != SIZE_MAX && covered < rs) {
+			uint32_t l = (uint32_t)len;
+			memcpy(p, &l, sizeof l);
+			return p + sizeof l + len;
+		}
+		*op = OP_PUT;
+		if (len != SIZE_MAX) {
+			/* Every byte written: one piece, the whole record. */
+			memmove(p, p + sizeof(uint32_t) + PIECE_HDR, rs);
+			return p + rs;
+		}
+		memcpy(p, rec, rs);
+		return p + rs;
+	}
+	unsigned char *pieces = p + rs;
+	len = dlog_written(rec, rs, pieces, &covered);
+	memcpy(p, rec, rs);
+	if (len != SIZE_MAX)
+		for (const unsigned char *q = pieces; q < pieces + len;) {
+			uint32_t h[2];
+			memcpy(h, q, sizeof h);
+			memcpy(p + h[0], q + PIECE_HDR, h[1]);
+			q += PIECE_HDR + h[1];
+		}
+#else
+	tm_read_bytes(p, rec, rs);
+#endif
+	*op = OP_PUT;
+	return p + rs;
 }
 
 static void dlog_hook_before(potm_durable_t *log, dlog_worker_t *w, tm_txd_t *d)
@@ -357,25 +420,28 @@ static void dlog_hook_before(potm_durable_t *log, dlog_worker_t *w, tm_txd_t *d)
 		d->commit_hook = NULL;
 		return;
 	}
-	/* The transaction record, images read inside the attempt (D3). */
+	/* The transaction record (D3): room for every operation at its
+	 * largest, then each one's bytes. */
 	size_t need = sizeof(tx_hdr_t);
-	for (size_t i = 0; i < w->nnotes; i++)
-		need += sizeof(op_hdr_t) +
-		        (w->notes[i].op == OP_PUT ? log->tables[w->notes[i].table]->record_size : 0);
+	for (size_t i = 0; i < w->nnotes; i++) {
+		need += sizeof(op_hdr_t);
+		if (w->notes[i].op != OP_DEL) {
+			size_t rs = log->tables[w->notes[i].table]->record_size;
+			need += sizeof(uint32_t) + rs + PIECES_MAX(rs);
+		}
+	}
 	w->img = dlog_grow(w->img, &w->img_cap, need, 1);
 	unsigned char *p = w->img + sizeof(tx_hdr_t);
 	for (size_t i = 0; i < w->nnotes; i++) {
 		const dlog_note_t *n = &w->notes[i];
 		op_hdr_t oh = { n->table, n->op, n->key };
-		memcpy(p, &oh, sizeof oh);
+		unsigned char *op = p;
 		p += sizeof oh;
-		if (n->op == OP_PUT) {
-			size_t rs = log->tables[n->table]->record_size;
-			tm_read_bytes(p, n->rec, rs);
-			p += rs;
-		}
+		if (n->op != OP_DEL)
+			p = dlog_image(p, &oh.op, n->rec, log->tables[n->table]->record_size);
+		memcpy(op, &oh, sizeof oh);
 	}
-	w->img_len = need;
+	w->img_len = (size_t)(p - w->img);
 	/* D1: announce, then read the bound. */
 	__atomic_store_n(&w->busy, BUSY_PENDING, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -914,6 +980,38 @@ typedef struct rec_ctx {
 	unsigned n;
 } rec_ctx_t;
 
+/* Apply an OP_PATCH's pieces to the record under key, which its insert
+ * (a stamp below, D3) or the checkpoint made. */
+static int rec_patch(store_table_t *t, uint64_t key, const unsigned char **pp,
+                     const unsigned char *end)
+{
+	uint32_t len;
+	if ((size_t)(end - *pp) < sizeof len)
+		return -1;
+	memcpy(&len, *pp, sizeof len);
+	const unsigned char *q = *pp + sizeof len;
+	if ((size_t)(end - q) < len)
+		return -1;
+	const unsigned char *qend = q + len;
+	unsigned char *rec = len != 0 ? store_get(t, key) : NULL;
+	if (len != 0 && rec == NULL)
+		return -1;
+	while (q < qend) {
+		uint32_t h[2];
+		if ((size_t)(qend - q) < PIECE_HDR)
+			return -1;
+		memcpy(h, q, sizeof h);
+		q += PIECE_HDR;
+		if (h[1] == 0 || h[0] > t->record_size || h[1] > t->record_size - h[0] ||
+		    (size_t)(qend - q) < h[1])
+			return -1;
+		store_write_bytes(rec + h[0], q, h[1]);
+		q += h[1];
+	}
+	*pp = qend;
+	return 0;
+}
+
 /* Apply one operation (inside the caller's transaction). */
 static int rec_apply(const rec_ctx_t *c, const unsigned char **pp, const unsigned char *end)
 {
@@ -922,13 +1020,15 @@ static int rec_apply(const rec_ctx_t *c, const unsigned char **pp, const unsigne
 		return -1;
 	memcpy(&oh, *pp, sizeof oh);
 	*pp += sizeof oh;
-	if (oh.table >= c->n || (oh.op != OP_PUT && oh.op != OP_DEL))
+	if (oh.table >= c->n || (oh.op != OP_PUT && oh.op != OP_DEL && oh.op != OP_PATCH))
 		return -1;
 	store_table_t *t = c->tables[oh.table];
 	if (oh.op == OP_DEL) {
 		store_delete(t, oh.key);
 		return 0;
 	}
+	if (oh.op == OP_PATCH)
+		return rec_patch(t, oh.key, pp, end);
 	if ((size_t)(end - *pp) < t->record_size)
 		return -1;
 	void *rec = store_get(t, oh.key);
