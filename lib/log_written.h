@@ -21,18 +21,49 @@
  * A piece: uint32_t offset in the record, uint32_t length, then the
  * bytes (no alignment).  The pieces are in address order and never
  * adjacent (a run of written bytes is one piece), so at most n / 2 + 1 of
- * them: out needs room for POTM_LOG_WRITTEN_MAX(n) bytes.
+ * them: out needs room for POTM_LOG_WRITTEN_MAX(n) bytes (8 more: the
+ * last bytes are copied a word at a time).
  */
 #ifndef POTM_LOG_WRITTEN_H
 #define POTM_LOG_WRITTEN_H
 
 #define POTM_LOG_PIECE_HDR 8u
-#define POTM_LOG_WRITTEN_MAX(n) ((n) + POTM_LOG_PIECE_HDR * ((n) / 2 + 1))
+#define POTM_LOG_WRITTEN_MAX(n) ((n) + POTM_LOG_PIECE_HDR * ((n) / 2 + 1) + 8)
+
+/* The bit of a's stripe (of 1 << shift bytes) in a filter of 1,024 bits
+ * (the backends' written_stripes). */
+static inline uint64_t potm_log_stripe_bit_(uintptr_t a, unsigned shift, unsigned *word)
+{
+	uint64_t h = ((a >> shift) * TM_WFILTER_MUL) >> (64 - 10);
+	*word = (unsigned)(h >> 6);
+	return (uint64_t)1 << (h & 63);
+}
+
+/* A write-set entry's byte mask (0xff per byte written, memcpy order) as
+ * eight bits, bit i for byte i. */
+static inline unsigned potm_log_mask_bits_(tm_word_t mask)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* Byte i's low bit is bit 8i; the product gathers bit 8i at 56 + i. */
+	return (unsigned)(((mask & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56);
+#else
+	const unsigned char *m = (const unsigned char *)&mask;
+	unsigned bits = 0;
+	for (unsigned i = 0; i < 8; i++)
+		bits |= (unsigned)(m[i] & 1) << i;
+	return bits;
+#endif
+}
 
 /* The bytes of [rec, rec + n) that ws holds, as pieces into out; returns
- * the pieces' length and sets *covered to the number of bytes. */
-static inline size_t potm_log_written_(tl2_wset_t *ws, const void *rec, size_t n,
-                                       unsigned char *out, size_t *covered)
+ * the pieces' length and sets *covered to the number of bytes.
+ * stripes: the backend's filter of the stripes holding words of ws (a
+ * bit per stripe of 1 << shift bytes): a stripe whose bit is clear is
+ * skipped without a lookup, most of a wide record that the attempt wrote
+ * a few fields of. */
+static inline size_t potm_log_written_(tl2_wset_t *ws, const uint64_t *stripes, unsigned shift,
+                                       const void *rec, size_t n, unsigned char *out,
+                                       size_t *covered)
 {
 	uintptr_t lo = (uintptr_t)rec, hi = lo + n;
 	unsigned char *p = out;
@@ -43,37 +74,51 @@ static inline size_t potm_log_written_(tl2_wset_t *ws, const void *rec, size_t n
 		*covered = 0;
 		return 0;
 	}
+	uintptr_t stripe_end = 0;
 	for (uintptr_t word = lo & ~(uintptr_t)7; word < hi; word += 8) {
-		const tl2_wentry_t *e = tl2_ws_lookup(ws, word);
-		if (e == NULL || e->mask == 0)
-			continue;
-		const unsigned char *val = (const unsigned char *)&e->val;
-		const unsigned char *mask = (const unsigned char *)&e->mask;
-		uintptr_t from = word > lo ? word : lo, to = word + 8 < hi ? word + 8 : hi;
-		for (uintptr_t b = from; b < to; b++) {
-			if (!mask[b - word])
+		if (word >= stripe_end) {
+			unsigned w;
+			uint64_t bit = potm_log_stripe_bit_(word, shift, &w);
+			stripe_end = (word | (((uintptr_t)1 << shift) - 1)) + 1;
+			if (!(stripes[w] & bit)) {
+				word = stripe_end - 8;   /* the next stripe's first word */
 				continue;
+			}
+		}
+		const tl2_wentry_t *e = tl2_ws_lookup(ws, word);
+		if (e == NULL)
+			continue;
+		/* The word's written bytes inside the record, a bit each. */
+		unsigned bits = potm_log_mask_bits_(e->mask);
+		if (word < lo)
+			bits &= 0xffu << (lo - word);
+		if (word + 8 > hi)
+			bits &= 0xffu >> (word + 8 - hi);
+		while (bits != 0) {
+			unsigned first = (unsigned)__builtin_ctz(bits);
+			unsigned len = (unsigned)__builtin_ctz(~(bits >> first));
+			bits &= ~(((1u << len) - 1) << first);
+			uintptr_t b = word + first;
 			if (piece == NULL || b != piece_end) {
 				if (piece != NULL) {
-					uint32_t len = (uint32_t)(p - piece - POTM_LOG_PIECE_HDR);
-					memcpy(piece + 4, &len, 4);
+					uint32_t plen = (uint32_t)(p - piece - POTM_LOG_PIECE_HDR);
+					memcpy(piece + 4, &plen, 4);
 				}
 				piece = p;
 				uint32_t off = (uint32_t)(b - lo);
 				memcpy(piece, &off, 4);
 				p += POTM_LOG_PIECE_HDR;
 			}
-			if (b == word && to == word + 8 && e->mask == ~(tm_word_t)0) {
-				/* A whole word: its 8 bytes at once. */
-				memcpy(p, val, 8);
-				p += 8;
-				got += 8;
-				piece_end = word + 8;
-				break;
-			}
-			*p++ = val[b - word];
-			got++;
-			piece_end = b + 1;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			/* All 8 bytes at once (out has the room): no call. */
+			uint64_t v = e->val >> (8 * first);
+			memcpy(p, &v, 8);
+#else
+			memcpy(p, (const unsigned char *)&e->val + first, len);
+#endif
+			p += len;
+			got += len;
+			piece_end = b + len;
 		}
 	}
 	if (piece != NULL) {

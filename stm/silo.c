@@ -1717,5 +1717,5 @@ size_t potm_silo_log_written(const void *rec, size_t n, unsigned char *out, size
 size_t potm_silo_log_written(const void *rec, size_t n, unsigned char *out, size_t *covered)
 {
 	silo_tx_t *tx = (silo_tx_t *)potm_self();
-	return potm_log_written_(&tx->ws, rec, n, out, covered);
+	return potm_log_written_(&tx->ws, tx->written_stripes, silo.shift, rec, n, out, covered);
 }

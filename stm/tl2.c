@@ -1346,5 +1346,5 @@ size_t potm_tl2_log_written(const void *rec, size_t n, unsigned char *out, size_
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self();
 	if (tx->irrevocable)
 		return SIZE_MAX;
-	return potm_log_written_(&tx->ws, rec, n, out, covered);
+	return potm_log_written_(&tx->ws, tx->written_stripes, tl2.shift, rec, n, out, covered);
 }

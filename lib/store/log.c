@@ -167,7 +167,7 @@ typedef struct op_hdr {
 
 /* log_written.h's pieces (the store cannot include it). */
 #define PIECE_HDR 8u
-#define PIECES_MAX(n) ((n) + PIECE_HDR * ((n) / 2 + 1))
+#define PIECES_MAX(n) ((n) + PIECE_HDR * ((n) / 2 + 1) + 8)
 
 #define CKPT_DATA_MAX (1u << 20)
 #define BLOCK_MAX (1u << 30)
