@@ -75,6 +75,7 @@ static inline size_t potm_log_written_(tl2_wset_t *ws, const uint64_t *stripes, 
 		return 0;
 	}
 	uintptr_t stripe_end = 0;
+	size_t next = SIZE_MAX;   /* the entry after the last one found */
 	for (uintptr_t word = lo & ~(uintptr_t)7; word < hi; word += 8) {
 		if (word >= stripe_end) {
 			unsigned w;
@@ -85,9 +86,14 @@ static inline size_t potm_log_written_(tl2_wset_t *ws, const uint64_t *stripes, 
 				continue;
 			}
 		}
-		const tl2_wentry_t *e = tl2_ws_lookup(ws, word);
-		if (e == NULL)
+		/* Fields written in address order sit in consecutive entries:
+		 * the one after the last found is tried before a lookup. */
+		const tl2_wentry_t *e;
+		if (next < ws->n && ws->e[next].addr == word)
+			e = &ws->e[next];
+		else if ((e = tl2_ws_lookup(ws, word)) == NULL)
 			continue;
+		next = (size_t)(e - ws->e) + 1;
 		/* The word's written bytes inside the record, a bit each. */
 		unsigned bits = potm_log_mask_bits_(e->mask);
 		if (word < lo)

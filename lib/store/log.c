@@ -240,6 +240,10 @@ typedef struct dlog_note {
 	const void *rec;
 } dlog_note_t;
 
+/* A worker's buffer starts this large (its pages are touched only as it
+ * fills): a round's records fit without copies into a larger buffer. */
+#define DLOG_BUF_MIN ((size_t)1 << 20)
+
 typedef struct dlog_worker {
 	pthread_mutex_t mu;            /* buf, len, cap: the worker and the logger */
 	unsigned char *buf;
@@ -348,10 +352,12 @@ void store_log_note(store_table_t *t, uint64_t key, const void *rec, int kind)
 	}
 	uint32_t table = t->log_id - 1;
 	if (kind == STORE_LOG_UPDATE) {
-		/* An update noted twice (or after its insert, whose image has
-		 * the update's bytes) logs once.  A record's memory belongs to
-		 * one table: the address alone tells. */
-		for (size_t i = w->nnotes; i-- > 0 && i + 8 >= w->nnotes;)
+		/* An update noted again soon after (or after its insert, whose
+		 * image has the update's bytes) logs once.  A record's memory
+		 * belongs to one table: the address alone tells.  (Only an
+		 * economy: a second OP_PATCH of a record carries the same
+		 * bytes.) */
+		for (size_t i = w->nnotes; i-- > 0 && i + 2 >= w->nnotes;)
 			if (w->notes[i].rec == rec)
 				return;
 	}
@@ -458,7 +464,9 @@ static void dlog_hook_after(potm_durable_t *log, dlog_worker_t *w, tm_txd_t *d, 
 		tx_hdr_t th = { stamp, (uint32_t)w->nnotes, (uint32_t)w->img_len };
 		memcpy(w->img, &th, sizeof th);
 		pthread_mutex_lock(&w->mu);
-		w->buf = dlog_grow(w->buf, &w->cap, w->len + w->img_len, 1);
+		w->buf = dlog_grow(w->buf, &w->cap,
+		                   w->len + w->img_len > DLOG_BUF_MIN ? w->len + w->img_len
+		                                                      : DLOG_BUF_MIN, 1);
 		memcpy(w->buf + w->len, w->img, w->img_len);
 		w->len += w->img_len;
 		if (stamp > w->max_stamp)
