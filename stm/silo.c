@@ -1710,12 +1710,14 @@ unsigned potm_silo_seq_bits(void)
 	return SILO_SEQ_BITS;
 }
 
-/* The bytes of rec the running attempt wrote, as the log's pieces
- * (lib/log_written.h: from the write set, which holds every write). */
-size_t potm_silo_log_written(const void *rec, size_t n, unsigned char *out, size_t *covered);
+/* The bytes the running attempt wrote in each of r[0..n) (two ranges
+ * disjoint or equal), as the log's pieces (lib/log_written.h: from the write set,
+ * which holds every write).  0. */
+int potm_silo_log_written(tm_log_range_t *r, size_t n, const tm_log_index_t *ix);
 
-size_t potm_silo_log_written(const void *rec, size_t n, unsigned char *out, size_t *covered)
+int potm_silo_log_written(tm_log_range_t *r, size_t n, const tm_log_index_t *ix)
 {
-	silo_tx_t *tx = (silo_tx_t *)potm_self();
-	return potm_log_written_(&tx->ws, tx->written_stripes, silo.shift, rec, n, out, covered);
+	const silo_tx_t *tx = (const silo_tx_t *)potm_self();
+	potm_log_written_(&tx->ws, r, n, ix);
+	return 0;
 }

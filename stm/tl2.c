@@ -1335,16 +1335,17 @@ uint64_t potm_tl2_last_wv(void)
 	return tx != NULL ? tx->last_wv : 0;
 }
 
-/* The bytes of rec the running attempt wrote, as the log's pieces
- * (lib/log_written.h), or SIZE_MAX if it writes in place (irrevocable,
- * serial: I1-I4): then nothing else commits before it does, and the
- * caller copies the record from memory. */
-size_t potm_tl2_log_written(const void *rec, size_t n, unsigned char *out, size_t *covered);
+/* The bytes the running attempt wrote in each of r[0..n) (two ranges
+ * disjoint or equal), as the log's pieces (lib/log_written.h): 0, or -1 if it
+ * writes in place (irrevocable, serial: I1-I4), when nothing else commits
+ * before it does and the caller copies the records from memory. */
+int potm_tl2_log_written(tm_log_range_t *r, size_t n, const tm_log_index_t *ix);
 
-size_t potm_tl2_log_written(const void *rec, size_t n, unsigned char *out, size_t *covered)
+int potm_tl2_log_written(tm_log_range_t *r, size_t n, const tm_log_index_t *ix)
 {
-	tl2_tx_t *tx = (tl2_tx_t *)potm_self();
+	const tl2_tx_t *tx = (const tl2_tx_t *)potm_self();
 	if (tx->irrevocable)
-		return SIZE_MAX;
-	return potm_log_written_(&tx->ws, tx->written_stripes, tl2.shift, rec, n, out, covered);
+		return -1;
+	potm_log_written_(&tx->ws, r, n, ix);
+	return 0;
 }

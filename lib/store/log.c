@@ -100,7 +100,7 @@ static uint64_t dlog_commit_stamp(void)
 {
 	return potm_silo_last_tid();
 }
-size_t potm_silo_log_written(const void *rec, size_t n, unsigned char *out, size_t *covered);
+int potm_silo_log_written(tm_log_range_t *r, size_t n, const tm_log_index_t *ix);
 #define dlog_written potm_silo_log_written
 #elif defined(POTM_BACKEND_TL2)
 uint64_t potm_tl2_clock(void);
@@ -114,7 +114,7 @@ static uint64_t dlog_commit_stamp(void)
 {
 	return potm_tl2_last_wv();
 }
-size_t potm_tl2_log_written(const void *rec, size_t n, unsigned char *out, size_t *covered);
+int potm_tl2_log_written(tm_log_range_t *r, size_t n, const tm_log_index_t *ix);
 #define dlog_written potm_tl2_log_written
 #elif defined(POTM_BACKEND_SEQ)
 /* One thread: the commits' own order. */
@@ -164,10 +164,6 @@ typedef struct op_hdr {
 	uint32_t table, op;         /* table: its index in the log's array */
 	uint64_t key;
 } op_hdr_t;
-
-/* log_written.h's pieces (the store cannot include it). */
-#define PIECE_HDR 8u
-#define PIECES_MAX(n) ((n) + PIECE_HDR * ((n) / 2 + 1) + 8)
 
 #define CKPT_DATA_MAX (1u << 20)
 #define BLOCK_MAX (1u << 30)
@@ -238,7 +234,9 @@ typedef struct dlog_note {
 	uint32_t table, op;         /* OP_PUT: inserted, OP_PATCH: updated */
 	uint64_t key;
 	const void *rec;
+	size_t range;               /* its range in the worker's ranges */
 } dlog_note_t;
+
 
 /* A worker's buffer starts this large (its pages are touched only as it
  * fills): a round's records fit without copies into a larger buffer. */
@@ -256,6 +254,14 @@ typedef struct dlog_worker {
 	size_t nnotes, notes_cap;
 	unsigned char *img;            /* the transaction record, built before the commit */
 	size_t img_len, img_cap;
+	tm_log_range_t *ranges;        /* the bytes written in each record */
+	size_t ranges_cap;
+	unsigned char *pieces;         /* the ranges' pieces */
+	size_t pieces_cap;
+	tm_log_slot_t *slots;          /* the index lent to dlog_written, */
+	size_t nslots;                 /* empty between calls */
+	size_t *used;
+	size_t used_cap;
 	uint64_t last_stamp;
 	struct dlog_worker *next;
 } dlog_worker_t;
@@ -363,57 +369,88 @@ void store_log_note(store_table_t *t, uint64_t key, const void *rec, int kind)
 	}
 	uint32_t op = kind == STORE_LOG_INSERT ? OP_PUT : kind == STORE_LOG_UPDATE ? OP_PATCH : OP_DEL;
 	w->notes = dlog_grow(w->notes, &w->notes_cap, w->nnotes + 1, sizeof *w->notes);
-	w->notes[w->nnotes++] = (dlog_note_t){ table, op, key, rec };
+	w->notes[w->nnotes++] = (dlog_note_t){ table, op, key, rec, 0 };
 	d->commit_hook = dlog_hook;
 }
 
-/* One noted record's bytes at p, for an operation *op (OP_PUT: an insert,
- * OP_PATCH: an update in place); returns the end.  p has room for a
- * uint32_t, the record and PIECES_MAX(rs).
- *
- * With a deferred write set (silo, tl2): an update logs the pieces the
- * attempt wrote (OP_PATCH: no read of the record, no read set entry), or
- * the whole record when it wrote every byte (OP_PUT, from the pieces).
- * An insert logs the whole record: its memory as store_insert filled it
- * (unpublished until the commit: nobody else writes it), under the
- * pieces written since.  A tl2 attempt in place (irrevocable or serial:
- * no one else commits until it does) and seq copy the record from
- * memory, with the attempt's own writes in it.  Either way the bytes are
- * those the commit installs (D3). */
-static unsigned char *dlog_image(unsigned char *p, uint32_t *op, const void *rec, size_t rs)
+/* With a deferred write set (silo, tl2): the bytes the attempt wrote in
+ * each record noted as inserted or updated, into w->ranges (a note's
+ * range is note.range).  0, or -1 if the attempt writes in place (tl2's
+ * irrevocable and serial attempts): nobody else commits until it does,
+ * so memory holds the records as it will commit them. */
+static int dlog_collect(potm_durable_t *log, dlog_worker_t *w)
 {
 #ifdef dlog_written
-	size_t covered = 0, len;
-	if (*op == OP_PATCH) {
-		len = dlog_written(rec, rs, p + sizeof(uint32_t), &covered);
-		if (len != SIZE_MAX && covered < rs) {
-			uint32_t l = (uint32_t)len;
-			memcpy(p, &l, sizeof l);
-			return p + sizeof l + len;
-		}
-		*op = OP_PUT;
-		if (len != SIZE_MAX) {
-			/* Every byte written: one piece, the whole record. */
-			memmove(p, p + sizeof(uint32_t) + PIECE_HDR, rs);
-			return p + rs;
-		}
-		memcpy(p, rec, rs);
+	size_t n = 0, room = 0, blocks = 0;
+	w->ranges = dlog_grow(w->ranges, &w->ranges_cap, w->nnotes, sizeof *w->ranges);
+	for (size_t i = 0; i < w->nnotes; i++) {
+		dlog_note_t *nt = &w->notes[i];
+		if (nt->op == OP_DEL)
+			continue;
+		size_t rs = log->tables[nt->table]->record_size;
+		tm_log_range_t *r = &w->ranges[n];
+		r->lo = (uintptr_t)nt->rec;
+		r->hi = r->lo + rs;
+		r->len = room;   /* its offset in pieces, until pieces is known */
+		room += TM_LOG_WRITTEN_MAX(rs);
+		blocks += TM_LOG_BLOCKS(r->lo, r->hi);
+		nt->range = n++;
+	}
+	w->pieces = dlog_grow(w->pieces, &w->pieces_cap, room, 1);
+	for (size_t j = 0; j < n; j++)
+		w->ranges[j].out = w->pieces + w->ranges[j].len;
+	if (w->nslots < 2 * blocks) {
+		size_t c = 64;
+		while (c < 2 * blocks)
+			c *= 2;
+		free(w->slots);
+		w->slots = calloc(c, sizeof *w->slots);   /* empty: block 0 */
+		if (w->slots == NULL)
+			store_abort("potm durable", "out of memory for %zu index slots", c);
+		w->nslots = c;
+	}
+	w->used = dlog_grow(w->used, &w->used_cap, blocks, sizeof *w->used);
+	tm_log_index_t ix = { w->slots, w->nslots - 1, w->used };
+	return dlog_written(w->ranges, n, &ix);
+#else
+	(void)log;
+	(void)w;
+	return -1;
+#endif
+}
+
+/* Note n's bytes at p; returns the end.  A record written whole, or
+ * inserted (its memory is as store_insert filled it, unpublished until
+ * the commit: nobody else writes it), is an OP_PUT of its image: memory
+ * under the pieces written.  An update is an OP_PATCH of its pieces
+ * (uint32_t length, then the pieces), with no read of the record.  In
+ * place (collected -1: tl2's in-place attempts, seq) memory is the image,
+ * read with tm_read_bytes (plain loads there).  Either way the bytes are
+ * those the commit installs (D3). */
+static unsigned char *dlog_bytes(unsigned char *p, dlog_note_t *n, size_t rs, int collected,
+                                 const tm_log_range_t *ranges)
+{
+	if (collected != 0) {
+		tm_read_bytes(p, n->rec, rs);
+		n->op = OP_PUT;
 		return p + rs;
 	}
-	unsigned char *pieces = p + rs;
-	len = dlog_written(rec, rs, pieces, &covered);
-	memcpy(p, rec, rs);
-	if (len != SIZE_MAX)
-		for (const unsigned char *q = pieces; q < pieces + len;) {
-			uint32_t h[2];
-			memcpy(h, q, sizeof h);
-			memcpy(p + h[0], q + PIECE_HDR, h[1]);
-			q += PIECE_HDR + h[1];
-		}
-#else
-	tm_read_bytes(p, rec, rs);
-#endif
-	*op = OP_PUT;
+	const tm_log_range_t *r = &ranges[n->range];
+	if (n->op == OP_PATCH && r->covered < rs) {
+		uint32_t l = (uint32_t)r->len;
+		memcpy(p, &l, sizeof l);
+		memcpy(p + sizeof l, r->out, r->len);
+		return p + sizeof l + r->len;
+	}
+	if (n->op == OP_PUT)
+		memcpy(p, n->rec, rs);
+	for (const unsigned char *q = r->out; q < r->out + r->len;) {
+		uint32_t h[2];
+		memcpy(h, q, sizeof h);
+		memcpy(p + h[0], q + TM_LOG_PIECE_HDR, h[1]);
+		q += TM_LOG_PIECE_HDR + h[1];
+	}
+	n->op = OP_PUT;
 	return p + rs;
 }
 
@@ -426,25 +463,25 @@ static void dlog_hook_before(potm_durable_t *log, dlog_worker_t *w, tm_txd_t *d)
 		d->commit_hook = NULL;
 		return;
 	}
-	/* The transaction record (D3): room for every operation at its
-	 * largest, then each one's bytes. */
+	/* The transaction record (D3). */
+	int collected = dlog_collect(log, w);
 	size_t need = sizeof(tx_hdr_t);
 	for (size_t i = 0; i < w->nnotes; i++) {
+		const dlog_note_t *n = &w->notes[i];
 		need += sizeof(op_hdr_t);
-		if (w->notes[i].op != OP_DEL) {
-			size_t rs = log->tables[w->notes[i].table]->record_size;
-			need += sizeof(uint32_t) + rs + PIECES_MAX(rs);
-		}
+		if (n->op != OP_DEL)
+			need += sizeof(uint32_t) + log->tables[n->table]->record_size +
+			        (collected == 0 ? w->ranges[n->range].len : 0);
 	}
 	w->img = dlog_grow(w->img, &w->img_cap, need, 1);
 	unsigned char *p = w->img + sizeof(tx_hdr_t);
 	for (size_t i = 0; i < w->nnotes; i++) {
-		const dlog_note_t *n = &w->notes[i];
-		op_hdr_t oh = { n->table, n->op, n->key };
+		dlog_note_t *n = &w->notes[i];
 		unsigned char *op = p;
-		p += sizeof oh;
+		p += sizeof(op_hdr_t);
 		if (n->op != OP_DEL)
-			p = dlog_image(p, &oh.op, n->rec, log->tables[n->table]->record_size);
+			p = dlog_bytes(p, n, log->tables[n->table]->record_size, collected, w->ranges);
+		op_hdr_t oh = { n->table, n->op, n->key };
 		memcpy(op, &oh, sizeof oh);
 	}
 	w->img_len = (size_t)(p - w->img);
@@ -913,6 +950,10 @@ int potm_durable_close(potm_durable_t *log)
 		free(w->buf);
 		free(w->notes);
 		free(w->img);
+		free(w->ranges);
+		free(w->pieces);
+		free(w->slots);
+		free(w->used);
 		free(w);
 		w = next;
 	}
@@ -1006,10 +1047,10 @@ static int rec_patch(store_table_t *t, uint64_t key, const unsigned char **pp,
 		return -1;
 	while (q < qend) {
 		uint32_t h[2];
-		if ((size_t)(qend - q) < PIECE_HDR)
+		if ((size_t)(qend - q) < TM_LOG_PIECE_HDR)
 			return -1;
 		memcpy(h, q, sizeof h);
-		q += PIECE_HDR;
+		q += TM_LOG_PIECE_HDR;
 		if (h[1] == 0 || h[0] > t->record_size || h[1] > t->record_size - h[0] ||
 		    (size_t)(qend - q) < h[1])
 			return -1;
