@@ -378,8 +378,11 @@ void store_log_note(store_table_t *t, uint64_t key, const void *rec, int kind)
  * range is note.range).  0, or -1 if the attempt writes in place (tl2's
  * irrevocable and serial attempts): nobody else commits until it does,
  * so memory holds the records as it will commit them. */
-static int dlog_collect(potm_durable_t *log, dlog_worker_t *w)
+static int dlog_collect(potm_durable_t *log, dlog_worker_t *w, size_t *need)
 {
+	/* The largest transaction record: an OP_PATCH's pieces take at most
+	 * TM_LOG_WRITTEN_MAX(rs) bytes. */
+	*need = sizeof(tx_hdr_t) + w->nnotes * sizeof(op_hdr_t);
 #ifdef dlog_written
 	size_t n = 0, room = 0, blocks = 0;
 	w->ranges = dlog_grow(w->ranges, &w->ranges_cap, w->nnotes, sizeof *w->ranges);
@@ -393,6 +396,7 @@ static int dlog_collect(potm_durable_t *log, dlog_worker_t *w)
 		r->hi = r->lo + rs;
 		r->len = room;   /* its offset in pieces, until pieces is known */
 		room += TM_LOG_WRITTEN_MAX(rs);
+		*need += sizeof(uint32_t) + rs;
 		blocks += TM_LOG_BLOCKS(r->lo, r->hi);
 		nt->range = n++;
 	}
@@ -410,11 +414,13 @@ static int dlog_collect(potm_durable_t *log, dlog_worker_t *w)
 		w->nslots = c;
 	}
 	w->used = dlog_grow(w->used, &w->used_cap, blocks, sizeof *w->used);
+	*need += room;
 	tm_log_index_t ix = { w->slots, w->nslots - 1, w->used };
 	return dlog_written(w->ranges, n, &ix);
 #else
-	(void)log;
-	(void)w;
+	for (size_t i = 0; i < w->nnotes; i++)
+		if (w->notes[i].op != OP_DEL)
+			*need += log->tables[w->notes[i].table]->record_size;
 	return -1;
 #endif
 }
@@ -464,15 +470,8 @@ static void dlog_hook_before(potm_durable_t *log, dlog_worker_t *w, tm_txd_t *d)
 		return;
 	}
 	/* The transaction record (D3). */
-	int collected = dlog_collect(log, w);
-	size_t need = sizeof(tx_hdr_t);
-	for (size_t i = 0; i < w->nnotes; i++) {
-		const dlog_note_t *n = &w->notes[i];
-		need += sizeof(op_hdr_t);
-		if (n->op != OP_DEL)
-			need += sizeof(uint32_t) + log->tables[n->table]->record_size +
-			        (collected == 0 ? w->ranges[n->range].len : 0);
-	}
+	size_t need;
+	int collected = dlog_collect(log, w, &need);
 	w->img = dlog_grow(w->img, &w->img_cap, need, 1);
 	unsigned char *p = w->img + sizeof(tx_hdr_t);
 	for (size_t i = 0; i < w->nnotes; i++) {
