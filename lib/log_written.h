@@ -19,7 +19,7 @@
  * no lock, no copy of what was not written.
  *
  * One pass over the write set, each entry placed by a hash index of the
- * ranges' 64-byte blocks: an attempt writes a few dozen words, where
+ * ranges' 256-byte blocks: an attempt writes a few dozen words, where
  * walking the records' words would look up hundreds (a stock row of
  * New-Order is 41 words, of which it writes 2).
  */
@@ -84,21 +84,20 @@ static inline size_t potm_log_slot_(uintptr_t block, size_t mask)
 	return (size_t)((block * TM_WFILTER_MUL) >> 32) & mask;
 }
 
-/* Fill r[0..n) with the bytes ws holds in each (ix: txd.h's index, lent
- * empty and left empty). */
+/* Fill r[0..n) with the bytes ws holds in each (ix: txd.h's index, its
+ * slots of older generations empty). */
 static inline void potm_log_written_(const tl2_wset_t *ws, tm_log_range_t *r, size_t n,
                                      const tm_log_index_t *ix)
 {
-	size_t nused = 0;
+	uint64_t gen = ix->gen;
 	for (size_t i = 0; i < n; i++) {
 		r[i].len = r[i].covered = 0;
 		uintptr_t last = (r[i].hi - 1) >> TM_LOG_BLOCK_SHIFT;
 		for (uintptr_t b = r[i].lo >> TM_LOG_BLOCK_SHIFT; b <= last; b++) {
 			size_t s = potm_log_slot_(b, ix->mask);
-			while (ix->slots[s].block != 0)
+			while (ix->slots[s].gen == gen)
 				s = (s + 1) & ix->mask;
-			ix->slots[s] = (tm_log_slot_t){ b, i };
-			ix->used[nused++] = s;
+			ix->slots[s] = (tm_log_slot_t){ b, i, gen };
 		}
 	}
 	for (size_t k = 0; k < ws->n; k++) {
@@ -106,7 +105,7 @@ static inline void potm_log_written_(const tl2_wset_t *ws, tm_log_range_t *r, si
 		uintptr_t a = e->addr, b = a >> TM_LOG_BLOCK_SHIFT;
 		/* Every range holding a byte of the word (a word lies in one
 		 * block; a block may hold the ends of two records). */
-		for (size_t s = potm_log_slot_(b, ix->mask); ix->slots[s].block != 0;
+		for (size_t s = potm_log_slot_(b, ix->mask); ix->slots[s].gen == gen;
 		     s = (s + 1) & ix->mask) {
 			if (ix->slots[s].block != b || e->mask == 0)
 				continue;
@@ -120,8 +119,6 @@ static inline void potm_log_written_(const tl2_wset_t *ws, tm_log_range_t *r, si
 				potm_log_put_(ri, e, bits);
 		}
 	}
-	for (size_t k = 0; k < nused; k++)
-		ix->slots[ix->used[k]].block = 0;
 }
 
 #endif /* POTM_LOG_WRITTEN_H */

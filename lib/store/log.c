@@ -258,10 +258,9 @@ typedef struct dlog_worker {
 	size_t ranges_cap;
 	unsigned char *pieces;         /* the ranges' pieces */
 	size_t pieces_cap;
-	tm_log_slot_t *slots;          /* the index lent to dlog_written, */
-	size_t nslots;                 /* empty between calls */
-	size_t *used;
-	size_t used_cap;
+	tm_log_slot_t *slots;          /* the index lent to dlog_written */
+	size_t nslots;
+	uint64_t slots_gen;            /* the last generation lent */
 	uint64_t last_stamp;
 	struct dlog_worker *next;
 } dlog_worker_t;
@@ -408,14 +407,13 @@ static int dlog_collect(potm_durable_t *log, dlog_worker_t *w, size_t *need)
 		while (c < 2 * blocks)
 			c *= 2;
 		free(w->slots);
-		w->slots = calloc(c, sizeof *w->slots);   /* empty: block 0 */
+		w->slots = calloc(c, sizeof *w->slots);   /* empty: generation 0 */
 		if (w->slots == NULL)
 			store_abort("potm durable", "out of memory for %zu index slots", c);
 		w->nslots = c;
 	}
-	w->used = dlog_grow(w->used, &w->used_cap, blocks, sizeof *w->used);
 	*need += room;
-	tm_log_index_t ix = { w->slots, w->nslots - 1, w->used };
+	tm_log_index_t ix = { w->slots, w->nslots - 1, ++w->slots_gen };
 	return dlog_written(w->ranges, n, &ix);
 #else
 	for (size_t i = 0; i < w->nnotes; i++)
@@ -952,7 +950,6 @@ int potm_durable_close(potm_durable_t *log)
 		free(w->ranges);
 		free(w->pieces);
 		free(w->slots);
-		free(w->used);
 		free(w);
 		w = next;
 	}
