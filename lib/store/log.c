@@ -6,11 +6,16 @@
  * Workers.  store_insert, store_delete and store_update note what an
  * attempt changes (table, key, record) in the thread's worker state and
  * set the descriptor's commit hook (txd.h).  Before the backend commits,
- * the hook reads each noted record's bytes transactionally (so the image
- * is the one the commit installs, validated with it) and announces the
- * commit in the worker's busy word; after the commit, it appends one
- * transaction record (the commit's stamp, then the operations) to the
- * worker's buffer and clears busy.
+ * once the body has ended, the hook builds the transaction record and
+ * announces the commit in the worker's busy word; after the commit, it
+ * stamps the record, appends it to the worker's buffer and clears busy.
+ * The bytes logged are those the commit installs (D3): on silo and tl2,
+ * the bytes the attempt wrote in each record, taken from its write set
+ * (lib/log_written.h: no read of the record, no read-set entry), an
+ * update as an OP_PATCH of them, an insert (or a record written whole)
+ * as an OP_PUT of its image, memory under what was written; where the
+ * writes are in place (tl2's irrevocable and serial attempts, seq)
+ * nobody else commits meanwhile and the image is memory.
  *
  * Stamps.  A commit's stamp orders it after every commit it depends on:
  * silo's TID, tl2's write version, seq's own counter.  lower_bound() is a
@@ -26,6 +31,10 @@
  * and payload) and the payload.  A file log.<n> is CKPT_BEGIN, CKPT_DATA
  * blocks, CKPT_END, then TX and MARK blocks.
  *
+ * Operations: OP_PUT (the whole record: insert or overwrite), OP_PATCH
+ * (pieces: offset, length, bytes; the record exists, made by an earlier
+ * stamp or the checkpoint), OP_DEL.
+ *
  * Invariants:
  *  D1 (announce) A worker's busy word holds, from before its commit takes
  *     its stamp until after its record is in its buffer (or the attempt
@@ -40,12 +49,17 @@
  *     reset, under the buffer's mutex), and its record is written before
  *     MARK(D).  Records above D may precede MARK(D); they count only under
  *     a later MARK.
- *  D3 (order) For two commits that write one record, stamps follow the
- *     commit order (the backend's guarantee, stm/silo.c S3, tl2's clock),
- *     and each image is the whole record as its commit installed it (read
- *     in the attempt, validated by the commit).  Replaying the records
- *     with stamps <= D in stamp order therefore rebuilds the state after
- *     every commit up to D, and a prefix closed under dependencies: no
+ *  D3 (order) For two commits that write one byte, stamps follow the
+ *     commit order (the backend's guarantee: each locks the byte's stripe
+ *     and takes a stamp above the stripe's; stm/silo.c S3, tl2's clock),
+ *     and each commit logs exactly the bytes it installs: those it wrote
+ *     (from its write set, final at the hook; an OP_PATCH never carries a
+ *     byte it did not write, which a concurrent commit of another field
+ *     could own), or, for an insert, the record it filled, unpublished
+ *     until the commit.  Replaying the records with stamps <= D in stamp
+ *     order therefore leaves each byte as its last writer up to D left
+ *     it: the state after every commit up to D, a prefix closed under
+ *     dependencies (a commit's stamp is above every stamp it read): no
  *     transaction is half applied, none is applied without one it read.
  *  D4 (durable) D is published only after the blocks up to MARK(D) are
  *     fdatasync()ed; potm_durable_wait(s) returns 0 only once D >= s.
