@@ -90,6 +90,8 @@ static inline void potm_log_written_(const tl2_wset_t *ws, tm_log_range_t *r, si
                                      const tm_log_index_t *ix)
 {
 	uint64_t gen = ix->gen;
+	if (n == 0)
+		return;
 	for (size_t i = 0; i < n; i++) {
 		r[i].len = r[i].covered = 0;
 		uintptr_t last = (r[i].hi - 1) >> TM_LOG_BLOCK_SHIFT;

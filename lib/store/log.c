@@ -251,7 +251,6 @@ typedef struct dlog_note {
 	size_t range;               /* its range in the worker's ranges */
 } dlog_note_t;
 
-
 /* A worker's buffer starts this large (its pages are touched only as it
  * fills): a round's records fit without copies into a larger buffer. */
 #define DLOG_BUF_MIN ((size_t)1 << 20)
@@ -427,6 +426,8 @@ static int dlog_collect(potm_durable_t *log, dlog_worker_t *w, size_t *need)
 		w->nslots = c;
 	}
 	*need += room;
+	if (n == 0)
+		return 0;   /* deletes only: nothing to look for */
 	tm_log_index_t ix = { w->slots, w->nslots - 1, ++w->slots_gen };
 	return dlog_written(w->ranges, n, &ix);
 #else
@@ -437,7 +438,7 @@ static int dlog_collect(potm_durable_t *log, dlog_worker_t *w, size_t *need)
 #endif
 }
 
-/* Note n's bytes at p; returns the end.  A record written whole, or
+/* Note n's bytes at p, its operation in *op; returns the end.  A record written whole, or
  * inserted (its memory is as store_insert filled it, unpublished until
  * the commit: nobody else writes it), is an OP_PUT of its image: memory
  * under the pieces written.  An update is an OP_PATCH of its pieces
@@ -445,16 +446,17 @@ static int dlog_collect(potm_durable_t *log, dlog_worker_t *w, size_t *need)
  * place (collected -1: tl2's in-place attempts, seq) memory is the image,
  * read with tm_read_bytes (plain loads there).  Either way the bytes are
  * those the commit installs (D3). */
-static unsigned char *dlog_bytes(unsigned char *p, dlog_note_t *n, size_t rs, int collected,
-                                 const tm_log_range_t *ranges)
+static unsigned char *dlog_bytes(unsigned char *p, uint32_t *op, const dlog_note_t *n,
+                                 size_t rs, int collected, const tm_log_range_t *ranges)
 {
+	*op = OP_PUT;
 	if (collected != 0) {
 		tm_read_bytes(p, n->rec, rs);
-		n->op = OP_PUT;
 		return p + rs;
 	}
 	const tm_log_range_t *r = &ranges[n->range];
 	if (n->op == OP_PATCH && r->covered < rs) {
+		*op = OP_PATCH;
 		uint32_t l = (uint32_t)r->len;
 		memcpy(p, &l, sizeof l);
 		memcpy(p + sizeof l, r->out, r->len);
@@ -468,7 +470,6 @@ static unsigned char *dlog_bytes(unsigned char *p, dlog_note_t *n, size_t rs, in
 		memcpy(p + h[0], q + TM_LOG_PIECE_HDR, h[1]);
 		q += TM_LOG_PIECE_HDR + h[1];
 	}
-	n->op = OP_PUT;
 	return p + rs;
 }
 
@@ -487,13 +488,14 @@ static void dlog_hook_before(potm_durable_t *log, dlog_worker_t *w, tm_txd_t *d)
 	w->img = dlog_grow(w->img, &w->img_cap, need, 1);
 	unsigned char *p = w->img + sizeof(tx_hdr_t);
 	for (size_t i = 0; i < w->nnotes; i++) {
-		dlog_note_t *n = &w->notes[i];
-		unsigned char *op = p;
-		p += sizeof(op_hdr_t);
-		if (n->op != OP_DEL)
-			p = dlog_bytes(p, n, log->tables[n->table]->record_size, collected, w->ranges);
+		const dlog_note_t *n = &w->notes[i];
 		op_hdr_t oh = { n->table, n->op, n->key };
-		memcpy(op, &oh, sizeof oh);
+		unsigned char *hdr = p;
+		p += sizeof oh;
+		if (n->op != OP_DEL)
+			p = dlog_bytes(p, &oh.op, n, log->tables[n->table]->record_size, collected,
+			               w->ranges);
+		memcpy(hdr, &oh, sizeof oh);
 	}
 	w->img_len = (size_t)(p - w->img);
 	/* D1: announce, then read the bound. */
