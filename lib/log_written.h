@@ -106,7 +106,8 @@ static inline void potm_log_written_(const tl2_wset_t *ws, tm_log_range_t *r, si
 		const tl2_wentry_t *e = &ws->e[k];
 		uintptr_t a = e->addr, b = a >> TM_LOG_BLOCK_SHIFT;
 		/* Every range holding a byte of the word (a word lies in one
-		 * block; a block may hold the ends of two records). */
+		 * block; a block may hold parts of several records, and a
+		 * record noted twice has two equal ranges). */
 		for (size_t s = potm_log_slot_(b, ix->mask); ix->slots[s].gen == gen;
 		     s = (s + 1) & ix->mask) {
 			if (ix->slots[s].block != b || e->mask == 0)
