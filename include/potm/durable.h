@@ -83,7 +83,9 @@ int potm_durable_close(potm_durable_t *log);
  * 0 or -1 (tm_last_error()). */
 int potm_durable_checkpoint(potm_durable_t *log);
 
-/* The stamp of the calling thread's last logged commit (0: none). */
+/* The stamp of the calling thread's last logged commit (0: none).
+ * UINT64_MAX once the log has failed: later commits are not logged, and
+ * a wait for this stamp fails. */
 uint64_t potm_durable_last_stamp(void);
 
 /* The durable stamp: every logged commit with a stamp up to it is on

@@ -69,7 +69,8 @@
  *  D6 (full) A write that would pass max_bytes is not made; one that fails
  *     (ENOSPC, EIO) is cut back to the last whole block.  Either way the
  *     log stops: the durable stamp stays, waits fail, later commits are
- *     not logged, and what is on disk is a valid log (D5).
+ *     not logged (potm_durable_last_stamp answers UINT64_MAX, which no
+ *     wait reaches), and what is on disk is a valid log (D5).
  *  D7 (checkpoints) A checkpoint is quiescent: nothing commits while its
  *     file is written, so its contents are the state after every commit
  *     logged in the files before.  A file counts only with its
@@ -551,6 +552,12 @@ static void dlog_hook(tm_txd_t *d, int phase, int read_only)
 uint64_t potm_durable_last_stamp(void)
 {
 	potm_durable_t *log = dlog_current;
+	/* Once the log has failed, the caller's last commit may be one it
+	 * did not take (D6), while the last one it took may be durable:
+	 * answering that one's stamp would let the caller acknowledge a
+	 * commit that is on no disk.  No stamp is durable any more. */
+	if (log != NULL && __atomic_load_n(&log->failed, __ATOMIC_ACQUIRE))
+		return UINT64_MAX;
 	return log != NULL && dlog_me != NULL && dlog_me_gen == log->generation
 		? dlog_me->last_stamp : 0;
 }

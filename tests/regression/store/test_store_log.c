@@ -10,8 +10,9 @@
  *    into new tables rebuilds exactly the final contents (digests);
  *  - a checkpoint in the middle: one log file afterwards, the same
  *    recovery;
- *  - a size limit: waits fail with "full", the log on disk recovers to a
- *    state whose balances still sum to the total, with sound tables;
+ *  - a size limit: waits fail with "full", a commit after it has a stamp
+ *    that never passes for durable, the log on disk recovers to a state
+ *    whose balances still sum to the total, with sound tables;
  *  - partial updates of wide records at 2 and 4 threads: each thread
  *    writes runs of bytes (any offset, any length) and single fields in
  *    its own lane of records the others write at the same time (other
@@ -287,6 +288,15 @@ START_TEST(full)
 	ck_assert_msg(strstr(potm_durable_error(the_log), "full") != NULL, "%s",
 	              potm_durable_error(the_log));
 	expect_error(potm_durable_wait(the_log, UINT64_MAX) != 0, "full");
+	/* A commit after the failure is logged nowhere: its stamp must not
+	 * pass for a durable one (a thread's last logged stamp may be). */
+	TM_BEGIN();
+	acct_t *r = store_get(accounts, 0);
+	TM_STORE(&r->touched, TM_LOAD(&r->touched) + 1);
+	store_update(accounts, r);
+	TM_END();
+	ck_assert_uint_gt(potm_durable_last_stamp(), potm_durable_stamp(the_log));
+	expect_error(potm_durable_wait(the_log, potm_durable_last_stamp()) != 0, "full");
 	expect_error(potm_durable_close(the_log) != 0, "full");
 	store_table_t *ra, *rn;
 	potm_durable_info_t info;
