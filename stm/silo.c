@@ -130,6 +130,7 @@
  * S2's and always on).
  */
 #include "tl2_sets.h"
+#include "log_written.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -1707,4 +1708,16 @@ uint64_t potm_silo_last_tid(void)
 unsigned potm_silo_seq_bits(void)
 {
 	return SILO_SEQ_BITS;
+}
+
+/* The bytes the running attempt wrote in each of r[0..n) (two ranges
+ * disjoint or equal), as the log's pieces (lib/log_written.h: from the write set,
+ * which holds every write).  0. */
+int potm_silo_log_written(tm_log_range_t *r, size_t n, const tm_log_index_t *ix);
+
+int potm_silo_log_written(tm_log_range_t *r, size_t n, const tm_log_index_t *ix)
+{
+	const silo_tx_t *tx = (const silo_tx_t *)potm_self();
+	potm_log_written_(&tx->ws, r, n, ix);
+	return 0;
 }

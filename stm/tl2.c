@@ -177,6 +177,7 @@
  *     waited for.
  */
 #include "tl2_sets.h"
+#include "log_written.h"
 
 #define TL2_STRIPE_FILTER_BITS 1024
 
@@ -1332,4 +1333,19 @@ uint64_t potm_tl2_last_wv(void)
 {
 	const tl2_tx_t *tx = (const tl2_tx_t *)potm_self();
 	return tx != NULL ? tx->last_wv : 0;
+}
+
+/* The bytes the running attempt wrote in each of r[0..n) (two ranges
+ * disjoint or equal), as the log's pieces (lib/log_written.h): 0, or -1 if it
+ * writes in place (irrevocable, serial: I1-I4), when nothing else commits
+ * before it does and the caller copies the records from memory. */
+int potm_tl2_log_written(tm_log_range_t *r, size_t n, const tm_log_index_t *ix);
+
+int potm_tl2_log_written(tm_log_range_t *r, size_t n, const tm_log_index_t *ix)
+{
+	const tl2_tx_t *tx = (const tl2_tx_t *)potm_self();
+	if (tx->irrevocable)
+		return -1;
+	potm_log_written_(&tx->ws, r, n, ix);
+	return 0;
 }

@@ -5,7 +5,8 @@
  *
  * Once a log is open on a set of tables, every transaction that changes
  * them leaves a redo record: the table, the key, and the record's bytes as
- * committed (insert, update) or a delete.  Inserts and deletes are known to
+ * committed (insert), the bytes the transaction wrote in it (update; on
+ * seq and in tl2's in-place modes the whole record), or a delete.  Inserts and deletes are known to
  * the store; an update in place (TM_STORE on a record's fields) must be
  * declared with store_update(t, rec) inside the same transaction.  Workers
  * append the records to per-thread buffers at commit; a logger thread
@@ -38,7 +39,7 @@
  * others get an error from potm_durable_open).  One log per process.
  * A logged transaction must not use LSD's lazy writes (<potm/lsd.h>) on
  * logged records: their values exist only at the commit, after the
- * record's image is taken.
+ * logged bytes are taken.
  */
 #ifndef POTM_DURABLE_H
 #define POTM_DURABLE_H
@@ -82,7 +83,9 @@ int potm_durable_close(potm_durable_t *log);
  * 0 or -1 (tm_last_error()). */
 int potm_durable_checkpoint(potm_durable_t *log);
 
-/* The stamp of the calling thread's last logged commit (0: none). */
+/* The stamp of the calling thread's last logged commit (0: none).
+ * UINT64_MAX once the log has failed: later commits are not logged, and
+ * a wait for this stamp fails. */
 uint64_t potm_durable_last_stamp(void);
 
 /* The durable stamp: every logged commit with a stamp up to it is on

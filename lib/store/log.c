@@ -6,11 +6,16 @@
  * Workers.  store_insert, store_delete and store_update note what an
  * attempt changes (table, key, record) in the thread's worker state and
  * set the descriptor's commit hook (txd.h).  Before the backend commits,
- * the hook reads each noted record's bytes transactionally (so the image
- * is the one the commit installs, validated with it) and announces the
- * commit in the worker's busy word; after the commit, it appends one
- * transaction record (the commit's stamp, then the operations) to the
- * worker's buffer and clears busy.
+ * once the body has ended, the hook builds the transaction record and
+ * announces the commit in the worker's busy word; after the commit, it
+ * stamps the record, appends it to the worker's buffer and clears busy.
+ * The bytes logged are those the commit installs (D3): on silo and tl2,
+ * the bytes the attempt wrote in each record, taken from its write set
+ * (lib/log_written.h: no read of the record, no read-set entry), an
+ * update as an OP_PATCH of them, an insert (or a record written whole)
+ * as an OP_PUT of its image, memory under what was written; where the
+ * writes are in place (tl2's irrevocable and serial attempts, seq)
+ * nobody else commits meanwhile and the image is memory.
  *
  * Stamps.  A commit's stamp orders it after every commit it depends on:
  * silo's TID, tl2's write version, seq's own counter.  lower_bound() is a
@@ -26,6 +31,10 @@
  * and payload) and the payload.  A file log.<n> is CKPT_BEGIN, CKPT_DATA
  * blocks, CKPT_END, then TX and MARK blocks.
  *
+ * Operations: OP_PUT (the whole record: insert or overwrite), OP_PATCH
+ * (pieces: offset, length, bytes; the record exists, made by an earlier
+ * stamp or the checkpoint), OP_DEL.
+ *
  * Invariants:
  *  D1 (announce) A worker's busy word holds, from before its commit takes
  *     its stamp until after its record is in its buffer (or the attempt
@@ -40,12 +49,17 @@
  *     reset, under the buffer's mutex), and its record is written before
  *     MARK(D).  Records above D may precede MARK(D); they count only under
  *     a later MARK.
- *  D3 (order) For two commits that write one record, stamps follow the
- *     commit order (the backend's guarantee, stm/silo.c S3, tl2's clock),
- *     and each image is the whole record as its commit installed it (read
- *     in the attempt, validated by the commit).  Replaying the records
- *     with stamps <= D in stamp order therefore rebuilds the state after
- *     every commit up to D, and a prefix closed under dependencies: no
+ *  D3 (order) For two commits that write one byte, stamps follow the
+ *     commit order (the backend's guarantee: each locks the byte's stripe
+ *     and takes a stamp above the stripe's; stm/silo.c S3, tl2's clock),
+ *     and each commit logs exactly the bytes it installs: those it wrote
+ *     (from its write set, final at the hook; an OP_PATCH never carries a
+ *     byte it did not write, which a concurrent commit of another field
+ *     could own), or, for an insert, the record it filled, unpublished
+ *     until the commit.  Replaying the records with stamps <= D in stamp
+ *     order therefore leaves each byte as its last writer up to D left
+ *     it: the state after every commit up to D, a prefix closed under
+ *     dependencies (a commit's stamp is above every stamp it read): no
  *     transaction is half applied, none is applied without one it read.
  *  D4 (durable) D is published only after the blocks up to MARK(D) are
  *     fdatasync()ed; potm_durable_wait(s) returns 0 only once D >= s.
@@ -55,7 +69,8 @@
  *  D6 (full) A write that would pass max_bytes is not made; one that fails
  *     (ENOSPC, EIO) is cut back to the last whole block.  Either way the
  *     log stops: the durable stamp stays, waits fail, later commits are
- *     not logged, and what is on disk is a valid log (D5).
+ *     not logged (potm_durable_last_stamp answers UINT64_MAX, which no
+ *     wait reaches), and what is on disk is a valid log (D5).
  *  D7 (checkpoints) A checkpoint is quiescent: nothing commits while its
  *     file is written, so its contents are the state after every commit
  *     logged in the files before.  A file counts only with its
@@ -100,6 +115,8 @@ static uint64_t dlog_commit_stamp(void)
 {
 	return potm_silo_last_tid();
 }
+int potm_silo_log_written(tm_log_range_t *r, size_t n, const tm_log_index_t *ix);
+#define dlog_written potm_silo_log_written
 #elif defined(POTM_BACKEND_TL2)
 uint64_t potm_tl2_clock(void);
 uint64_t potm_tl2_last_wv(void);
@@ -112,6 +129,8 @@ static uint64_t dlog_commit_stamp(void)
 {
 	return potm_tl2_last_wv();
 }
+int potm_tl2_log_written(tm_log_range_t *r, size_t n, const tm_log_index_t *ix);
+#define dlog_written potm_tl2_log_written
 #elif defined(POTM_BACKEND_SEQ)
 /* One thread: the commits' own order. */
 static uint64_t dlog_seq_next = 1;
@@ -140,14 +159,17 @@ static uint64_t dlog_commit_stamp(void)
 
 #define DLOG_MAGIC 0x504f544dU           /* "POTM" */
 enum { BLK_CKPT_BEGIN = 1, BLK_CKPT_DATA, BLK_CKPT_END, BLK_TX, BLK_MARK };
-enum { OP_PUT = 1, OP_DEL = 2 };
+enum { OP_PUT = 1, OP_DEL = 2, OP_PATCH = 3 };
 
 typedef struct blk_hdr {
 	uint32_t magic, type, len, crc;
 } blk_hdr_t;
 
 /* A transaction record in a TX block: this, then nops operations, each
- * an op_hdr_t and, for OP_PUT, the table's record_size bytes. */
+ * an op_hdr_t and, for OP_PUT, the table's record_size bytes (the whole
+ * record), for OP_PATCH a uint32_t length and that many bytes of pieces
+ * (lib/log_written.h's format: uint32_t offset, uint32_t length, the
+ * bytes), for OP_DEL nothing. */
 typedef struct tx_hdr {
 	uint64_t stamp;
 	uint32_t nops, bytes;       /* bytes: the whole record, this included */
@@ -224,10 +246,15 @@ static uint32_t blk_crc(uint32_t type, uint32_t len, const void *payload)
 #define BUSY_PENDING UINT64_MAX
 
 typedef struct dlog_note {
-	uint32_t table, op;
+	uint32_t table, op;         /* OP_PUT: inserted, OP_PATCH: updated */
 	uint64_t key;
 	const void *rec;
+	size_t range;               /* its range in the worker's ranges */
 } dlog_note_t;
+
+/* A worker's buffer starts this large (its pages are touched only as it
+ * fills): a round's records fit without copies into a larger buffer. */
+#define DLOG_BUF_MIN ((size_t)1 << 20)
 
 typedef struct dlog_worker {
 	pthread_mutex_t mu;            /* buf, len, cap: the worker and the logger */
@@ -241,6 +268,13 @@ typedef struct dlog_worker {
 	size_t nnotes, notes_cap;
 	unsigned char *img;            /* the transaction record, built before the commit */
 	size_t img_len, img_cap;
+	tm_log_range_t *ranges;        /* the bytes written in each record */
+	size_t ranges_cap;
+	unsigned char *pieces;         /* the ranges' pieces */
+	size_t pieces_cap;
+	tm_log_slot_t *slots;          /* the index lent to dlog_written */
+	size_t nslots;
+	uint64_t slots_gen;            /* the last generation lent */
 	uint64_t last_stamp;
 	struct dlog_worker *next;
 } dlog_worker_t;
@@ -324,7 +358,7 @@ static dlog_worker_t *dlog_worker(potm_durable_t *log)
 static void dlog_hook(tm_txd_t *d, int phase, int read_only);
 
 /* The store's calls (table.c): note an operation of the running attempt. */
-void store_log_note(store_table_t *t, uint64_t key, const void *rec, int del)
+void store_log_note(store_table_t *t, uint64_t key, const void *rec, int kind)
 {
 	potm_durable_t *log = dlog_current;
 	if (log == NULL || t->log_id == 0 || __atomic_load_n(&log->failed, __ATOMIC_RELAXED))
@@ -336,16 +370,108 @@ void store_log_note(store_table_t *t, uint64_t key, const void *rec, int del)
 		w->nnotes = 0;
 	}
 	uint32_t table = t->log_id - 1;
-	if (!del) {
-		/* An update noted twice (or after its insert) logs one image. */
-		for (size_t i = w->nnotes; i-- > 0 && i + 8 >= w->nnotes;)
-			if (w->notes[i].rec == rec && w->notes[i].op == OP_PUT &&
-			    w->notes[i].table == table)
+	if (kind == STORE_LOG_UPDATE) {
+		/* An update noted again soon after (or after its insert, whose
+		 * image has the update's bytes) logs once.  A record's memory
+		 * belongs to one table: the address alone tells.  (Only an
+		 * economy: a second OP_PATCH of a record carries the same
+		 * bytes.) */
+		for (size_t i = w->nnotes; i-- > 0 && i + 2 >= w->nnotes;)
+			if (w->notes[i].rec == rec)
 				return;
 	}
+	uint32_t op = kind == STORE_LOG_INSERT ? OP_PUT : kind == STORE_LOG_UPDATE ? OP_PATCH : OP_DEL;
 	w->notes = dlog_grow(w->notes, &w->notes_cap, w->nnotes + 1, sizeof *w->notes);
-	w->notes[w->nnotes++] = (dlog_note_t){ table, del ? OP_DEL : OP_PUT, key, rec };
+	w->notes[w->nnotes++] = (dlog_note_t){ table, op, key, rec, 0 };
 	d->commit_hook = dlog_hook;
+}
+
+/* With a deferred write set (silo, tl2): the bytes the attempt wrote in
+ * each record noted as inserted or updated, into w->ranges (a note's
+ * range is note.range).  0, or -1 if the attempt writes in place (tl2's
+ * irrevocable and serial attempts): nobody else commits until it does,
+ * so memory holds the records as it will commit them. */
+static int dlog_collect(potm_durable_t *log, dlog_worker_t *w, size_t *need)
+{
+	/* The largest transaction record: an OP_PATCH's pieces take at most
+	 * TM_LOG_WRITTEN_MAX(rs) bytes. */
+	*need = sizeof(tx_hdr_t) + w->nnotes * sizeof(op_hdr_t);
+#ifdef dlog_written
+	size_t n = 0, room = 0, blocks = 0;
+	w->ranges = dlog_grow(w->ranges, &w->ranges_cap, w->nnotes, sizeof *w->ranges);
+	for (size_t i = 0; i < w->nnotes; i++) {
+		dlog_note_t *nt = &w->notes[i];
+		if (nt->op == OP_DEL)
+			continue;
+		size_t rs = log->tables[nt->table]->record_size;
+		tm_log_range_t *r = &w->ranges[n];
+		r->lo = (uintptr_t)nt->rec;
+		r->hi = r->lo + rs;
+		r->len = room;   /* its offset in pieces, until pieces is known */
+		room += TM_LOG_WRITTEN_MAX(rs);
+		*need += sizeof(uint32_t) + rs;
+		blocks += TM_LOG_BLOCKS(r->lo, r->hi);
+		nt->range = n++;
+	}
+	w->pieces = dlog_grow(w->pieces, &w->pieces_cap, room, 1);
+	for (size_t j = 0; j < n; j++)
+		w->ranges[j].out = w->pieces + w->ranges[j].len;
+	if (w->nslots < 2 * blocks) {
+		size_t c = 64;
+		while (c < 2 * blocks)
+			c *= 2;
+		free(w->slots);
+		w->slots = calloc(c, sizeof *w->slots);   /* empty: generation 0 */
+		if (w->slots == NULL)
+			store_abort("potm durable", "out of memory for %zu index slots", c);
+		w->nslots = c;
+	}
+	*need += room;
+	if (n == 0)
+		return 0;   /* deletes only: nothing to look for */
+	tm_log_index_t ix = { w->slots, w->nslots - 1, ++w->slots_gen };
+	return dlog_written(w->ranges, n, &ix);
+#else
+	for (size_t i = 0; i < w->nnotes; i++)
+		if (w->notes[i].op != OP_DEL)
+			*need += log->tables[w->notes[i].table]->record_size;
+	return -1;
+#endif
+}
+
+/* Note n's bytes at p, its operation in *op; returns the end.  A record written whole, or
+ * inserted (its memory is as store_insert filled it, unpublished until
+ * the commit: nobody else writes it), is an OP_PUT of its image: memory
+ * under the pieces written.  An update is an OP_PATCH of its pieces
+ * (uint32_t length, then the pieces), with no read of the record.  In
+ * place (collected -1: tl2's in-place attempts, seq) memory is the image,
+ * read with tm_read_bytes (plain loads there).  Either way the bytes are
+ * those the commit installs (D3). */
+static unsigned char *dlog_bytes(unsigned char *p, uint32_t *op, const dlog_note_t *n,
+                                 size_t rs, int collected, const tm_log_range_t *ranges)
+{
+	*op = OP_PUT;
+	if (collected != 0) {
+		tm_read_bytes(p, n->rec, rs);
+		return p + rs;
+	}
+	const tm_log_range_t *r = &ranges[n->range];
+	if (n->op == OP_PATCH && r->covered < rs) {
+		*op = OP_PATCH;
+		uint32_t l = (uint32_t)r->len;
+		memcpy(p, &l, sizeof l);
+		memcpy(p + sizeof l, r->out, r->len);
+		return p + sizeof l + r->len;
+	}
+	if (n->op == OP_PUT)
+		memcpy(p, n->rec, rs);
+	for (const unsigned char *q = r->out; q < r->out + r->len;) {
+		uint32_t h[2];
+		memcpy(h, q, sizeof h);
+		memcpy(p + h[0], q + TM_LOG_PIECE_HDR, h[1]);
+		q += TM_LOG_PIECE_HDR + h[1];
+	}
+	return p + rs;
 }
 
 static void dlog_hook_before(potm_durable_t *log, dlog_worker_t *w, tm_txd_t *d)
@@ -357,25 +483,22 @@ static void dlog_hook_before(potm_durable_t *log, dlog_worker_t *w, tm_txd_t *d)
 		d->commit_hook = NULL;
 		return;
 	}
-	/* The transaction record, images read inside the attempt (D3). */
-	size_t need = sizeof(tx_hdr_t);
-	for (size_t i = 0; i < w->nnotes; i++)
-		need += sizeof(op_hdr_t) +
-		        (w->notes[i].op == OP_PUT ? log->tables[w->notes[i].table]->record_size : 0);
+	/* The transaction record (D3). */
+	size_t need;
+	int collected = dlog_collect(log, w, &need);
 	w->img = dlog_grow(w->img, &w->img_cap, need, 1);
 	unsigned char *p = w->img + sizeof(tx_hdr_t);
 	for (size_t i = 0; i < w->nnotes; i++) {
 		const dlog_note_t *n = &w->notes[i];
 		op_hdr_t oh = { n->table, n->op, n->key };
-		memcpy(p, &oh, sizeof oh);
+		unsigned char *hdr = p;
 		p += sizeof oh;
-		if (n->op == OP_PUT) {
-			size_t rs = log->tables[n->table]->record_size;
-			tm_read_bytes(p, n->rec, rs);
-			p += rs;
-		}
+		if (n->op != OP_DEL)
+			p = dlog_bytes(p, &oh.op, n, log->tables[n->table]->record_size, collected,
+			               w->ranges);
+		memcpy(hdr, &oh, sizeof oh);
 	}
-	w->img_len = need;
+	w->img_len = (size_t)(p - w->img);
 	/* D1: announce, then read the bound. */
 	__atomic_store_n(&w->busy, BUSY_PENDING, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -392,7 +515,9 @@ static void dlog_hook_after(potm_durable_t *log, dlog_worker_t *w, tm_txd_t *d, 
 		tx_hdr_t th = { stamp, (uint32_t)w->nnotes, (uint32_t)w->img_len };
 		memcpy(w->img, &th, sizeof th);
 		pthread_mutex_lock(&w->mu);
-		w->buf = dlog_grow(w->buf, &w->cap, w->len + w->img_len, 1);
+		w->buf = dlog_grow(w->buf, &w->cap,
+		                   w->len + w->img_len > DLOG_BUF_MIN ? w->len + w->img_len
+		                                                      : DLOG_BUF_MIN, 1);
 		memcpy(w->buf + w->len, w->img, w->img_len);
 		w->len += w->img_len;
 		if (stamp > w->max_stamp)
@@ -427,6 +552,12 @@ static void dlog_hook(tm_txd_t *d, int phase, int read_only)
 uint64_t potm_durable_last_stamp(void)
 {
 	potm_durable_t *log = dlog_current;
+	/* Once the log has failed, the caller's last commit may be one it
+	 * did not take (D6), while the last one it took may be durable:
+	 * answering that one's stamp would let the caller acknowledge a
+	 * commit that is on no disk.  No stamp is durable any more. */
+	if (log != NULL && __atomic_load_n(&log->failed, __ATOMIC_ACQUIRE))
+		return UINT64_MAX;
 	return log != NULL && dlog_me != NULL && dlog_me_gen == log->generation
 		? dlog_me->last_stamp : 0;
 }
@@ -839,6 +970,9 @@ int potm_durable_close(potm_durable_t *log)
 		free(w->buf);
 		free(w->notes);
 		free(w->img);
+		free(w->ranges);
+		free(w->pieces);
+		free(w->slots);
 		free(w);
 		w = next;
 	}
@@ -914,6 +1048,38 @@ typedef struct rec_ctx {
 	unsigned n;
 } rec_ctx_t;
 
+/* Apply an OP_PATCH's pieces to the record under key, which its insert
+ * (a stamp below, D3) or the checkpoint made. */
+static int rec_patch(store_table_t *t, uint64_t key, const unsigned char **pp,
+                     const unsigned char *end)
+{
+	uint32_t len;
+	if ((size_t)(end - *pp) < sizeof len)
+		return -1;
+	memcpy(&len, *pp, sizeof len);
+	const unsigned char *q = *pp + sizeof len;
+	if ((size_t)(end - q) < len)
+		return -1;
+	const unsigned char *qend = q + len;
+	unsigned char *rec = len != 0 ? store_get(t, key) : NULL;
+	if (len != 0 && rec == NULL)
+		return -1;
+	while (q < qend) {
+		uint32_t h[2];
+		if ((size_t)(qend - q) < TM_LOG_PIECE_HDR)
+			return -1;
+		memcpy(h, q, sizeof h);
+		q += TM_LOG_PIECE_HDR;
+		if (h[1] == 0 || h[0] > t->record_size || h[1] > t->record_size - h[0] ||
+		    (size_t)(qend - q) < h[1])
+			return -1;
+		store_write_bytes(rec + h[0], q, h[1]);
+		q += h[1];
+	}
+	*pp = qend;
+	return 0;
+}
+
 /* Apply one operation (inside the caller's transaction). */
 static int rec_apply(const rec_ctx_t *c, const unsigned char **pp, const unsigned char *end)
 {
@@ -922,13 +1088,15 @@ static int rec_apply(const rec_ctx_t *c, const unsigned char **pp, const unsigne
 		return -1;
 	memcpy(&oh, *pp, sizeof oh);
 	*pp += sizeof oh;
-	if (oh.table >= c->n || (oh.op != OP_PUT && oh.op != OP_DEL))
+	if (oh.table >= c->n || (oh.op != OP_PUT && oh.op != OP_DEL && oh.op != OP_PATCH))
 		return -1;
 	store_table_t *t = c->tables[oh.table];
 	if (oh.op == OP_DEL) {
 		store_delete(t, oh.key);
 		return 0;
 	}
+	if (oh.op == OP_PATCH)
+		return rec_patch(t, oh.key, pp, end);
 	if ((size_t)(end - *pp) < t->record_size)
 		return -1;
 	void *rec = store_get(t, oh.key);

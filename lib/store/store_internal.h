@@ -336,9 +336,12 @@ struct store_table {
 	                               while no transaction runs */
 };
 
-/* The redo log (log.c): note that the running attempt put rec (its bytes
- * as of the commit) under key, or deleted key (del).  t->log_id != 0. */
-void store_log_note(store_table_t *t, uint64_t key, const void *rec, int del);
+/* The redo log (log.c): note that the running attempt inserted rec under
+ * key (its bytes as of the commit are logged), updated rec in place (the
+ * bytes it wrote are logged), or deleted key (rec NULL).
+ * t->log_id != 0. */
+enum { STORE_LOG_INSERT, STORE_LOG_UPDATE, STORE_LOG_DELETE };
+void store_log_note(store_table_t *t, uint64_t key, const void *rec, int kind);
 
 /* A strong 64-bit mix (a bijection): hash buckets, digests. */
 static inline uint64_t store_mix64(uint64_t x)

@@ -203,7 +203,7 @@ void *store_insert(store_table_t *t, uint64_t key, const void *rec)
 		return NULL;
 	}
 	if (store_unlikely(t->log_id != 0))
-		store_log_note(t, key, bytes, 0);
+		store_log_note(t, key, bytes, STORE_LOG_INSERT);
 	for (store_index_t *ix = t->indexes; ix != NULL; ix = ix->next) {
 		uint64_t skey = ix->key(bytes, key);
 		if (store_unlikely(!btree_insert(&ix->tree, skey, bytes)))
@@ -228,7 +228,7 @@ int store_delete(store_table_t *t, uint64_t key)
 	if (bytes == NULL)
 		return 0;
 	if (store_unlikely(t->log_id != 0))
-		store_log_note(t, key, NULL, 1);
+		store_log_note(t, key, NULL, STORE_LOG_DELETE);
 	for (store_index_t *ix = t->indexes; ix != NULL; ix = ix->next) {
 		uint64_t skey = ix->key(bytes, key);
 		if (store_unlikely(btree_delete(&ix->tree, skey) != bytes))
@@ -245,7 +245,7 @@ void store_update(store_table_t *t, void *rec)
 {
 	store_require_tx("store_update");
 	if (store_unlikely(t->log_id != 0))
-		store_log_note(t, store_hdr_of(rec)->key, rec, 0);
+		store_log_note(t, store_hdr_of(rec)->key, rec, STORE_LOG_UPDATE);
 }
 
 uint64_t store_key_of(const void *rec)

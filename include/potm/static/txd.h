@@ -253,6 +253,43 @@ static inline uint64_t tm_silo_snap_of_(const uint64_t *tids, uintptr_t word)
 	return *(const uint64_t *)(const void *)((const char *)tids + off);
 }
 
+/* ---- the redo log's view of a write set -------------------------------------
+ * The record store's redo log (lib/store/log.c) asks silo and tl2 for the
+ * bytes an attempt wrote inside the records it logs, one range per record
+ * (lib/log_written.h fills them from the write set; two ranges are
+ * disjoint or equal).  Each range gets its pieces: uint32_t offset in the
+ * record, uint32_t length, the bytes; at most one per byte, so out needs
+ * TM_LOG_WRITTEN_MAX(hi - lo) bytes.  The caller lends an index of the
+ * ranges' blocks of 1 << TM_LOG_BLOCK_SHIFT bytes: TM_LOG_BLOCKS(lo, hi)
+ * slots per range, twice that in all, rounded up to a power of two
+ * (slots, mask), and a generation above every one its slots hold (a slot
+ * of an older one is empty: nothing to clear between calls). */
+typedef struct tm_log_range {
+	uintptr_t lo, hi;        /* the record's bytes [lo, hi) */
+	unsigned char *out;      /* where its pieces go */
+	size_t len;              /* filled: the pieces' length */
+	size_t covered;          /* filled: how many bytes they hold */
+	uintptr_t piece_end_;    /* the helper's: where the last piece ends, */
+	size_t piece_hdr_;       /* and where its header is in out */
+} tm_log_range_t;
+
+typedef struct tm_log_slot {
+	uintptr_t block;         /* address >> TM_LOG_BLOCK_SHIFT */
+	size_t range;
+	uint64_t gen;            /* the call that set it */
+} tm_log_slot_t;
+
+typedef struct tm_log_index {
+	tm_log_slot_t *slots;
+	size_t mask;
+	uint64_t gen;
+} tm_log_index_t;
+
+#define TM_LOG_PIECE_HDR 8u
+#define TM_LOG_WRITTEN_MAX(n) ((n) * (TM_LOG_PIECE_HDR + 1) + 8)
+#define TM_LOG_BLOCK_SHIFT 8
+#define TM_LOG_BLOCKS(lo, hi) ((((hi) - 1) >> TM_LOG_BLOCK_SHIFT) - ((lo) >> TM_LOG_BLOCK_SHIFT) + 1)
+
 /* ---- the descriptor ---------------------------------------------------------
  * The part of a thread's transaction descriptor that TM_BEGIN/TM_END and
  * the inline accesses touch; each backend's descriptor starts with it. */

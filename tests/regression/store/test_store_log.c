@@ -10,8 +10,17 @@
  *    into new tables rebuilds exactly the final contents (digests);
  *  - a checkpoint in the middle: one log file afterwards, the same
  *    recovery;
- *  - a size limit: waits fail with "full", the log on disk recovers to a
- *    state whose balances still sum to the total, with sound tables.
+ *  - a size limit: waits fail with "full", a commit after it has a stamp
+ *    that never passes for durable, the log on disk recovers to a state
+ *    whose balances still sum to the total, with sound tables;
+ *  - partial updates of wide records at 2 and 4 threads: each thread
+ *    writes runs of bytes (any offset, any length) and single fields in
+ *    its own lane of records the others write at the same time (other
+ *    lanes of the same records, and other records), inserts records and
+ *    writes part of them, deletes them, and now and then writes its lane
+ *    of every record in one transaction (on tl2 that one escalates and
+ *    runs in place: it is the only path that logs from memory); every
+ *    recovered record equals the committed one byte for byte.
  */
 #include "store_test.h"
 #include "test_threads.h"
@@ -279,6 +288,15 @@ START_TEST(full)
 	ck_assert_msg(strstr(potm_durable_error(the_log), "full") != NULL, "%s",
 	              potm_durable_error(the_log));
 	expect_error(potm_durable_wait(the_log, UINT64_MAX) != 0, "full");
+	/* A commit after the failure is logged nowhere: its stamp must not
+	 * pass for a durable one (a thread's last logged stamp may be). */
+	TM_BEGIN();
+	acct_t *r = store_get(accounts, 0);
+	TM_STORE(&r->touched, TM_LOAD(&r->touched) + 1);
+	store_update(accounts, r);
+	TM_END();
+	ck_assert_uint_gt(potm_durable_last_stamp(), potm_durable_stamp(the_log));
+	expect_error(potm_durable_wait(the_log, potm_durable_last_stamp()) != 0, "full");
 	expect_error(potm_durable_close(the_log) != 0, "full");
 	store_table_t *ra, *rn;
 	potm_durable_info_t info;
@@ -295,6 +313,175 @@ START_TEST(full)
 }
 END_TEST
 
+/* ---- partial updates of wide records ------------------------------------ */
+
+#define WIDE_KEYS 40
+#define WIDE_HOT 2
+#define WIDE_LONE (1ull << 62)  /* deleted alone, the log's first transaction */
+#define WIDE_LANES 4
+#define WIDE_LANE 48            /* bytes: a lane spans two or more stripes */
+#define WIDE_HEAD 8             /* bytes nobody writes after the fill */
+#define WIDE_SIZE (WIDE_HEAD + WIDE_LANES * WIDE_LANE)
+
+static store_table_t *wide;
+static long wide_iters;
+
+static void wide_fill(store_table_t *t)
+{
+	TM_BEGIN();
+	for (uint64_t k = 0; k < WIDE_KEYS; k++) {
+		unsigned char r[WIDE_SIZE];
+		for (unsigned b = 0; b < WIDE_SIZE; b++)
+			r[b] = (unsigned char)(k * 31 + b);
+		store_insert(t, k, r);
+	}
+	store_insert(t, WIDE_LONE, NULL);
+	TM_END();
+}
+
+/* Write the whole lane of every record: more words than the escalation
+ * mark (64, see partial()). */
+static void wide_all_lanes(unsigned lane, unsigned char v)
+{
+	unsigned char bytes[WIDE_LANE];
+	memset(bytes, v, sizeof bytes);
+	TM_BEGIN();
+	for (uint64_t k = 0; k < WIDE_KEYS; k++) {
+		unsigned char *r = store_get(wide, k);
+		store_write_bytes(r + WIDE_HEAD + lane * WIDE_LANE, bytes, WIDE_LANE);
+		store_update(wide, r);
+	}
+	TM_END();
+}
+
+static void wide_work(unsigned id, unsigned nthreads)
+{
+	(void)nthreads;
+	unsigned lane = id % WIDE_LANES;
+	unsigned char *mine = NULL;
+	uint64_t rng = 0x2545f4914f6cdd1dull * (id + 1);
+	for (long i = 0; i < wide_iters; i++) {
+		/* k1 among a few hot records: lanes of one record written
+		 * by several threads at the same time. */
+		uint64_t k1 = rng_next(&rng) % WIDE_HOT, k2 = rng_next(&rng) % WIDE_KEYS;
+		unsigned off = (unsigned)(rng_next(&rng) % WIDE_LANE);
+		unsigned len = 1 + (unsigned)(rng_next(&rng) % 20);
+		if (len > WIDE_LANE - off)
+			len = WIDE_LANE - off;
+		unsigned field = (unsigned)(rng_next(&rng) % (WIDE_LANE / 4));
+		unsigned char v[WIDE_LANE];
+		for (unsigned b = 0; b < sizeof v; b++)
+			v[b] = (unsigned char)rng_next(&rng);
+		uint64_t nkey = WIDE_KEYS + ((uint64_t)id << 32) + (uint64_t)i;
+		if (i % 64 == 63) {
+			wide_all_lanes(lane, v[0]);
+			continue;
+		}
+		TM_BEGIN();
+		unsigned char *r1 = store_get(wide, k1);
+		store_write_bytes(r1 + WIDE_HEAD + lane * WIDE_LANE + off, v, len);
+		store_update(wide, r1);
+		/* A field of the lane (the lane starts 8-aligned). */
+		unsigned char *r2 = store_get(wide, k2);
+		uint32_t *f = (uint32_t *)(void *)(r2 + WIDE_HEAD + lane * WIDE_LANE + 4 * field);
+		TM_STORE(f, TM_LOAD(f) + 1);
+		store_update(wide, r2);
+		store_update(wide, r1);   /* noted again: logged once */
+		/* Inserted zeroed, then partly written: the image is both. */
+		mine = store_insert(wide, nkey, NULL);
+		store_write_bytes(mine + off, v, len);
+		store_update(wide, mine);
+		if (i >= 4)
+			store_delete(wide, nkey - 4);
+		TM_END();
+	}
+}
+
+/* The bytes of every record of keys 0..WIDE_KEYS-1 of t into out. */
+static void wide_copy(store_table_t *t, unsigned char (*out)[WIDE_SIZE])
+{
+	TM_BEGIN();
+	for (uint64_t k = 0; k < WIDE_KEYS; k++) {
+		const unsigned char *r = store_get(t, k);
+		ck_assert_ptr_nonnull(r);
+		store_read_bytes(out[k], r, WIDE_SIZE);
+	}
+	TM_END();
+}
+
+static void partial(unsigned n)
+{
+	/* Escalation (tl2, I4) at 64 words: wide_all_lanes runs in place. */
+	tm_config_t cfg;
+	tm_config_default(&cfg);
+	cfg.promote_writes = 64;
+	int rc = tm_init(&cfg);
+	if (rc == TM_ERR_UNSUPPORTED)
+		return;
+	ck_assert_msg(rc == 0, "tm_init: %s", tm_last_error());
+	ck_assert_int_eq(tm_thread_enter(0), 0);
+	make_dir();
+	store_table_def_t d = { .name = "wide", .record_size = WIDE_SIZE, .kind = STORE_ORDERED };
+	wide = store_table_create(&d);
+	ck_assert_msg(wide != NULL, "%s", tm_last_error());
+	wide_fill(wide);
+	potm_durable_opts_t o = { .dir = dir, .period_ms = 2, .quiet = 1 };
+	the_log = potm_durable_open(&o, &wide, 1);
+	ck_assert_msg(the_log != NULL, "%s", tm_last_error());
+	/* A transaction that only deletes: no record to take bytes of. */
+	TM_BEGIN();
+	ck_assert_int_eq(store_delete(wide, WIDE_LONE), 1);
+	TM_END();
+	/* Alone: on tl2 it surely escalates (nobody holds the token). */
+	wide_all_lanes(WIDE_LANES - 1, 0x5a);
+	if (strcmp(POTM_BACKEND_NAME, "tl2") == 0) {
+		tm_stats_t st;
+		ck_assert_int_eq(tm_stats(&st), 0);
+		ck_assert_uint_ge(st.irrevocable, 1);
+	}
+	wide_iters = 1200 / STORE_TEST_SCALE / n / test_handoff_divisor();
+	tm_thread_exit();
+	test_run_threads(n, wide_work);
+	ck_assert_int_eq(tm_thread_enter(0), 0);
+	ck_assert_int_eq(potm_durable_close(the_log), 0);
+	static unsigned char want[WIDE_KEYS][WIDE_SIZE], got[WIDE_KEYS][WIDE_SIZE];
+	wide_copy(wide, want);
+	uint64_t digest = store_digest(wide);
+	size_t count = store_count(wide);
+
+	store_table_def_t d2 = { .name = "wide2", .record_size = WIDE_SIZE, .kind = STORE_ORDERED };
+	store_table_t *r = store_table_create(&d2);
+	potm_durable_info_t info;
+	ck_assert_msg(potm_durable_recover(dir, &r, 1, 1, &info) == 0, "%s", tm_last_error());
+	ck_assert_int_eq(store_check(r), 0);
+	wide_copy(r, got);
+	for (unsigned k = 0; k < WIDE_KEYS; k++)
+		for (unsigned b = 0; b < WIDE_SIZE; b++)
+			ck_assert_msg(got[k][b] == want[k][b],
+			              "record %u, byte %u: recovered %#x, committed %#x", k, b,
+			              got[k][b], want[k][b]);
+	ck_assert_uint_eq(store_count(r), count);
+	ck_assert_uint_eq(store_digest(r), digest);   /* the inserted records too */
+	ck_assert_uint_eq(info.discarded, 0);
+	ck_assert_uint_eq(info.transactions, 2 + (uint64_t)wide_iters * n);
+	store_table_destroy(r);
+	store_table_destroy(wide);
+	remove_dir();
+	store_test_stop();
+}
+
+START_TEST(partial_2)
+{
+	partial(2);
+}
+END_TEST
+
+START_TEST(partial_4)
+{
+	partial(4);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("store-log-" POTM_BACKEND_NAME);
@@ -305,6 +492,8 @@ int main(void)
 	tcase_add_test(tc, bank_8);
 	tcase_add_test(tc, bank_checkpoint_2);
 	tcase_add_test(tc, full);
+	tcase_add_test(tc, partial_2);
+	tcase_add_test(tc, partial_4);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
 }
