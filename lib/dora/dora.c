@@ -901,6 +901,20 @@ static dora_entry_t **entry_slot(dora_exec_t *x, uint32_t space, uint64_t key);
 static void act_free(potm_dora_act_t *a);
 static void act_body(potm_dora_act_t *a);
 
+/* An action of a phase runs its body unless one before it on this
+ * executor failed (then it is skipped: the transaction aborts anyway);
+ * returns the phase's outcome so far. */
+static inline int act_run_unless(dora_exec_t *x, potm_dora_act_t *a, int failed)
+{
+	x->st.actions++;
+	if (failed) {
+		x->st.skipped++;
+		return failed;
+	}
+	act_body(a);
+	return a->rc != 0 ? POTM_DORA_ABORTED : 0;
+}
+
 /* L4: a one-phase transaction whose actions all route to executor e, run
  * on e's thread back to back and completed there at once: no other
  * action of e runs between its first action and its completion, so a
@@ -931,14 +945,7 @@ static bool inline_local(potm_dora_t *d, unsigned e, potm_dora_tx_t *tx)
 	int failed = 0;
 	for (a = rev; a != NULL; a = a->phase_next) {
 		a->executor = e;
-		x->st.actions++;
-		if (failed) {
-			x->st.skipped++;
-		} else {
-			act_body(a);
-			if (a->rc != 0)
-				failed = POTM_DORA_ABORTED;
-		}
+		failed = act_run_unless(x, a, failed);
 		a->part_next = ran;
 		ran = a;
 	}
@@ -1427,15 +1434,8 @@ static bool act_run(potm_dora_t *d, unsigned e, potm_dora_act_t *a)
 		}
 		a->next_lock++;
 	}
-	x->st.actions++;
 	tx->part[e].used = true;
-	if (failed) {
-		x->st.skipped++;
-	} else {
-		act_body(a);
-		if (a->rc != 0)
-			failed = POTM_DORA_ABORTED;
-	}
+	failed = act_run_unless(x, a, failed);
 	a->part_next = tx->part[e].acts;
 	tx->part[e].acts = a;
 	rvp_arrive(tx, failed, e);
