@@ -1016,6 +1016,24 @@ static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, u
 	silo_write(tx, a, size, b);
 }
 
+/* A range (tm_write_bytes): one entry per word, the lock prefetch and
+ * the stripe filter's bit once per stripe (as silo_write's for a word). */
+void tm_write_bytes(void *dst, const void *src, size_t n)
+{
+	silo_tx_t *tx = (silo_tx_t *)potm_self_writing("tm_write_bytes");
+	if (n == 0)
+		return;
+	tl2_ws_put_range(&tx->ws, (uintptr_t)dst, src, n);
+	uintptr_t stripe = (uintptr_t)1 << silo.shift;
+	uintptr_t end = (uintptr_t)dst + n;
+	for (uintptr_t a = (uintptr_t)dst & ~(stripe - 1); a < end; a += stripe) {
+		__builtin_prefetch((const void *)silo_lock_of((const void *)a), 1, 3);
+		unsigned w;
+		uint64_t bit = silo_stripe_bit((const void *)a, &w);
+		tx->written_stripes[w] |= bit;
+	}
+}
+
 /* ---- byte ranges (tm_read_bytes), a stripe at a time as tl2's ----------- */
 
 /* Copy [src, src + n) with relaxed atomic loads of the naturally aligned
@@ -1115,6 +1133,7 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 
 #define POTM_GEN_READ_SPEC 1
 #define POTM_GEN_OWN_READ_BYTES 1
+#define POTM_GEN_OWN_WRITE_BYTES 1
 #include "access_gen.h"
 
 /* ---- LSD-aware OCC (L1-L4) ------------------------------------------------ */

@@ -840,6 +840,46 @@ static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, u
 	tl2_write(tx, a, size, b);
 }
 
+/* A range (tm_write_bytes: a record's bytes): one entry per word, the
+ * lock prefetch and the stripe filter's bit once per stripe, the
+ * escalation test (I4) once per range.  A shared snapshot upgrades first
+ * and an irrevocable attempt writes in place, as tl2_write does; the range
+ * then goes word by word (bytes at its partial ends) through tl2_write,
+ * which may escalate on the way. */
+void tm_write_bytes(void *dst, const void *src, size_t n)
+{
+	tl2_tx_t *tx = (tl2_tx_t *)potm_self_writing("tm_write_bytes");
+	if (n == 0)
+		return;
+	if (unlikely(tx->shared))
+		tl2_upgrade_share(tx);
+	if (unlikely(tx->irrevocable)) {
+		unsigned char *d = dst;
+		const unsigned char *s = src;
+		while (n > 0) {
+			unsigned size = ((uintptr_t)d & 7) == 0 && n >= 8 ? 8 : 1;
+			uint64_t b = 0;
+			memcpy(&b, s, size);
+			tl2_write(tx, d, size, b);
+			d += size;
+			s += size;
+			n -= size;
+		}
+		return;
+	}
+	tl2_ws_put_range(&tx->ws, (uintptr_t)dst, src, n);
+	uintptr_t stripe = (uintptr_t)1 << tl2.shift;
+	uintptr_t end = (uintptr_t)dst + n;
+	for (uintptr_t a = (uintptr_t)dst & ~(stripe - 1); a < end; a += stripe) {
+		__builtin_prefetch((const void *)tl2_lock_of((const void *)a), 1, 3);
+		unsigned w;
+		uint64_t bit = tl2_stripe_bit((const void *)a, &w);
+		tx->written_stripes[w] |= bit;
+	}
+	if (unlikely(tx->ws.n >= tx->escalate_at))
+		tl2_escalate(tx);
+}
+
 /* ---- byte ranges (tm_read_bytes) ------------------------------------------
  *
  * A range is read stripe by stripe: each stripe's part is one snapshot
@@ -955,6 +995,7 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 /* tm.h's inline reads call the library's under the _spec_ names. */
 #define POTM_GEN_READ_SPEC 1
 #define POTM_GEN_OWN_READ_BYTES 1
+#define POTM_GEN_OWN_WRITE_BYTES 1
 #include "access_gen.h"
 
 /* ---- LSD-aware OCC (O1-O4) ------------------------------------------------ */

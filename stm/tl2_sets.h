@@ -316,6 +316,40 @@ static inline __attribute__((always_inline)) void tl2_ws_put(tl2_wset_t *ws, voi
 	tl2_ws_fill(e, a, size, b);
 }
 
+/* Buffer the n bytes at src (private, any alignment) as writes of
+ * [a, a + n) (any alignment): one entry per word touched, each merged
+ * under its byte mask, so the words around the range and the bytes of a
+ * partial word outside it are never stored at write-back (tm.h).  What a
+ * backend keeps per stripe (lock prefetch, stripe filter) is its caller's,
+ * once per stripe rather than per word. */
+static inline void tl2_ws_put_range(tl2_wset_t *ws, uintptr_t a, const unsigned char *src,
+                                    size_t n)
+{
+	while (n > 0) {
+		uintptr_t word = a & ~(uintptr_t)7;
+		unsigned off = (unsigned)(a & 7);
+		size_t len = 8 - off < n ? 8 - off : n;
+		uint64_t v, m;
+		if (likely(len == 8)) {
+			memcpy(&v, src, 8);
+			m = ~(uint64_t)0;
+		} else {   /* the first or the last word of an unaligned range */
+			v = 0;
+			m = 0;
+			memcpy((unsigned char *)&v + off, src, len);
+			memset((unsigned char *)&m + off, 0xff, len);
+		}
+		tl2_wentry_t *e = tl2_ws_lookup(ws, word);
+		if (e == NULL)
+			e = tl2_ws_add(ws, word);
+		e->val = (e->val & ~m) | (v & m);
+		e->mask |= m;
+		a += len;
+		src += len;
+		n -= len;
+	}
+}
+
 /* Read-after-write.  The bytes of [a, a+size) that this transaction wrote
  * (into *mine, their mask into *have, both in memcpy order).  Returns true
  * if it wrote them all, so *mine is the value; otherwise the caller loads

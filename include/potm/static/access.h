@@ -272,6 +272,8 @@ static inline void tm_read_bytes(void *dst, const void *src, size_t n)
 #else
 void tm_read_bytes(void *dst, const void *src, size_t n);
 #endif
+/* tm_write_bytes (tm.h): always the library's (a write may be logged). */
+void tm_write_bytes(void *dst, const void *src, size_t n);
 
 /* Signed and char-typed views of the unsigned accesses, so that TM_LOAD
  * returns the pointee's own type.  These views and TM_LOAD's below are
