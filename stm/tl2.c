@@ -886,40 +886,8 @@ void tm_write_bytes(void *dst, const void *src, size_t n)
  * read (its lock word before and after the bytes, one read-set entry), so
  * a string costs a check per stripe instead of one per byte or word.  The
  * bytes this transaction wrote are then laid over the copy, word by word,
- * where the stripe holds any (written_stripes). */
-
-/* Copy [src, src + n) with relaxed atomic loads of the naturally aligned
- * 1-, 2-, 4- and 8-byte pieces that tile it: no byte outside the range is
- * loaded (a record's last bytes may end its block). */
-static inline void tl2_copy_in(unsigned char *dst, const unsigned char *src, size_t n)
-{
-#define TL2_COPY_PIECE(T)                                                        \
-	do {                                                                     \
-		T v_ = __atomic_load_n((const T *)(const void *)src, __ATOMIC_RELAXED); \
-		memcpy(dst, &v_, sizeof v_);                                     \
-		dst += sizeof v_;                                                \
-		src += sizeof v_;                                                \
-		n -= sizeof v_;                                                  \
-	} while (0)
-	/* Up to the first word boundary; a piece that does not fit ends it
-	 * early, and then what is left is shorter than that piece, which the
-	 * tail below takes in smaller, still aligned pieces. */
-	if (((uintptr_t)src & 1) && n >= 1)
-		TL2_COPY_PIECE(uint8_t);
-	if (((uintptr_t)src & 2) && n >= 2)
-		TL2_COPY_PIECE(uint16_t);
-	if (((uintptr_t)src & 4) && n >= 4)
-		TL2_COPY_PIECE(uint32_t);
-	while (n >= 8)
-		TL2_COPY_PIECE(uint64_t);
-	if (n & 4)
-		TL2_COPY_PIECE(uint32_t);
-	if (n & 2)
-		TL2_COPY_PIECE(uint16_t);
-	if (n & 1)
-		TL2_COPY_PIECE(uint8_t);
-#undef TL2_COPY_PIECE
-}
+ * where the stripe holds any (written_stripes).  The copy and the overlay
+ * are tl2_sets.h's, shared with silo. */
 
 /* [src, src + n), inside one stripe, read consistently with the snapshot
  * (as tl2_load) and the stripe logged once. */
@@ -946,26 +914,6 @@ static void tl2_read_chunk(tl2_tx_t *tx, unsigned char *dst, const unsigned char
 	}
 }
 
-/* Lay the bytes of [src, src + n) that this transaction wrote over their
- * copy at dst.  An entry's value and mask are in memcpy order: byte i of
- * them is byte i of the word. */
-static void tl2_overlay_written(tl2_tx_t *tx, unsigned char *dst, const unsigned char *src,
-                                size_t n)
-{
-	uintptr_t lo = (uintptr_t)src, hi = lo + n;
-	for (uintptr_t word = lo & ~(uintptr_t)7; word < hi; word += 8) {
-		const tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, word);
-		if (e == NULL)
-			continue;
-		const unsigned char *val = (const unsigned char *)&e->val;
-		const unsigned char *mask = (const unsigned char *)&e->mask;
-		uintptr_t from = word > lo ? word : lo, to = word + 8 < hi ? word + 8 : hi;
-		for (uintptr_t b = from; b < to; b++)
-			if (mask[b - word])
-				dst[b - lo] = val[b - word];
-	}
-}
-
 void tm_read_bytes(void *dst, const void *src, size_t n)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self_in_tx("tm_read_bytes");
@@ -984,7 +932,7 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 		} else {
 			tl2_read_chunk(tx, d, s, len);
 			if (tx->ws.n && tl2_stripe_written(tx, s))
-				tl2_overlay_written(tx, d, s, len);
+				tl2_ws_overlay(&tx->ws, d, s, len);
 		}
 		d += len;
 		s += len;
