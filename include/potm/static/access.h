@@ -272,8 +272,18 @@ static inline void tm_read_bytes(void *dst, const void *src, size_t n)
 #else
 void tm_read_bytes(void *dst, const void *src, size_t n);
 #endif
-/* tm_write_bytes (tm.h): always the library's (a write may be logged). */
+/* tm_write_bytes (tm.h): a plain copy where writes are plain stores that
+ * nothing logs (seq); the library's otherwise (rtm's and pot-rtm's
+ * software paths log each piece, as their typed writes do). */
+#if defined(POTM_PLAIN_ACCESS) && !defined(POTM_BACKEND_RTM) && !defined(POTM_BACKEND_POT_RTM)
+static inline void tm_write_bytes(void *dst, const void *src, size_t n)
+{
+	POTM_CHECK_WRITE_();
+	__builtin_memcpy(dst, src, n);
+}
+#else
 void tm_write_bytes(void *dst, const void *src, size_t n);
+#endif
 
 /* Signed and char-typed views of the unsigned accesses, so that TM_LOAD
  * returns the pointee's own type.  These views and TM_LOAD's below are
