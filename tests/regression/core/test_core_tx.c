@@ -217,6 +217,27 @@ START_TEST(read_only_write_refused)
 	TM_END();
 }
 END_TEST
+
+/* tm_write_bytes is a write like any other: refused outside a transaction
+ * and in one declared read-only (tl2 and silo take a range at once, past
+ * the typed writes' checks). */
+START_TEST(write_bytes_outside_tx_refused)
+{
+	static unsigned char buf[24];
+	start();
+	tm_write_bytes(buf + 3, "range", 5);
+}
+END_TEST
+
+START_TEST(write_bytes_read_only_refused)
+{
+	static unsigned char buf[24];
+	start();
+	TM_BEGIN_RO();
+	tm_write_bytes(buf + 3, "range", 5);
+	TM_END();
+}
+END_TEST
 #endif
 
 /* ---- accesses ------------------------------------------------------------ */
@@ -986,8 +1007,11 @@ int main(void)
 	tcase_add_test(api, read_only_declared);
 #if !(defined(POTM_PLAIN_ACCESS) && defined(NDEBUG))
 	/* pot's fast-mode writes are inline stores, unchecked. */
-	if (!IS("pot"))
+	if (!IS("pot")) {
 		tcase_add_test_raise_signal(api, read_only_write_refused, SIGABRT);
+		tcase_add_test_raise_signal(api, write_bytes_outside_tx_refused, SIGABRT);
+		tcase_add_test_raise_signal(api, write_bytes_read_only_refused, SIGABRT);
+	}
 #endif
 	suite_add_tcase(s, api);
 	TCase *tx = tcase_create("tx");
