@@ -24,6 +24,11 @@
  * else byte reads up to the first word boundary, word reads, byte reads
  * after the last one.  A backend that reads a range better (tl2: one
  * snapshot check per stripe) defines POTM_GEN_OWN_READ_BYTES and its own.
+ * tm_write_bytes likewise: the naturally aligned 1-, 2-, 4- and 8-byte
+ * pieces that tile the range, each through the typed write (so each is
+ * logged or buffered as any write of its size), unless the backend
+ * defines POTM_GEN_OWN_WRITE_BYTES (tl2, silo: one write-set entry per
+ * word, the stripe bookkeeping once per stripe).
  */
 #ifndef POTM_ACCESS_GEN_H
 #define POTM_ACCESS_GEN_H
@@ -123,6 +128,30 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 	for (; n > 0; n--)
 		*d++ = tm_read_u8(s++);
 #endif
+}
+#endif
+
+#ifndef POTM_GEN_OWN_WRITE_BYTES
+void tm_write_bytes(void *dst, const void *src, size_t n)
+{
+	potm_self_writing("tm_write_bytes");
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+	while (n > 0) {
+		/* The largest piece d is aligned to that the range still holds. */
+		unsigned size = 8;
+		while (size > 1 && (((uintptr_t)d & (size - 1)) != 0 || n < size))
+			size /= 2;
+		switch (size) {
+		case 8: { uint64_t v; memcpy(&v, s, 8); tm_write_u64((uint64_t *)(void *)d, v); } break;
+		case 4: { uint32_t v; memcpy(&v, s, 4); tm_write_u32((uint32_t *)(void *)d, v); } break;
+		case 2: { uint16_t v; memcpy(&v, s, 2); tm_write_u16((uint16_t *)(void *)d, v); } break;
+		default: tm_write_u8(d, *s); break;
+		}
+		d += size;
+		s += size;
+		n -= size;
+	}
 }
 #endif
 

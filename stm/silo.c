@@ -516,8 +516,6 @@ typedef struct silo_version {
 #define SILO_EPOCH(w)        (SILO_TID(w) >> SILO_SEQ_BITS)
 #define SILO_DEAD_BATCH      64   /* cut nodes handed to reclamation at once */
 
-static inline void silo_copy_in(unsigned char *dst, const unsigned char *src, size_t n);
-
 static inline uint64_t *silo_snap_slot(unsigned id)
 {
 	return (uint64_t *)(silo.snap_slots + (size_t)id * POTM_CACHELINE);
@@ -603,9 +601,15 @@ static void silo_snap_read(silo_tx_t *tx, unsigned char *dst, const unsigned cha
 		}
 		if (n <= sizeof(uint64_t) && ((uintptr_t)src & (n - 1)) == 0 && (n & (n - 1)) == 0) {
 			uint64_t v = tm_load_bytes_(src, (unsigned)n);   /* a typed read */
-			memcpy(dst, &v, n);
+			/* Constant sizes: a copy of variable length is a call. */
+			switch (n) {
+			case 8: memcpy(dst, &v, 8); break;
+			case 4: memcpy(dst, &v, 4); break;
+			case 2: memcpy(dst, &v, 2); break;
+			default: memcpy(dst, &v, 1); break;
+			}
 		} else {
-			silo_copy_in(dst, src, n);
+			tl2_copy_in(dst, src, n);
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(lock, __ATOMIC_RELAXED) != l1)
@@ -1016,36 +1020,26 @@ static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, u
 	silo_write(tx, a, size, b);
 }
 
-/* ---- byte ranges (tm_read_bytes), a stripe at a time as tl2's ----------- */
-
-/* Copy [src, src + n) with relaxed atomic loads of the naturally aligned
- * pieces that tile it: no byte outside the range is loaded. */
-static inline void silo_copy_in(unsigned char *dst, const unsigned char *src, size_t n)
+/* A range (tm_write_bytes): one entry per word, the lock prefetch and
+ * the stripe filter's bit once per stripe (as silo_write's for a word). */
+void tm_write_bytes(void *dst, const void *src, size_t n)
 {
-#define SILO_COPY_PIECE(T)                                                       \
-	do {                                                                     \
-		T v_ = __atomic_load_n((const T *)(const void *)src, __ATOMIC_RELAXED); \
-		memcpy(dst, &v_, sizeof v_);                                     \
-		dst += sizeof v_;                                                \
-		src += sizeof v_;                                                \
-		n -= sizeof v_;                                                  \
-	} while (0)
-	if (((uintptr_t)src & 1) && n >= 1)
-		SILO_COPY_PIECE(uint8_t);
-	if (((uintptr_t)src & 2) && n >= 2)
-		SILO_COPY_PIECE(uint16_t);
-	if (((uintptr_t)src & 4) && n >= 4)
-		SILO_COPY_PIECE(uint32_t);
-	while (n >= 8)
-		SILO_COPY_PIECE(uint64_t);
-	if (n & 4)
-		SILO_COPY_PIECE(uint32_t);
-	if (n & 2)
-		SILO_COPY_PIECE(uint16_t);
-	if (n & 1)
-		SILO_COPY_PIECE(uint8_t);
-#undef SILO_COPY_PIECE
+	silo_tx_t *tx = (silo_tx_t *)potm_self_writing("tm_write_bytes");
+	if (n == 0)
+		return;
+	tl2_ws_put_range(&tx->ws, (uintptr_t)dst, src, n);
+	uintptr_t stripe = (uintptr_t)1 << silo.shift;
+	uintptr_t end = (uintptr_t)dst + n;
+	for (uintptr_t a = (uintptr_t)dst & ~(stripe - 1); a < end; a += stripe) {
+		__builtin_prefetch((const void *)silo_lock_of((const void *)a), 1, 3);
+		unsigned w;
+		uint64_t bit = silo_stripe_bit((const void *)a, &w);
+		tx->written_stripes[w] |= bit;
+	}
 }
+
+/* ---- byte ranges (tm_read_bytes), a stripe at a time as tl2's (tl2_sets.h's
+ * copy and overlay) ---------------------------------------------------------- */
 
 /* [src, src + n), inside one stripe, read as silo_load reads. */
 static void silo_read_chunk(silo_tx_t *tx, unsigned char *dst, const unsigned char *src, size_t n)
@@ -1054,7 +1048,7 @@ static void silo_read_chunk(silo_tx_t *tx, unsigned char *dst, const unsigned ch
 	unsigned spins = 0;
 	for (;;) {
 		uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
-		silo_copy_in(dst, src, n);
+		tl2_copy_in(dst, src, n);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
 		if (likely(l1 == l2 && !(l1 & SILO_LOCK))) {
@@ -1068,24 +1062,6 @@ static void silo_read_chunk(silo_tx_t *tx, unsigned char *dst, const unsigned ch
 		}
 		if ((l1 | l2) & SILO_LOCK)
 			silo_wait_committer(tx, &spins);
-	}
-}
-
-/* Lay the bytes of [src, src + n) this transaction wrote over dst. */
-static void silo_overlay_written(silo_tx_t *tx, unsigned char *dst, const unsigned char *src,
-                                 size_t n)
-{
-	uintptr_t lo = (uintptr_t)src, hi = lo + n;
-	for (uintptr_t word = lo & ~(uintptr_t)7; word < hi; word += 8) {
-		const tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, word);
-		if (e == NULL)
-			continue;
-		const unsigned char *val = (const unsigned char *)&e->val;
-		const unsigned char *mask = (const unsigned char *)&e->mask;
-		uintptr_t from = word > lo ? word : lo, to = word + 8 < hi ? word + 8 : hi;
-		for (uintptr_t b = from; b < to; b++)
-			if (mask[b - word])
-				dst[b - lo] = val[b - word];
 	}
 }
 
@@ -1106,7 +1082,7 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 			silo_read_chunk(tx, d, s, len);
 		}
 		if (tx->ws.n && silo_stripe_written(tx, s))
-			silo_overlay_written(tx, d, s, len);
+			tl2_ws_overlay(&tx->ws, d, s, len);
 		d += len;
 		s += len;
 		n -= len;
@@ -1115,6 +1091,7 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 
 #define POTM_GEN_READ_SPEC 1
 #define POTM_GEN_OWN_READ_BYTES 1
+#define POTM_GEN_OWN_WRITE_BYTES 1
 #include "access_gen.h"
 
 /* ---- LSD-aware OCC (L1-L4) ------------------------------------------------ */
@@ -1312,7 +1289,13 @@ static size_t silo_collect_locks(silo_tx_t *tx)
 		tx->held = potm_xmalloc(tx->held_cap * sizeof *tx->held);
 	}
 	size_t n = 0;
+	uintptr_t last = 0;   /* the stripe of the entry before (0: none yet;
+	                         stripe 0 holds no object) */
 	for (size_t i = 0; i < tx->ws.n; i++) {
+		uintptr_t stripe = tx->ws.e[i].addr >> silo.shift;
+		if (stripe == last)
+			continue;   /* the word after it in one record: held[n - 1] */
+		last = stripe;
 		volatile uintptr_t *l = silo_lock_of((const void *)tx->ws.e[i].addr);
 		if (n == 0 || tx->held[n - 1].lock != l)
 			tx->held[n++].lock = l;

@@ -840,46 +840,54 @@ static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, u
 	tl2_write(tx, a, size, b);
 }
 
+/* A range (tm_write_bytes: a record's bytes): one entry per word, the
+ * lock prefetch and the stripe filter's bit once per stripe, the
+ * escalation test (I4) once per range.  A shared snapshot upgrades first
+ * and an irrevocable attempt writes in place, as tl2_write does; the range
+ * then goes word by word (bytes at its partial ends) through tl2_write,
+ * which may escalate on the way. */
+void tm_write_bytes(void *dst, const void *src, size_t n)
+{
+	tl2_tx_t *tx = (tl2_tx_t *)potm_self_writing("tm_write_bytes");
+	if (n == 0)
+		return;
+	if (unlikely(tx->shared))
+		tl2_upgrade_share(tx);
+	if (unlikely(tx->irrevocable)) {
+		unsigned char *d = dst;
+		const unsigned char *s = src;
+		while (n > 0) {
+			unsigned size = ((uintptr_t)d & 7) == 0 && n >= 8 ? 8 : 1;
+			uint64_t b = 0;
+			memcpy(&b, s, size);
+			tl2_write(tx, d, size, b);
+			d += size;
+			s += size;
+			n -= size;
+		}
+		return;
+	}
+	tl2_ws_put_range(&tx->ws, (uintptr_t)dst, src, n);
+	uintptr_t stripe = (uintptr_t)1 << tl2.shift;
+	uintptr_t end = (uintptr_t)dst + n;
+	for (uintptr_t a = (uintptr_t)dst & ~(stripe - 1); a < end; a += stripe) {
+		__builtin_prefetch((const void *)tl2_lock_of((const void *)a), 1, 3);
+		unsigned w;
+		uint64_t bit = tl2_stripe_bit((const void *)a, &w);
+		tx->written_stripes[w] |= bit;
+	}
+	if (unlikely(tx->ws.n >= tx->escalate_at))
+		tl2_escalate(tx);
+}
+
 /* ---- byte ranges (tm_read_bytes) ------------------------------------------
  *
  * A range is read stripe by stripe: each stripe's part is one snapshot
  * read (its lock word before and after the bytes, one read-set entry), so
  * a string costs a check per stripe instead of one per byte or word.  The
  * bytes this transaction wrote are then laid over the copy, word by word,
- * where the stripe holds any (written_stripes). */
-
-/* Copy [src, src + n) with relaxed atomic loads of the naturally aligned
- * 1-, 2-, 4- and 8-byte pieces that tile it: no byte outside the range is
- * loaded (a record's last bytes may end its block). */
-static inline void tl2_copy_in(unsigned char *dst, const unsigned char *src, size_t n)
-{
-#define TL2_COPY_PIECE(T)                                                        \
-	do {                                                                     \
-		T v_ = __atomic_load_n((const T *)(const void *)src, __ATOMIC_RELAXED); \
-		memcpy(dst, &v_, sizeof v_);                                     \
-		dst += sizeof v_;                                                \
-		src += sizeof v_;                                                \
-		n -= sizeof v_;                                                  \
-	} while (0)
-	/* Up to the first word boundary; a piece that does not fit ends it
-	 * early, and then what is left is shorter than that piece, which the
-	 * tail below takes in smaller, still aligned pieces. */
-	if (((uintptr_t)src & 1) && n >= 1)
-		TL2_COPY_PIECE(uint8_t);
-	if (((uintptr_t)src & 2) && n >= 2)
-		TL2_COPY_PIECE(uint16_t);
-	if (((uintptr_t)src & 4) && n >= 4)
-		TL2_COPY_PIECE(uint32_t);
-	while (n >= 8)
-		TL2_COPY_PIECE(uint64_t);
-	if (n & 4)
-		TL2_COPY_PIECE(uint32_t);
-	if (n & 2)
-		TL2_COPY_PIECE(uint16_t);
-	if (n & 1)
-		TL2_COPY_PIECE(uint8_t);
-#undef TL2_COPY_PIECE
-}
+ * where the stripe holds any (written_stripes).  The copy and the overlay
+ * are tl2_sets.h's, shared with silo. */
 
 /* [src, src + n), inside one stripe, read consistently with the snapshot
  * (as tl2_load) and the stripe logged once. */
@@ -906,26 +914,6 @@ static void tl2_read_chunk(tl2_tx_t *tx, unsigned char *dst, const unsigned char
 	}
 }
 
-/* Lay the bytes of [src, src + n) that this transaction wrote over their
- * copy at dst.  An entry's value and mask are in memcpy order: byte i of
- * them is byte i of the word. */
-static void tl2_overlay_written(tl2_tx_t *tx, unsigned char *dst, const unsigned char *src,
-                                size_t n)
-{
-	uintptr_t lo = (uintptr_t)src, hi = lo + n;
-	for (uintptr_t word = lo & ~(uintptr_t)7; word < hi; word += 8) {
-		const tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, word);
-		if (e == NULL)
-			continue;
-		const unsigned char *val = (const unsigned char *)&e->val;
-		const unsigned char *mask = (const unsigned char *)&e->mask;
-		uintptr_t from = word > lo ? word : lo, to = word + 8 < hi ? word + 8 : hi;
-		for (uintptr_t b = from; b < to; b++)
-			if (mask[b - word])
-				dst[b - lo] = val[b - word];
-	}
-}
-
 void tm_read_bytes(void *dst, const void *src, size_t n)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self_in_tx("tm_read_bytes");
@@ -944,7 +932,7 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 		} else {
 			tl2_read_chunk(tx, d, s, len);
 			if (tx->ws.n && tl2_stripe_written(tx, s))
-				tl2_overlay_written(tx, d, s, len);
+				tl2_ws_overlay(&tx->ws, d, s, len);
 		}
 		d += len;
 		s += len;
@@ -955,6 +943,7 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 /* tm.h's inline reads call the library's under the _spec_ names. */
 #define POTM_GEN_READ_SPEC 1
 #define POTM_GEN_OWN_READ_BYTES 1
+#define POTM_GEN_OWN_WRITE_BYTES 1
 #include "access_gen.h"
 
 /* ---- LSD-aware OCC (O1-O4) ------------------------------------------------ */

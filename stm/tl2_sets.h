@@ -76,6 +76,50 @@ static inline __attribute__((always_inline)) void tl2_store_bytes(void *a, unsig
 	}
 }
 
+/* ---- byte ranges: the copy of a stripe's part ---------------------------- */
+
+/* Copy [src, src + n) with relaxed atomic loads of the naturally aligned
+ * 1-, 2-, 4- and 8-byte pieces that tile it: no byte outside the range is
+ * loaded (a record's last bytes may end its block, and the bytes around
+ * it may be another thread's plain data).  A range of whole words (a
+ * record's stripes) takes the word loop alone. */
+static void tl2_copy_in(unsigned char *dst, const unsigned char *src, size_t n)
+	__attribute__((noinline, unused));
+static void tl2_copy_in(unsigned char *dst, const unsigned char *src, size_t n)
+{
+#define TL2_COPY_PIECE(T)                                                        \
+	do {                                                                     \
+		T v_ = __atomic_load_n((const T *)(const void *)src, __ATOMIC_RELAXED); \
+		memcpy(dst, &v_, sizeof v_);                                     \
+		dst += sizeof v_;                                                \
+		src += sizeof v_;                                                \
+		n -= sizeof v_;                                                  \
+	} while (0)
+	if (likely((((uintptr_t)src | n) & 7) == 0)) {
+		while (n > 0)
+			TL2_COPY_PIECE(uint64_t);
+		return;
+	}
+	/* Up to the first word boundary; a piece that does not fit ends it
+	 * early, and then what is left is shorter than that piece, which the
+	 * tail below takes in smaller, still aligned pieces. */
+	if (((uintptr_t)src & 1) && n >= 1)
+		TL2_COPY_PIECE(uint8_t);
+	if (((uintptr_t)src & 2) && n >= 2)
+		TL2_COPY_PIECE(uint16_t);
+	if (((uintptr_t)src & 4) && n >= 4)
+		TL2_COPY_PIECE(uint32_t);
+	while (n >= 8)
+		TL2_COPY_PIECE(uint64_t);
+	if (n & 4)
+		TL2_COPY_PIECE(uint32_t);
+	if (n & 2)
+		TL2_COPY_PIECE(uint16_t);
+	if (n & 1)
+		TL2_COPY_PIECE(uint8_t);
+#undef TL2_COPY_PIECE
+}
+
 /* ---- read set ------------------------------------------------------------ */
 
 #define TL2_RS_INITIAL 256
@@ -314,6 +358,62 @@ static inline __attribute__((always_inline)) void tl2_ws_put(tl2_wset_t *ws, voi
 	if (e == NULL)
 		e = tl2_ws_add(ws, word);
 	tl2_ws_fill(e, a, size, b);
+}
+
+/* Buffer the n bytes at src (private, any alignment) as writes of
+ * [a, a + n) (any alignment): one entry per word touched, each merged
+ * under its byte mask, so the words around the range and the bytes of a
+ * partial word outside it are never stored at write-back (tm.h).  What a
+ * backend keeps per stripe (lock prefetch, stripe filter) is its caller's,
+ * once per stripe rather than per word. */
+static inline void tl2_ws_put_range(tl2_wset_t *ws, uintptr_t a, const unsigned char *src,
+                                    size_t n)
+{
+	while (n > 0) {
+		uintptr_t word = a & ~(uintptr_t)7;
+		unsigned off = (unsigned)(a & 7);
+		size_t len = 8 - off < n ? 8 - off : n;
+		uint64_t v, m;
+		if (likely(len == 8)) {
+			memcpy(&v, src, 8);
+			m = ~(uint64_t)0;
+		} else {   /* the first or the last word of an unaligned range */
+			v = 0;
+			m = 0;
+			memcpy((unsigned char *)&v + off, src, len);
+			memset((unsigned char *)&m + off, 0xff, len);
+		}
+		tl2_wentry_t *e = tl2_ws_lookup(ws, word);
+		if (e == NULL)
+			e = tl2_ws_add(ws, word);
+		e->val = (e->val & ~m) | (v & m);
+		e->mask |= m;
+		a += len;
+		src += len;
+		n -= len;
+	}
+}
+
+/* Lay the bytes of [src, src + n) that this transaction wrote over their
+ * copy at dst (tm_read_bytes, for a stripe whose filter bit is set).  An
+ * entry's value and mask are in memcpy order: byte i of them is byte i of
+ * the word. */
+static void tl2_ws_overlay(tl2_wset_t *ws, unsigned char *dst, const unsigned char *src, size_t n)
+	__attribute__((unused));
+static void tl2_ws_overlay(tl2_wset_t *ws, unsigned char *dst, const unsigned char *src, size_t n)
+{
+	uintptr_t lo = (uintptr_t)src, hi = lo + n;
+	for (uintptr_t word = lo & ~(uintptr_t)7; word < hi; word += 8) {
+		const tl2_wentry_t *e = tl2_ws_lookup(ws, word);
+		if (e == NULL)
+			continue;
+		const unsigned char *val = (const unsigned char *)&e->val;
+		const unsigned char *mask = (const unsigned char *)&e->mask;
+		uintptr_t from = word > lo ? word : lo, to = word + 8 < hi ? word + 8 : hi;
+		for (uintptr_t b = from; b < to; b++)
+			if (mask[b - word])
+				dst[b - lo] = val[b - word];
+	}
 }
 
 /* Read-after-write.  The bytes of [a, a+size) that this transaction wrote

@@ -220,6 +220,13 @@ void tm_reclaim_barrier(void);
  * memory at dst (which must not overlap it): the same as n tm_read_u8
  * calls, but a backend reads as much at once as it can (tl2: one
  * snapshot check per stripe, not per byte).
+ *
+ *     void tm_write_bytes(void *dst, const void *src, size_t n);
+ *
+ * copies n bytes of private memory at src into shared memory at dst (any
+ * alignment; not overlapping): the same as n tm_write_u8 calls (the bytes
+ * around the range are never written), but a backend takes the range at
+ * once where it can (tl2, silo: one write-set entry per word).
  */
 #include <potm/static/access.h>
 

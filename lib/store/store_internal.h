@@ -94,12 +94,14 @@
 #undef tm_write_u64
 #undef tm_write_u8
 #undef tm_read_bytes
+#undef tm_write_bytes
 #undef tm_malloc
 #undef tm_free
 #define tm_read_u64(p) (*(const uint64_t *)(p))
 #define tm_write_u64(p, v) ((void)(*(uint64_t *)(p) = (v)))
 #define tm_write_u8(p, v) ((void)(*(uint8_t *)(p) = (v)))
 #define tm_read_bytes(d, s, n) ((void)memcpy((d), (s), (n)))
+#define tm_write_bytes(d, s, n) ((void)memcpy((d), (s), (n)))
 #define tm_malloc(n) store_private_malloc_(n)
 #define tm_free(p) free(p)
 #endif

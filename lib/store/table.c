@@ -313,10 +313,10 @@ void *store_index_last(store_index_t *ix, uint64_t lo, uint64_t hi, uint64_t *sk
 
 /* ---- byte copies ----------------------------------------------------------------
  *
- * Reads are the backend's tm_read_bytes (tl2 checks a stripe at a time).
- * Writes: bytes up to the first 8-byte boundary and after the last one go
- * one by one (sub-word writes never touch their neighbours, tm.h), the
- * words between whole; the private side may have any alignment (memcpy).
+ * The backend's tm_read_bytes and tm_write_bytes (tl2 and silo check and
+ * log a stripe at a time, and buffer a word per write-set entry; sub-word
+ * writes never touch their neighbours, tm.h); the private side may have
+ * any alignment.
  */
 
 void store_read_bytes(void *dst, const void *rec_src, size_t n)
@@ -328,17 +328,7 @@ void store_read_bytes(void *dst, const void *rec_src, size_t n)
 void store_write_bytes(void *rec_dst, const void *src, size_t n)
 {
 	store_require_tx("store_write_bytes");
-	uint8_t *d = rec_dst;
-	const uint8_t *s = src;
-	for (; n > 0 && ((uintptr_t)d & 7) != 0; n--)
-		tm_write_u8(d++, *s++);
-	for (; n >= 8; n -= 8, s += 8, d += 8) {
-		uint64_t w;
-		memcpy(&w, s, 8);
-		tm_write_u64((uint64_t *)(void *)d, w);
-	}
-	for (; n > 0; n--)
-		tm_write_u8(d++, *s++);
+	tm_write_bytes(rec_dst, src, n);
 }
 
 /* ---- whole tables (quiescent: plain reads) ---------------------------------------- */

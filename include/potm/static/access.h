@@ -105,6 +105,7 @@ void tm_undo_log_(void *a, unsigned size);
 	{ POTM_CHECK_IN_TX_(); return *a; }                              \
 	static inline void tm_write##sfx(T *a, T v)                      \
 	{ POTM_CHECK_WRITE_(); POTM_LOG_WRITE_(a, sizeof(T)); *a = v; }
+#define POTM_INLINE_WRITES_ 1
 #elif defined(POTM_BACKEND_GL) && !defined(POTM_BUILDING_LIBRARY)
 /* gl: inside a transaction this thread holds the lock, so a read is a
  * plain load, inline.  Anything else (outside a transaction, unaligned)
@@ -163,6 +164,7 @@ tm_gl_load_(const tm_txd_t *d, const void *a, unsigned size, void *out)
 	slow:                                                            \
 		tm_write##sfx##_slow_(a, v);                             \
 	}
+#define POTM_INLINE_WRITES_ 1
 #elif defined(POTM_BACKEND_TL2) && !defined(POTM_BUILDING_LIBRARY)
 /* tl2: a read whose stripe is free, no newer than the snapshot and not
  * written by this transaction is the TL2 read (lock, load, lock again)
@@ -271,6 +273,49 @@ static inline void tm_read_bytes(void *dst, const void *src, size_t n)
 }
 #else
 void tm_read_bytes(void *dst, const void *src, size_t n);
+#endif
+/* tm_write_bytes (tm.h): a plain copy where writes are plain stores that
+ * nothing logs (seq).  Where the typed writes are inline otherwise (rtm's
+ * and pot-rtm's, logged on their software paths; pot's fast mode), the
+ * naturally aligned pieces of the range through them: the library's
+ * generic split (lib/access_gen.h), so pot counts the same accesses
+ * either way, without a call per piece.  The library's elsewhere (tl2,
+ * silo: a range at once). */
+#if defined(POTM_PLAIN_ACCESS) && !defined(POTM_BACKEND_RTM) && !defined(POTM_BACKEND_POT_RTM)
+static inline void tm_write_bytes(void *dst, const void *src, size_t n)
+{
+	POTM_CHECK_WRITE_();
+	__builtin_memcpy(dst, src, n);
+}
+#elif defined(POTM_INLINE_WRITES_)
+static inline void tm_write_bytes(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = (unsigned char *)dst;
+	const unsigned char *s = (const unsigned char *)src;
+	while (n > 0) {
+		if (((uintptr_t)d & 7) == 0 && n >= 8) {
+			uint64_t v;
+			__builtin_memcpy(&v, s, 8);
+			tm_write_u64((uint64_t *)(void *)d, v);
+			d += 8, s += 8, n -= 8;
+		} else if (((uintptr_t)d & 3) == 0 && n >= 4) {
+			uint32_t v;
+			__builtin_memcpy(&v, s, 4);
+			tm_write_u32((uint32_t *)(void *)d, v);
+			d += 4, s += 4, n -= 4;
+		} else if (((uintptr_t)d & 1) == 0 && n >= 2) {
+			uint16_t v;
+			__builtin_memcpy(&v, s, 2);
+			tm_write_u16((uint16_t *)(void *)d, v);
+			d += 2, s += 2, n -= 2;
+		} else {
+			tm_write_u8(d, *s);
+			d += 1, s += 1, n -= 1;
+		}
+	}
+}
+#else
+void tm_write_bytes(void *dst, const void *src, size_t n);
 #endif
 
 /* Signed and char-typed views of the unsigned accesses, so that TM_LOAD

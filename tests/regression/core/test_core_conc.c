@@ -212,7 +212,8 @@ END_TEST
  * 256) for some g.  Writers rewrite it whole with a new g (bytes at the
  * ends, words between, the words from the top down).  Readers copy a
  * random range, crossing stripes at any alignment, and check that it is
- * one pattern; every third reader transaction first writes a new pattern
+ * one pattern; writers and readers use tm_write_bytes for every other
+ * range.  Every third reader transaction first writes a new pattern
  * over part of the buffer and reads a range across it (its own bytes
  * there, the snapshot's elsewhere), then writes the rest.  Every check is
  * made inside the transaction: an opaque TM never lets even a doomed
@@ -247,6 +248,16 @@ static void rb_write_pattern(unsigned g, size_t lo, size_t hi)
 		TM_STORE(&RB[i], rb_byte(g, i));
 }
 
+/* The same through tm_write_bytes: one range (tl2 and silo buffer it a
+ * word per entry, its partial first and last words under byte masks). */
+static void rb_write_range(unsigned g, size_t lo, size_t hi)
+{
+	unsigned char b[RB_LEN];
+	for (size_t i = lo; i < hi; i++)
+		b[i - lo] = rb_byte(g, i);
+	tm_write_bytes(RB + lo, b, hi - lo);
+}
+
 /* The pattern of the n bytes at got, which are RB[off, off + n): its g,
  * or -1 if they are not one pattern. */
 static int rb_pattern_of(const unsigned char *got, size_t off, size_t n)
@@ -269,7 +280,10 @@ static void read_bytes_work(unsigned id, unsigned n)
 		unsigned g1 = (unsigned)rng_next(&rng) & 255;
 		if (id % 2 == 0) {
 			TM_BEGIN();
-			rb_write_pattern(g1, 0, RB_LEN);
+			if (i % 2)
+				rb_write_range(g1, 0, RB_LEN);
+			else
+				rb_write_pattern(g1, 0, RB_LEN);
 			TM_END();
 		} else if (i % 3 != 0) {
 			unsigned char got[RB_LEN];
@@ -287,7 +301,10 @@ static void read_bytes_work(unsigned id, unsigned n)
 			unsigned char first;
 			tm_read_bytes(&first, RB, 1);
 			unsigned g0 = first;
-			rb_write_pattern(g1, lo, hi);
+			if (i % 2)
+				rb_write_range(g1, lo, hi);
+			else
+				rb_write_pattern(g1, lo, hi);
 			tm_read_bytes(got, RB + off, len);
 			for (size_t j = 0; j < len; j++) {
 				size_t at = off + j;

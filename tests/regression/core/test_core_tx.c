@@ -217,6 +217,27 @@ START_TEST(read_only_write_refused)
 	TM_END();
 }
 END_TEST
+
+/* tm_write_bytes is a write like any other: refused outside a transaction
+ * and in one declared read-only (tl2 and silo take a range at once, past
+ * the typed writes' checks). */
+START_TEST(write_bytes_outside_tx_refused)
+{
+	static unsigned char buf[24];
+	start();
+	tm_write_bytes(buf + 3, "range", 5);
+}
+END_TEST
+
+START_TEST(write_bytes_read_only_refused)
+{
+	static unsigned char buf[24];
+	start();
+	TM_BEGIN_RO();
+	tm_write_bytes(buf + 3, "range", 5);
+	TM_END();
+}
+END_TEST
 #endif
 
 /* ---- accesses ------------------------------------------------------------ */
@@ -707,6 +728,78 @@ START_TEST(read_bytes_ranges)
 }
 END_TEST
 
+/* ---- byte ranges (tm_write_bytes) ---------------------------------------
+ * Every (offset, length) written alone and committed: the bytes around
+ * the range (the rest of its first and last words) keep their values.
+ * Then ranges over a block the transaction already wrote in bytes, halves
+ * and words (tl2 and silo merge a range's partial words into those
+ * entries), read back before the commit; and a range long enough for tl2
+ * to escalate, followed by ranges written in place. */
+
+static void wb_fill(unsigned char *src, size_t len, unsigned seed)
+{
+	for (size_t i = 0; i < len; i++)
+		src[i] = (unsigned char)(seed * 29 + i * 11 + 3);
+}
+
+START_TEST(write_bytes_ranges)
+{
+	static const char *const shifts[] = { "3", "5", "12" };
+	unsigned char src[RB_BIG];
+	for (unsigned sh = 0; sh < 3; sh++) {
+		setenv("POTM_STRIPE_SHIFT", shifts[sh], 1);
+		start();
+		unsigned char *buf = malloc(RB_SIZE);
+		ck_assert_ptr_nonnull(buf);
+		for (size_t i = 0; i < RB_SIZE; i++)
+			buf[i] = rb_model[i] = (unsigned char)(i * 7 + 1);
+		unsigned seed = 0;
+		for (size_t off = 0; off < 24; off++)
+			for (size_t len = 0; off + len <= RB_SIZE; len += len < 40 ? 1 : 37) {
+				wb_fill(src, len, ++seed);
+				TM_BEGIN();
+				tm_write_bytes(buf + off, src, len);
+				TM_END();
+				memcpy(rb_model + off, src, len);
+				ck_assert_msg(memcmp(buf, rb_model, RB_SIZE) == 0,
+				              "tm_write_bytes(%zu, %zu) of %d", off, len, RB_SIZE);
+			}
+		TM_BEGIN();
+		rb_write_some(buf, RB_SIZE, sh);
+		for (size_t off = 1; off + 20 <= RB_SIZE; off += 23) {
+			wb_fill(src, 13, (unsigned)off);
+			tm_write_bytes(buf + off, src, 13);
+			memcpy(rb_model + off, src, 13);
+		}
+		rb_check_ranges(buf, RB_SIZE, 7);
+		TM_END();
+		ck_assert(memcmp(buf, rb_model, RB_SIZE) == 0);
+		free(buf);
+		stop();
+	}
+	unsetenv("POTM_STRIPE_SHIFT");
+	start();
+	unsigned char *big = malloc(RB_BIG);
+	ck_assert_ptr_nonnull(big);
+	for (size_t i = 0; i < RB_BIG; i++)
+		big[i] = rb_model[i] = (unsigned char)(i * 13 + 5);
+	TM_BEGIN();
+	wb_fill(src, RB_BIG - 2, 7);
+	tm_write_bytes(big + 1, src, RB_BIG - 2);   /* past the escalation mark */
+	memcpy(rb_model + 1, src, RB_BIG - 2);
+	for (size_t off = 3; off + 11 <= RB_BIG; off += 101) {
+		wb_fill(src, 11, (unsigned)off);
+		tm_write_bytes(big + off, src, 11);
+		memcpy(rb_model + off, src, 11);
+	}
+	rb_check_ranges(big, RB_BIG, 97);
+	TM_END();
+	ck_assert(memcmp(big, rb_model, RB_BIG) == 0);
+	free(big);
+	stop();
+}
+END_TEST
+
 static void atomic_body(void *arg)
 {
 	long *p = arg;
@@ -914,8 +1007,11 @@ int main(void)
 	tcase_add_test(api, read_only_declared);
 #if !(defined(POTM_PLAIN_ACCESS) && defined(NDEBUG))
 	/* pot's fast-mode writes are inline stores, unchecked. */
-	if (!IS("pot"))
+	if (!IS("pot")) {
 		tcase_add_test_raise_signal(api, read_only_write_refused, SIGABRT);
+		tcase_add_test_raise_signal(api, write_bytes_outside_tx_refused, SIGABRT);
+		tcase_add_test_raise_signal(api, write_bytes_read_only_refused, SIGABRT);
+	}
 #endif
 	suite_add_tcase(s, api);
 	TCase *tx = tcase_create("tx");
@@ -929,6 +1025,7 @@ int main(void)
 	tcase_add_test(tx, undo_log_forgets_between_transactions);
 	tcase_add_test(tx, read_after_write_large_set);
 	tcase_add_test(tx, read_bytes_ranges);
+	tcase_add_test(tx, write_bytes_ranges);
 	tcase_add_test(tx, atomic_results);
 	if (IS("seq"))
 		tcase_add_test_raise_signal(tx, seq_cancel_is_fatal, SIGABRT);
