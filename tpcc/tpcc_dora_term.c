@@ -67,6 +67,44 @@ static void slot_done(potm_dora_tx_t *tx, int outcome, void *ctx)
 	potm_dora_wake(s->run->d, s->owner);   /* its terminal may sleep in potm_dora_idle */
 }
 
+/* New-Order's last action, the same in both executions but for where the
+ * rows go: the order, its new-order row and its lines, keyed by the id
+ * the district action drew (phase 1). */
+int tpcc_dora_no_insert(potm_dora_act_t *a, tpcc_dora_slot_t *s, store_table_t *order,
+                        store_table_t *new_order, store_table_t *order_line)
+{
+	const tpcc_new_order_in_t *in = &s->req.in.new_order;
+	tpcc_new_order_out_t *out = &s->res.out.new_order;
+	tpcc_order_t o;
+	tpcc_new_order_t no;
+	tpcc_order_rows(in, s->o_id, &o, &no);
+	uint64_t okey = tpcc_order_key(in->w, in->d, (uint64_t)s->o_id);
+	if (potm_dora_insert(a, order, okey, &o) == NULL ||
+	    potm_dora_insert(a, new_order, okey, &no) == NULL) {
+		tpcc_dora_set_missing(s, "New-Order: the new order's id is taken");
+		return 1;
+	}
+	int64_t sum = 0;
+	for (uint32_t i = 0; i < in->ol_cnt; i++) {
+		tpcc_order_line_t ol;
+		tpcc_order_line_row(in, i, s->line[i].price, &ol);
+		ol.ol_o_id = s->o_id;
+		memcpy(ol.ol_dist_info, s->line[i].dist_info, sizeof ol.ol_dist_info);
+		if (potm_dora_insert(a, order_line,
+		                     tpcc_order_line_key(in->w, in->d, (uint64_t)s->o_id, i + 1),
+		                     &ol) == NULL) {
+			tpcc_dora_set_missing(s, "New-Order: an order line's key is taken");
+			return 1;
+		}
+		sum += ol.ol_amount;
+		out->line[i].amount = ol.ol_amount;
+		out->line[i].s_quantity = s->line[i].s_quantity;
+	}
+	out->total = tpcc_order_total(sum, s->c_discount, s->w_tax, s->d_tax);
+	out->o_id = (uint64_t)s->o_id;
+	return 0;
+}
+
 /* ---- the flow graphs (tpcc_dora.c lists them), over the execution's actions ---- */
 
 static potm_dora_lock_t lock_of(uint32_t space, uint64_t key, uint32_t mode)

@@ -189,6 +189,9 @@ static inline void tpcc_dora_set_missing(tpcc_dora_slot_t *s, const char *why)
 	atomic_compare_exchange_strong(&s->missing, &none, why);
 }
 
+int tpcc_dora_no_insert(potm_dora_act_t *a, tpcc_dora_slot_t *s, store_table_t *order,
+                        store_table_t *new_order, store_table_t *order_line);
+
 /* Save what Payment and Delivery change of a customer before they change
  * it: C_BALANCE through C_DELIVERY_CNT (adjacent), and C_DATA if asked. */
 static inline void tpcc_dora_save_customer(potm_dora_act_t *a, store_table_t *t,
