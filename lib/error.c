@@ -7,7 +7,7 @@
 
 /* One message per thread: an API call that fails records why, and the same
  * thread asks. */
-static __thread char potm_errbuf[512];
+static __thread char potm_errbuf[2048];   /* room for config.c's list of the settings */
 
 const char *tm_last_error(void)
 {

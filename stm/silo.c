@@ -205,7 +205,9 @@ static struct {
 	struct silo_version **vtab;    /* N1: chain heads, one per stripe word;
 	                                  NULL until the first snapshot */
 	uint64_t snap_from;            /* N2: K, the first epoch whose commits
-	                                  all keep versions */
+	                                  all keep versions; SILO_NO_EPOCH
+	                                  until the first snapshot sets it */
+	uint64_t snap_k;               /* N3: epochs per snapshot epoch */
 	uint64_t snap_min;             /* N5: no snapshot older, now or later */
 	unsigned snap_readers;         /* snapshots running (N5's scan) */
 	unsigned nids POTM_ALIGNED;    /* logical ids used so far: highest + 1 */
@@ -514,6 +516,7 @@ typedef struct silo_version {
 } silo_version_t;
 
 #define SILO_EPOCH(w)        (SILO_TID(w) >> SILO_SEQ_BITS)
+#define SILO_NO_EPOCH        UINT64_MAX   /* K before the first snapshot */
 #define SILO_DEAD_BATCH      64   /* cut nodes handed to reclamation at once */
 
 static inline uint64_t *silo_snap_slot(unsigned id)
@@ -524,6 +527,12 @@ static inline uint64_t *silo_snap_slot(unsigned id)
 static inline size_t silo_lock_index(const volatile uintptr_t *lock)
 {
 	return (size_t)(lock - silo.locks);
+}
+
+/* N3: the first epoch of e's snapshot epoch, for an epoch e >= K. */
+static inline uint64_t silo_snap_floor(uint64_t e, uint64_t k0)
+{
+	return k0 + (e - k0) / silo.snap_k * silo.snap_k;
 }
 
 /* N2: the chains, at the first snapshot. */
@@ -549,14 +558,16 @@ static void silo_snap_begin(silo_tx_t *tx)
 	__atomic_add_fetch(&silo.snap_readers, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
 		uint64_t x = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
-		if (x < __atomic_load_n(&silo.snap_from, __ATOMIC_SEQ_CST)) {
+		uint64_t k0 = __atomic_load_n(&silo.snap_from, __ATOMIC_SEQ_CST);
+		if (x < k0) {
 			struct timespec ms = { 0, 1000000 };
 			nanosleep(&ms, NULL);
 			continue;
 		}
-		__atomic_store_n(slot, x, __ATOMIC_SEQ_CST);
+		uint64_t from = silo_snap_floor(x, k0);   /* S + 1 */
+		__atomic_store_n(slot, from, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST) == x) {
-			tx->snap_epoch = x;
+			tx->snap_epoch = from;
 			return;
 		}
 	}
@@ -708,27 +719,40 @@ static inline bool silo_snap_fresh(const silo_tx_t *tx, size_t n, uintptr_t addr
 
 static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
 {
-	size_t nfresh = silo_snap_fresh_ranges(tx), hint = 0;
+	/* N2: K is stored just after vtab, by a thread that waits for
+	 * nothing in between. */
+	uint64_t k0 = __atomic_load_n(&silo.snap_from, __ATOMIC_SEQ_CST);
+	while (unlikely(k0 == SILO_NO_EPOCH)) {
+		sched_yield();
+		k0 = __atomic_load_n(&silo.snap_from, __ATOMIC_SEQ_CST);
+	}
+	if (e < k0)
+		return;   /* every snapshot's S is >= K - 1 (N3) */
+	uint64_t over = silo_snap_floor(e, k0);
+	size_t nfresh = SIZE_MAX, hint = 0;   /* the ranges, looked up once needed */
 	for (size_t i = 0; i < tx->ws.n; i++) {
 		const tl2_wentry_t *w = &tx->ws.e[i];
-		if (silo_snap_fresh(tx, nfresh, w->addr, &hint))
-			continue;
 		silo_version_t **head = &vt[silo_lock_index(silo_lock_of((const void *)w->addr))];
-		tm_word_t have = 0;   /* bytes saved by earlier commits of e */
-		for (const silo_version_t *v = *head; v != NULL && v->over == e; v = v->next)
+		tm_word_t have = 0;   /* bytes saved earlier in the snapshot epoch */
+		for (const silo_version_t *v = *head; v != NULL && v->over == over; v = v->next)
 			if (v->addr == w->addr)
 				have |= v->mask;
 		tm_word_t keep = w->mask & ~have;
 		if (keep == 0)
 			continue;
-		/* The chain's first node of epoch e trims it: snap_min moves
-		 * once an epoch, and a walk per push would cost a pass over
-		 * the epoch's nodes each time. */
-		bool first = *head == NULL || (*head)->over != e;
+		if (nfresh == SIZE_MAX)
+			nfresh = silo_snap_fresh_ranges(tx);
+		if (silo_snap_fresh(tx, nfresh, w->addr, &hint))
+			continue;
+		/* The chain's first node of the snapshot epoch trims it:
+		 * snap_min moves once a snapshot epoch, and a walk per push
+		 * would cost a pass over the snapshot epoch's nodes each
+		 * time. */
+		bool first = *head == NULL || (*head)->over != over;
 		silo_version_t *v = potm_xmalloc(sizeof *v);
 		v->next = *head;
 		v->addr = w->addr;
-		v->over = e;
+		v->over = over;
 		v->mask = keep;
 		v->old = 0;
 		if (keep == ~(tm_word_t)0) {
@@ -798,7 +822,10 @@ static void silo_snap_tick(uint64_t epoch)
 {
 	if (__atomic_load_n(&silo.vtab, __ATOMIC_SEQ_CST) == NULL)
 		return;
-	uint64_t min = epoch - 1;
+	/* The S a snapshot starting now takes (N3); before K, no snapshot
+	 * has started and no node exists, and E - 1 < K. */
+	uint64_t k0 = __atomic_load_n(&silo.snap_from, __ATOMIC_SEQ_CST);
+	uint64_t min = epoch >= k0 ? silo_snap_floor(epoch, k0) - 1 : epoch - 1;
 	if (__atomic_load_n(&silo.snap_readers, __ATOMIC_SEQ_CST) != 0) {
 		unsigned n = __atomic_load_n(&silo.nids, __ATOMIC_ACQUIRE);
 		for (unsigned id = 0; id < n; id++) {
@@ -1544,6 +1571,11 @@ static void silo_free_tables(void)
 
 static int silo_init(const tm_config_t *cfg)
 {
+	/* tm_init validated it; a zero would divide by zero in N3. */
+	if (cfg->silo_snapshot_epochs < 1)
+		return potm_error("silo: tm_config_t.silo_snapshot_epochs = 0 "
+		                  "(POTM_SILO_SNAPSHOT_EPOCHS); allowed: 1 or more "
+		                  "epochs per snapshot epoch");
 	if (silo_parse_epoch_ms() != 0)
 		return -1;
 	silo.global_tid = cfg->silo_global_tid != 0;
@@ -1569,7 +1601,9 @@ static int silo_init(const tm_config_t *cfg)
 	silo.epoch = 1;   /* every TID of a commit is above the initial words (0) */
 	silo.epoch_stop = false;
 	silo.vtab = NULL;
-	silo.snap_from = silo.snap_min = 0;
+	silo.snap_from = SILO_NO_EPOCH;
+	silo.snap_min = 0;
+	silo.snap_k = cfg->silo_snapshot_epochs;
 	silo.snap_readers = 0;
 	silo.nversions = 0;
 	silo.snap_slots = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);

@@ -124,6 +124,15 @@ typedef struct tm_config {
 	                           counter (Silo's MemSilo+GlobalTID), not
 	                           from the thread's own; for measuring what
 	                           the per-thread TIDs save */
+	unsigned silo_snapshot_epochs; /* POTM_SILO_SNAPSHOT_EPOCHS 1..100000,
+	                           default 25: silo's snapshot epoch, in
+	                           epochs (Silo: 25, 1 s at 40 ms).  A
+	                           read-only snapshot transaction reads the
+	                           state at the end of the latest complete
+	                           snapshot epoch, and a commit keeps a word's
+	                           old bytes once per word and snapshot epoch:
+	                           larger means fewer kept versions and older
+	                           snapshots */
 } tm_config_t;
 
 /* Fill *cfg with the defaults above (environment not applied). */

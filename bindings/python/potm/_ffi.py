@@ -49,6 +49,7 @@ typedef struct tm_config {
     int serial;
     unsigned serial_writes;
     int silo_global_tid;
+    unsigned silo_snapshot_epochs;
 } tm_config_t;
 
 void tm_config_default(tm_config_t *cfg);
