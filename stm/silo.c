@@ -119,8 +119,8 @@
  *     read set against its snapshot, the kept words again.
  *
  * Snapshot transactions (paper 4.9): a transaction declared read-only
- * (TM_BEGIN_RO) reads the state at the end of a recent epoch, from the
- * old bytes that committers keep once snapshots are in use, and never
+ * (TM_BEGIN_RO) reads the state at the end of a recent snapshot epoch,
+ * from the old bytes that committers keep once snapshots are in use, and never
  * aborts; N1-N7 in the snapshot section.
  *
  * Durability (4.10) is the record store's redo log (lib/store/log.c),
@@ -447,64 +447,81 @@ static void silo_drop_token(silo_tx_t *tx)
 
 /* ---- snapshot transactions (N1-N7) -------------------------------------
  *
- * A transaction declared read-only reads the state at the end of epoch S,
- * a recent one, and never aborts (paper 4.9, with epochs for snapshot
- * epochs).  Old versions are kept per stripe word only once a snapshot
- * has run, and are cut as soon as no snapshot can read them.
+ * A transaction declared read-only reads the state at the end of a recent
+ * snapshot epoch and never aborts (paper 4.9).  A snapshot epoch is k
+ * epochs (cfg->silo_snapshot_epochs, Silo's 25), counted from K (N2):
+ * epoch e >= K is in the snapshot epoch that starts at
+ * F(e) = K + floor((e - K) / k) * k.  Old versions are kept per stripe word
+ * only once a snapshot has run, once per word and snapshot epoch (not per
+ * epoch: k times fewer for a word written all the time), and are cut as
+ * soon as no snapshot can read them.
  *  N1 (versions) vtab holds, per stripe word, a chain of versions, newest
  *     first.  A node holds bytes of one memory word (a byte mask says
- *     which) as they were before a commit of epoch `over' overwrote them:
- *     only bytes the commit wrote, so that no byte outside what the
- *     program allocated is read.  Only a committer holding the stripe
- *     word pushes, after its validation and before its write-back; per
- *     word, epochs grow with the commit order (S3), so `over' decreases
- *     along a chain.  A commit of epoch e saves the bytes it writes that
- *     no node of epoch e in the chain holds yet: the first commit of e to
- *     write a byte saves it as it was at the end of the epochs before e.
+ *     which) as they were before a commit of epoch e >= K overwrote them,
+ *     tagged over = F(e): only bytes the commit wrote, so that no byte
+ *     outside what the program allocated is read.  Only a committer
+ *     holding the stripe word pushes, after its validation and before its
+ *     write-back; per word, epochs grow with the commit order (S3), and F
+ *     with them, so `over' never increases along a chain.  A commit saves
+ *     the bytes it writes that no node tagged F(e) holds yet (those are at
+ *     the chain's head): the first commit of the snapshot epoch to write a
+ *     byte saves it as it was at the end of the snapshot epochs before.
  *     Memory the transaction allocated itself is not saved: no snapshot
  *     can reach it before this commit (its previous life, if any, ended
  *     in a free that N7 held until no snapshot could reach it).
  *  N2 (from K) The first snapshot allocates vtab, then reads E and sets
- *     K = E + 1.  A committer reads E after locking its write set (and a
- *     full fence), then vtab, all sequentially consistent: if it reads an
- *     E >= K, its load of E follows the store of K into E, which follows
- *     the snapshot's load of E, which follows the store of vtab; it sees
- *     vtab and saves.  Every commit of an epoch >= K keeps versions.
- *  N3 (snapshot epoch) A snapshot takes S = x - 1 for the E = x it reads
- *     at its start, and waits until x >= K first (the first snapshot, for
- *     at most an epoch).  A commit of epoch <= S read E before E became
- *     x, after it had locked its whole write set: its locks were taken
- *     before the snapshot's first read, which sees each of its stripes
- *     locked (and waits) or written back.  A commit of epoch > S has an
- *     epoch >= K: it saved what it overwrote (N2).
+ *     K = E + 1 (SILO_NO_EPOCH before).  A committer reads E after locking
+ *     its write set (and a full fence), then vtab, then K, all
+ *     sequentially consistent: if it reads an E >= K, its load of E
+ *     follows the store of K into E, which follows the snapshot's load of
+ *     E, which follows the store of vtab; it sees vtab, waits for K if
+ *     not stored yet (its storer waits for nothing), and saves.  Every
+ *     commit of an epoch >= K keeps versions; one of an epoch < K keeps
+ *     none, and needs none: every snapshot's S is >= K - 1 (N3).
+ *  N3 (snapshot epoch) A snapshot that reads E = x at its start waits
+ *     until x >= K (the first snapshot, for at most an epoch), then takes
+ *     S = F(x) - 1: the end of the latest complete snapshot epoch
+ *     (K - 1 while the first one runs).  A commit of epoch <= S < x read E
+ *     before E became x, after it had locked its whole write set: its
+ *     locks were taken before the snapshot's first read, which sees each
+ *     of its stripes locked (and waits) or written back.  A commit of
+ *     epoch e > S has e >= F(x) >= K: it saved what it overwrote (N2),
+ *     tagged F(e) > S.
  *  N4 (read) A snapshot reads a stripe as an ordinary read does (word
  *     unlocked and unchanged around the copy).  Word of epoch <= S: no
  *     commit of epoch > S has written any stripe of the word yet, the
  *     bytes are S's.  Otherwise S's value of a byte is the one before the
- *     first commit of epoch > S that wrote it: the oldest node holding
- *     that byte with over > S (N1, N3), all of which the word's release
- *     made visible; no such node: no commit of epoch > S wrote the byte
- *     (others under the same word were), the byte read is S's.
- *     Every read thus returns the state after the commits of epoch <= S
- *     and no other: consistent, nothing to validate, no abort.  It
- *     waits only for a committer holding the word, which never waits for
- *     a reader.
+ *     first commit c of epoch > S that wrote it.  No earlier commit of
+ *     c's snapshot epoch wrote the byte (its epoch would be >= F(e_c) > S),
+ *     so c saved it, tagged F(e_c) > S; every other node holding the byte
+ *     with over > S is newer (N1).  So the oldest node holding the byte
+ *     with over > S has S's value, and the word's release made it
+ *     visible; no such node: no commit of epoch > S wrote the byte (others
+ *     under the same word were), the byte read is S's.  Every read thus
+ *     returns the state after the commits of epoch <= S and no other:
+ *     consistent, nothing to validate, no abort.  It waits only for a
+ *     committer holding the word, which never waits for a reader.
  *  N5 (oldest snapshot) A snapshot stores S + 1 in its slot, then reads E
  *     again and starts over if E moved; the epoch thread stores E, then
  *     reads the slots (when a snapshot runs), and sets snap_min to the
- *     least of E - 1 and the slots' S: every running or later snapshot
- *     has S >= snap_min, which never decreases.
+ *     least of the S a snapshot starting now takes (F(E) - 1; E - 1 before
+ *     K, below every S) and the slots' S: a snapshot whose slot it missed
+ *     reads its E again after that store, and takes F(E) - 1 or starts
+ *     over; every running or later snapshot has S >= snap_min, which
+ *     never decreases (F grows with E).  It moves once a snapshot epoch.
  *  N6 (trimming) A node with over <= snap_min is never chosen (N4 stops
  *     at over <= S): a committer that pushes a chain's first node of its
- *     epoch cuts them from that chain, under the word's lock, so a chain
- *     holds about one node per word written and epoch after snap_min.  Cut nodes go through the
- *     library's reclamation: a snapshot still walking them is in its
- *     read-side section.
+ *     snapshot epoch cuts them from that chain, under the word's lock, so
+ *     a chain holds about one node per word written and snapshot epoch
+ *     after snap_min.  Cut nodes go through the library's reclamation: a
+ *     snapshot still walking them is in its read-side section.
  *  N7 (frees held back) Once vtab exists, a transaction's tm_free'd
  *     blocks, tagged with E at its commit (at least its epoch), go to
  *     reclamation only when snap_min reaches the tag: until then a
- *     snapshot of an earlier epoch may reach them through old versions.
- *     An exiting thread leaves what it holds to the epoch thread.
+ *     snapshot of an earlier epoch may reach them through old versions;
+ *     a snapshot with S >= the tag sees them freed.  The hold lasts up to
+ *     a snapshot epoch more than with per-epoch snapshots.  An exiting
+ *     thread leaves what it holds to the epoch thread.
  */
 
 typedef struct silo_version {
