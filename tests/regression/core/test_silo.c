@@ -23,7 +23,10 @@
  *                   no snapshot ever aborts (N3, N4), no box is read
  *                   after it is freed (N7: under ASan), the versions
  *                   kept stay bounded while they run and drop back to
- *                   about one per account once no snapshot runs (N6);
+ *                   about one per word written once no snapshot runs (N6);
+ *                   each account's balance, mirrored beside its box's
+ *                   pointer in whole and part words of one span, reads
+ *                   the same in all three;
  *                   half the sums read through LSD futures and check a
  *                   condition on them, resolved on the snapshot;
  *                   declaring after a first access is refused; all of
@@ -295,8 +298,16 @@ END_TEST
 #else
 #define SNAP_TRANSFERS 8000
 #endif
-/* A slot per 64 bytes: the accounts' boxes' pointers on distinct stripes. */
-static long *snap_slot[SNAP_ACCOUNTS][8];
+/* A slot per 64 bytes: the accounts' boxes' pointers on distinct stripes;
+ * next to each, in its span (N1), the balance again as a long and as an
+ * int32 (part of a word): a snapshot finds all three equal. */
+static struct {
+	long *box;
+	long mirror;
+	int32_t pad, mirror32;
+} __attribute__((aligned(64))) snap_slot[SNAP_ACCOUNTS];
+#define SNAP_MIRROR(i) (&snap_slot[i].mirror)
+#define SNAP_MIRROR32(i) (&snap_slot[i].mirror32)
 static unsigned snap_readers_n;      /* threads 0 .. readers - 1 read */
 static unsigned snap_writers_left;
 static unsigned long snap_sums, snap_attempts, snap_bad;
@@ -306,14 +317,18 @@ static size_t snap_peak;
 static void snap_transfer(unsigned a, unsigned b)
 {
 	TM_BEGIN();
-	long *pa = TM_LOAD(&snap_slot[a][0]), *pb = TM_LOAD(&snap_slot[b][0]);
+	long *pa = TM_LOAD(&snap_slot[a].box), *pb = TM_LOAD(&snap_slot[b].box);
 	long va = TM_LOAD(pa), vb = TM_LOAD(pb);
 	/* Unpublished: written directly (tm.h's rules). */
 	long *na = tm_malloc(sizeof *na), *nb = tm_malloc(sizeof *nb);
 	*na = va - 1;
 	*nb = vb + 1;
-	TM_STORE(&snap_slot[a][0], na);
-	TM_STORE(&snap_slot[b][0], nb);
+	TM_STORE(&snap_slot[a].box, na);
+	TM_STORE(&snap_slot[b].box, nb);
+	TM_STORE(SNAP_MIRROR(a), va - 1);
+	TM_STORE(SNAP_MIRROR(b), vb + 1);
+	TM_STORE(SNAP_MIRROR32(a), (int32_t)(va - 1));
+	TM_STORE(SNAP_MIRROR32(b), (int32_t)(vb + 1));
 	tm_free(pa);
 	tm_free(pb);
 	TM_END();
@@ -333,9 +348,13 @@ static void snap_work(unsigned id, unsigned n)
 			sum = 0;
 			same = true;
 			for (unsigned i = 0; i < SNAP_ACCOUNTS; i++) {
-				long *p = TM_LOAD(&snap_slot[i][0]);
+				long *p = TM_LOAD(&snap_slot[i].box);
 				if (!lsd) {
-					sum += TM_LOAD(p);
+					long v = TM_LOAD(p);
+					sum += v;
+					if (TM_LOAD(SNAP_MIRROR(i)) != v ||
+					    TM_LOAD(SNAP_MIRROR32(i)) != (int32_t)v)
+						same = false;
 					continue;
 				}
 				/* LSD in a snapshot: futures and conditions
@@ -343,7 +362,7 @@ static void snap_work(unsigned id, unsigned n)
 				long v = (long)lsd_value(lsd_read((const int64_t *)p));
 				sum += v;
 				/* The slot moves with every transfer. */
-				lsd_val_t slot = lsd_read((const int64_t *)(void *)&snap_slot[i][0]);
+				lsd_val_t slot = lsd_read((const int64_t *)(void *)&snap_slot[i].box);
 				if (!lsd_is_true(lsd_cmp(slot, LSD_EQ, lsd_const((int64_t)(intptr_t)p))))
 					same = false;
 			}
@@ -399,8 +418,10 @@ static void snap_run(unsigned nthreads, unsigned readers, unsigned k)
 	setenv("POTM_SILO_SNAPSHOT_EPOCHS", kv, 1);
 	start_tm();
 	for (unsigned i = 0; i < SNAP_ACCOUNTS; i++) {
-		snap_slot[i][0] = malloc(sizeof(long));
-		*snap_slot[i][0] = SNAP_START;
+		snap_slot[i].box = malloc(sizeof(long));
+		*snap_slot[i].box = SNAP_START;
+		*SNAP_MIRROR(i) = SNAP_START;
+		*SNAP_MIRROR32(i) = (int32_t)SNAP_START;
 	}
 	snap_readers_n = readers;
 	snap_writers_left = nthreads - readers;
@@ -414,27 +435,28 @@ static void snap_run(unsigned nthreads, unsigned readers, unsigned k)
 	/* N6: at most one node per account and snapshot epoch after the
 	 * oldest snapshot; a reader preempted for many epochs holds more
 	 * back.  A snapshot epoch longer than the run (20 s): the run
-	 * crosses at most one boundary, two nodes per account's slot (the
-	 * boxes are fresh, never saved), where saving per epoch would keep
-	 * one per epoch. */
+	 * crosses at most one boundary, two nodes per word an account
+	 * writes beside its box (three words; the boxes are fresh, never
+	 * saved), where saving per epoch would keep one per epoch. */
 	if (k >= 10000)
-		ck_assert_msg(snap_peak <= 2 * SNAP_ACCOUNTS, "%zu versions kept (k = %u)",
+		ck_assert_msg(snap_peak <= 2 * 3 * SNAP_ACCOUNTS, "%zu versions kept (k = %u)",
 		              snap_peak, k);
 	else
 		ck_assert_msg(snap_peak <= 64 * SNAP_ACCOUNTS, "%zu versions kept", snap_peak);
 	/* No snapshot runs now: after two snapshot epochs, one pass of
-	 * writes cuts every older node, leaving about one per account. */
+	 * writes cuts every older node, leaving about one per word written
+	 * (three per account). */
 	if (k < 10000) {
 		struct timespec t = { 0, (long)(2 * k + 8) * 2 * 1000000 };
 		nanosleep(&t, NULL);
 		test_run_threads(1, snap_touch_all);
 		size_t after = tm_snapshot_versions();
-		ck_assert_msg(after <= 2 * SNAP_ACCOUNTS, "%zu versions left (k = %u)", after, k);
+		ck_assert_msg(after <= 4 * SNAP_ACCOUNTS, "%zu versions left (k = %u)", after, k);
 	}
 	long total = 0;
 	for (unsigned i = 0; i < SNAP_ACCOUNTS; i++) {
-		total += *snap_slot[i][0];
-		free(snap_slot[i][0]);
+		total += *snap_slot[i].box;
+		free(snap_slot[i].box);
 	}
 	ck_assert_int_eq(total, SNAP_ACCOUNTS * SNAP_START);
 	tm_shutdown();
