@@ -188,7 +188,10 @@ typedef struct silo_tx {
 	uint64_t written_stripes[SILO_STRIPE_FILTER_BITS / 64];
 	/* Snapshots (N1-N7). */
 	uint64_t snap_epoch;         /* S + 1 while a snapshot runs, else 0 */
-	potm_ptrvec_t dead_versions; /* N6: cut from their chains */
+	potm_ptrvec_t dead_versions; /* N6: blocks whose nodes are all cut */
+	size_t *snap_todo;           /* N1: the write set's entries to save, */
+	tm_word_t *snap_keep;        /* with the bytes to save of each */
+	size_t snap_todo_cap;
 	void **held_frees;           /* N7: committed frees held back ... */
 	uint64_t *held_epochs;       /* ... each with E at its commit */
 	size_t nheld_frees, held_frees_cap;
@@ -513,8 +516,11 @@ static void silo_drop_token(silo_tx_t *tx)
  *     at over <= S): a committer that pushes a chain's first node of its
  *     snapshot epoch cuts them from that chain, under the word's lock, so
  *     a chain holds about one node per word written and snapshot epoch
- *     after snap_min.  Cut nodes go through the library's reclamation: a
- *     snapshot still walking them is in its read-side section.
+ *     after snap_min.  A commit's nodes are one block, handed to the
+ *     library's reclamation when its last node is cut (an atomic count:
+ *     its nodes sit in chains under different locks): a snapshot still
+ *     walking a cut node is in its read-side section, which began
+ *     before that last cut.
  *  N7 (frees held back) Once vtab exists, a transaction's tm_free'd
  *     blocks, tagged with E at its commit (at least its epoch), go to
  *     reclamation only when snap_min reaches the tag: until then a
@@ -524,13 +530,23 @@ static void silo_drop_token(silo_tx_t *tx)
  *     thread leaves what it holds to the epoch thread.
  */
 
+/* A commit's nodes are one allocation: a block, freed once every node in
+ * it is cut (N6), the last cut handing it to reclamation. */
+struct silo_vblock;
+
 typedef struct silo_version {
 	struct silo_version *next;
+	struct silo_vblock *blk;  /* the block it lives in */
 	uintptr_t addr;           /* the memory word's address */
 	uint64_t over;            /* the epoch of the commit that overwrote it */
 	tm_word_t old;            /* its bytes before that commit ... */
 	tm_word_t mask;           /* ... 0xff in each byte kept */
 } silo_version_t;
+
+typedef struct silo_vblock {
+	uint64_t live;            /* its nodes still in a chain */
+	silo_version_t v[];
+} silo_vblock_t;
 
 #define SILO_EPOCH(w)        (SILO_TID(w) >> SILO_SEQ_BITS)
 #define SILO_NO_EPOCH        UINT64_MAX   /* K before the first snapshot */
@@ -681,8 +697,14 @@ static void silo_snap_trim(silo_tx_t *tx, silo_version_t *from)
 		silo_version_t *cut = p->next;
 		__atomic_store_n(&p->next, NULL, __ATOMIC_RELEASE);
 		size_t n = 0;
-		for (; cut != NULL; cut = cut->next, n++)
-			potm_ptrvec_push(&tx->dead_versions, cut);
+		for (silo_version_t *next; cut != NULL; cut = next, n++) {
+			next = cut->next;   /* cut may be the block's last node */
+			silo_vblock_t *b = cut->blk;
+			/* Chains of other words cut the block's other nodes,
+			 * under other locks. */
+			if (__atomic_sub_fetch(&b->live, 1, __ATOMIC_ACQ_REL) == 0)
+				potm_ptrvec_push(&tx->dead_versions, b);
+		}
 		__atomic_sub_fetch(&silo.nversions, n, __ATOMIC_RELAXED);
 		return;
 	}
@@ -747,9 +769,11 @@ static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
 		return;   /* every snapshot's S is >= K - 1 (N3) */
 	uint64_t over = silo_snap_floor(e, k0);
 	size_t nfresh = SIZE_MAX, hint = 0;   /* the ranges, looked up once needed */
+	/* First the entries to save, then one block for their nodes. */
+	size_t m = 0;
 	for (size_t i = 0; i < tx->ws.n; i++) {
 		const tl2_wentry_t *w = &tx->ws.e[i];
-		silo_version_t **head = &vt[silo_lock_index(silo_lock_of((const void *)w->addr))];
+		silo_version_t *const *head = &vt[silo_lock_index(silo_lock_of((const void *)w->addr))];
 		tm_word_t have = 0;   /* bytes saved earlier in the snapshot epoch */
 		for (const silo_version_t *v = *head; v != NULL && v->over == over; v = v->next)
 			if (v->addr == w->addr)
@@ -761,13 +785,34 @@ static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
 			nfresh = silo_snap_fresh_ranges(tx);
 		if (silo_snap_fresh(tx, nfresh, w->addr, &hint))
 			continue;
+		if (m == tx->snap_todo_cap) {
+			tx->snap_todo_cap = tx->snap_todo_cap ? 2 * tx->snap_todo_cap : 64;
+			tx->snap_todo = potm_xrealloc(tx->snap_todo,
+			                              tx->snap_todo_cap * sizeof *tx->snap_todo);
+			tx->snap_keep = potm_xrealloc(tx->snap_keep,
+			                              tx->snap_todo_cap * sizeof *tx->snap_keep);
+		}
+		tx->snap_todo[m] = i;
+		tx->snap_keep[m++] = keep;
+	}
+	if (m == 0)
+		return;
+	silo_vblock_t *b = potm_xmalloc(sizeof *b + m * sizeof b->v[0]);
+	b->live = m;
+	/* Counted before any trim below may cut one of them. */
+	__atomic_add_fetch(&silo.nversions, m, __ATOMIC_RELAXED);
+	for (size_t j = 0; j < m; j++) {
+		const tl2_wentry_t *w = &tx->ws.e[tx->snap_todo[j]];
+		tm_word_t keep = tx->snap_keep[j];
+		silo_version_t **head = &vt[silo_lock_index(silo_lock_of((const void *)w->addr))];
 		/* The chain's first node of the snapshot epoch trims it:
 		 * snap_min moves once a snapshot epoch, and a walk per push
 		 * would cost a pass over the snapshot epoch's nodes each
 		 * time. */
 		bool first = *head == NULL || (*head)->over != over;
-		silo_version_t *v = potm_xmalloc(sizeof *v);
+		silo_version_t *v = &b->v[j];
 		v->next = *head;
+		v->blk = b;
 		v->addr = w->addr;
 		v->over = over;
 		v->mask = keep;
@@ -775,14 +820,13 @@ static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
 		if (keep == ~(tm_word_t)0) {
 			v->old = __atomic_load_n((const tm_word_t *)w->addr, __ATOMIC_RELAXED);
 		} else {
-			const unsigned char *m = (const unsigned char *)&keep;
-			for (unsigned b = 0; b < sizeof(tm_word_t); b++)
-				if (m[b])
-					((unsigned char *)&v->old)[b] = __atomic_load_n(
-						(const unsigned char *)w->addr + b, __ATOMIC_RELAXED);
+			const unsigned char *mk = (const unsigned char *)&keep;
+			for (unsigned k = 0; k < sizeof(tm_word_t); k++)
+				if (mk[k])
+					((unsigned char *)&v->old)[k] = __atomic_load_n(
+						(const unsigned char *)w->addr + k, __ATOMIC_RELAXED);
 		}
 		__atomic_store_n(head, v, __ATOMIC_RELEASE);
-		__atomic_add_fetch(&silo.nversions, 1, __ATOMIC_RELAXED);
 		if (first)
 			silo_snap_trim(tx, v);
 	}
@@ -873,6 +917,11 @@ static void silo_snap_thread_fini(silo_tx_t *tx)
 	if (tx->dead_versions.n != 0)
 		potm_reclaim_defer(NULL, tx->dead_versions.v, tx->dead_versions.n);
 	potm_ptrvec_free(&tx->dead_versions);
+	free(tx->snap_todo);
+	free(tx->snap_keep);
+	tx->snap_todo = NULL;
+	tx->snap_keep = NULL;
+	tx->snap_todo_cap = 0;
 	if (tx->nheld_frees != 0) {
 		pthread_mutex_lock(&silo.snap_mu);
 		size_t n = silo.norphans + tx->nheld_frees;
@@ -907,7 +956,8 @@ static void silo_snap_shutdown(void)
 		for (size_t i = 0; i <= silo.mask; i++)
 			for (silo_version_t *v = silo.vtab[i], *next; v != NULL; v = next) {
 				next = v->next;
-				free(v);
+				if (--v->blk->live == 0)
+					free(v->blk);
 			}
 		free(silo.vtab);
 		silo.vtab = NULL;
