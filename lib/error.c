@@ -1,27 +1,65 @@
 /* lib/error.c — error reporting: tm_last_error(), fatal misuse. */
 #include "potm_internal.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 /* One message per thread: an API call that fails records why, and the same
- * thread asks. */
-static __thread char potm_errbuf[2048];   /* room for config.c's list of the settings */
+ * thread asks.  The buffer is allocated at a thread's first error and freed
+ * at its exit: a static thread-local one this long would not fit the static
+ * TLS that a dlopen'ed libpotm gets (its tm_self_ is initial-exec), and
+ * config.c's list of the settings needs the room. */
+#define POTM_ERRBUF_SIZE 2048
+static __thread char *potm_errbuf;
+static pthread_key_t potm_errkey;
+static pthread_once_t potm_errkey_once = PTHREAD_ONCE_INIT;
+
+static void potm_errkey_init(void)
+{
+	if (pthread_key_create(&potm_errkey, free) != 0)
+		potm_fatal("cannot create the error message's thread key");
+}
+
+/* NULL when out of memory: the message is lost, the call still fails. */
+static char *potm_errbuf_get(void)
+{
+	if (potm_errbuf == NULL) {
+		pthread_once(&potm_errkey_once, potm_errkey_init);
+		char *b = malloc(POTM_ERRBUF_SIZE);
+		if (b == NULL)
+			return NULL;
+		b[0] = '\0';
+		if (pthread_setspecific(potm_errkey, b) != 0) {
+			free(b);
+			return NULL;
+		}
+		potm_errbuf = b;
+	}
+	return potm_errbuf;
+}
 
 const char *tm_last_error(void)
 {
-	return potm_errbuf;
+	return potm_errbuf != NULL ? potm_errbuf : "";
+}
+
+static void potm_errbuf_set(const char *fmt, va_list ap)
+{
+	char *b = potm_errbuf_get();
+	if (b != NULL)
+		vsnprintf(b, POTM_ERRBUF_SIZE, fmt, ap);
 }
 
 int potm_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(potm_errbuf, sizeof potm_errbuf, fmt, ap);
+	potm_errbuf_set(fmt, ap);
 	va_end(ap);
 	if (potm_cfg.verbose)
-		fprintf(stderr, "potm: error: %s\n", potm_errbuf);
+		fprintf(stderr, "potm: error: %s\n", tm_last_error());
 	return -1;
 }
 
@@ -29,7 +67,7 @@ int potm_unsupported(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(potm_errbuf, sizeof potm_errbuf, fmt, ap);
+	potm_errbuf_set(fmt, ap);
 	va_end(ap);
 	return TM_ERR_UNSUPPORTED;
 }
