@@ -317,8 +317,9 @@ typedef struct tpcc_worker {
 	tpcc_name_hit_t *names;             /* [customers]: by-name scratch */
 	/* -D (tpcc_durable.c): commits waiting for their stamp to be
 	 * durable, and those acknowledged (read by the acknowledger). */
-	struct tpcc_pending *pending;       /* a ring of TPCC_PENDING_MAX */
+	struct tpcc_pending *pending;       /* a ring of pending_cap (a power of 2) */
 	uint64_t pending_head, pending_tail;
+	uint64_t pending_cap;
 	uint64_t acked[TPCC_TX_TYPES];
 	uint64_t last_stamp;                /* of its last logged commit */
 	uint32_t items[TPCC_MAX_OL * 20];   /* Stock-Level scratch */
@@ -542,7 +543,8 @@ void tpcc_destroy(tpcc_db_t *db);
  * and checks them: the consistency conditions in ok[], and every
  * acknowledged New-Order and Payment present (-1 on failure, after
  * printing its report). */
-#define TPCC_PENDING_MAX 1024
+#define TPCC_PENDING_MIN 1024
+#define TPCC_PENDING_MAX ((uint64_t)1 << 20)
 int tpcc_durable_start(tpcc_db_t *db, const char *dir, uint64_t max_bytes);
 void tpcc_durable_note(tpcc_db_t *db, tpcc_worker_t *me, enum tpcc_tx_type type);
 int tpcc_durable_finish(tpcc_db_t *db);

@@ -128,7 +128,8 @@ int tpcc_durable_start(tpcc_db_t *db, const char *dir, uint64_t max_bytes)
 {
 	db->log_dir = dir;
 	for (unsigned i = 0; i < db->threads; i++) {
-		db->worker[i].pending = calloc(TPCC_PENDING_MAX, sizeof(tpcc_pending_t));
+		db->worker[i].pending = calloc(TPCC_PENDING_MIN, sizeof(tpcc_pending_t));
+		db->worker[i].pending_cap = TPCC_PENDING_MIN;
 		if (db->worker[i].pending == NULL) {
 			fprintf(stderr, "tpcc: out of memory\n");
 			return -1;
@@ -170,12 +171,35 @@ static void tpcc_ack_durable(tpcc_db_t *db, tpcc_worker_t *me)
 {
 	uint64_t d = potm_durable_stamp(db->log);
 	while (me->pending_head != me->pending_tail) {
-		tpcc_pending_t *p = &me->pending[me->pending_head % TPCC_PENDING_MAX];
+		tpcc_pending_t *p = &me->pending[me->pending_head & (me->pending_cap - 1)];
 		if (p->stamp > d)
 			break;
 		__atomic_fetch_add(&me->acked[p->type], 1, __ATOMIC_RELEASE);
 		me->pending_head++;
 	}
+}
+
+/* Double the worker's ring, its entries kept in order; 0, or -1 if out of
+ * memory.  The ring holds every commit not yet durable: a log's lag (a
+ * round, and on silo the epoch the bound waits for) times the commit
+ * rate.  A ring smaller than that made the worker wait for the durable
+ * stamp, a client's answer held up by the log's latency, which Silo's
+ * group commit hands off instead (its workers never wait for the
+ * disk).  TPCC_PENDING_MAX bounds the memory while a log stalls. */
+static int tpcc_pending_grow(tpcc_worker_t *me)
+{
+	uint64_t n = me->pending_tail - me->pending_head, cap = me->pending_cap * 2;
+	tpcc_pending_t *q = malloc(cap * sizeof *q);
+	if (q == NULL)
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		q[i] = me->pending[(me->pending_head + i) & (me->pending_cap - 1)];
+	free(me->pending);
+	me->pending = q;
+	me->pending_cap = cap;
+	me->pending_head = 0;
+	me->pending_tail = n;
+	return 0;
 }
 
 void tpcc_durable_note(tpcc_db_t *db, tpcc_worker_t *me, enum tpcc_tx_type type)
@@ -184,16 +208,17 @@ void tpcc_durable_note(tpcc_db_t *db, tpcc_worker_t *me, enum tpcc_tx_type type)
 		return;
 	uint64_t stamp = potm_durable_last_stamp();
 	me->last_stamp = stamp;
-	if (me->pending_tail - me->pending_head == TPCC_PENDING_MAX) {
+	if (me->pending_tail - me->pending_head == me->pending_cap &&
+	    (me->pending_cap == TPCC_PENDING_MAX || tpcc_pending_grow(me) != 0)) {
 		/* Full: wait for the oldest (a failed log acknowledges
 		 * nothing more; the run goes on and fails at the end). */
-		tpcc_pending_t *p = &me->pending[me->pending_head % TPCC_PENDING_MAX];
+		tpcc_pending_t *p = &me->pending[me->pending_head & (me->pending_cap - 1)];
 		if (potm_durable_wait(db->log, p->stamp) == 0)
 			tpcc_ack_durable(db, me);
 		else
 			me->pending_head++;
 	}
-	me->pending[me->pending_tail++ % TPCC_PENDING_MAX] = (tpcc_pending_t){ stamp, type };
+	me->pending[me->pending_tail++ & (me->pending_cap - 1)] = (tpcc_pending_t){ stamp, type };
 	tpcc_ack_durable(db, me);
 }
 
