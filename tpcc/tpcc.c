@@ -65,7 +65,7 @@ static const char *const tx_keys[TPCC_TX_TYPES] = {
 typedef struct tpcc_totals {
 	uint64_t done[TPCC_TX_TYPES], committed[TPCC_TX_TYPES];
 	uint64_t rollbacks, remote_lines, remote_payments, by_name, delivered,
-		delivery_skipped, low_stock, errors;
+		delivery_skipped, low_stock, errors, ack_waits;
 	const char *first_error;
 	bench_lat_t lat[TPCC_TX_TYPES];
 	uint64_t p50[TPCC_TX_TYPES], p99[TPCC_TX_TYPES];
@@ -88,6 +88,7 @@ static void add_up(const tpcc_db_t *db, tpcc_totals_t *t)
 		t->delivered += w->delivered;
 		t->delivery_skipped += w->delivery_skipped;
 		t->low_stock += w->low_stock;
+		t->ack_waits += w->ack_waits;
 		if (w->errors && t->errors == 0)
 			t->first_error = w->error;
 		t->errors += w->errors;
@@ -452,6 +453,7 @@ int potm_bench_tpcc(int argc, char **argv)
 		BENCH_STR("consistency_3", verdicts[2]),
 		BENCH_STR("consistency_4", verdicts[3]),
 		BENCH_U64("errors", t.errors),
+		BENCH_U64("log_ack_waits", t.ack_waits),
 		BENCH_STR("digest", digest_hex),
 	};
 	rc = BENCH_FINISH(&c, params, counts, &run, &stats, &verdict);

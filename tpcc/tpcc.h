@@ -320,6 +320,7 @@ typedef struct tpcc_worker {
 	struct tpcc_pending *pending;       /* a ring of pending_cap (a power of 2) */
 	uint64_t pending_head, pending_tail;
 	uint64_t pending_cap;
+	uint64_t ack_waits;                 /* times the ring was full: the worker waited */
 	uint64_t acked[TPCC_TX_TYPES];
 	uint64_t last_stamp;                /* of its last logged commit */
 	uint32_t items[TPCC_MAX_OL * 20];   /* Stock-Level scratch */

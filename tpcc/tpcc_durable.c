@@ -212,6 +212,7 @@ void tpcc_durable_note(tpcc_db_t *db, tpcc_worker_t *me, enum tpcc_tx_type type)
 	    (me->pending_cap == TPCC_PENDING_MAX || tpcc_pending_grow(me) != 0)) {
 		/* Full: wait for the oldest (a failed log acknowledges
 		 * nothing more; the run goes on and fails at the end). */
+		me->ack_waits++;
 		tpcc_pending_t *p = &me->pending[me->pending_head & (me->pending_cap - 1)];
 		if (potm_durable_wait(db->log, p->stamp) == 0)
 			tpcc_ack_durable(db, me);
