@@ -756,6 +756,15 @@ static inline bool silo_snap_fresh(const silo_tx_t *tx, size_t n, uintptr_t addr
 	return false;
 }
 
+/* Before phase 2: the chain heads the save will read and write (N1),
+ * one per locked stripe, fetched while the read set is validated; vtab
+ * is a word per stripe, so each is a cache miss of its own. */
+static void silo_snap_prefetch_heads(const silo_tx_t *tx, silo_version_t **vt)
+{
+	for (size_t i = 0; i < tx->nheld; i++)
+		__builtin_prefetch(&vt[silo_lock_index(tx->held[i].lock)], 1);
+}
+
 static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
 {
 	/* N2: K is stored just after vtab, by a thread that waits for
@@ -769,21 +778,43 @@ static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
 		return;   /* every snapshot's S is >= K - 1 (N3) */
 	uint64_t over = silo_snap_floor(e, k0);
 	size_t nfresh = SIZE_MAX, hint = 0;   /* the ranges, looked up once needed */
+	/* The chains' heads of this snapshot epoch, ahead of the walks
+	 * below: each is another commit's block, likely a cache miss, and
+	 * loaded one by one their misses would add up instead of overlap. */
+	for (size_t i = 0; i < tx->ws.n; i++) {
+		const volatile uintptr_t *lock = silo_lock_of((const void *)tx->ws.e[i].addr);
+		if (SILO_EPOCH(__atomic_load_n(lock, __ATOMIC_RELAXED)) >= over) {
+			const silo_version_t *h = vt[silo_lock_index(lock)];
+			if (h != NULL)
+				__builtin_prefetch(h);
+		}
+	}
 	/* First the entries to save, then one block for their nodes. */
 	size_t m = 0;
 	for (size_t i = 0; i < tx->ws.n; i++) {
 		const tl2_wentry_t *w = &tx->ws.e[i];
-		silo_version_t *const *head = &vt[silo_lock_index(silo_lock_of((const void *)w->addr))];
-		tm_word_t have = 0;   /* bytes saved earlier in the snapshot epoch */
-		for (const silo_version_t *v = *head; v != NULL && v->over == over; v = v->next)
-			if (v->addr == w->addr)
-				have |= v->mask;
-		tm_word_t keep = w->mask & ~have;
-		if (keep == 0)
-			continue;
+		/* Fresh memory first: it needs neither the chain's head nor
+		 * its nodes, both likely cache misses. */
 		if (nfresh == SIZE_MAX)
 			nfresh = silo_snap_fresh_ranges(tx);
 		if (silo_snap_fresh(tx, nfresh, w->addr, &hint))
+			continue;
+		const volatile uintptr_t *lock = silo_lock_of((const void *)w->addr);
+		tm_word_t have = 0;   /* bytes saved earlier in the snapshot epoch */
+		/* A node with this `over' is pushed only by a commit of this
+		 * snapshot epoch writing the stripe, which leaves its TID there,
+		 * and a stripe's TIDs only grow; we hold the lock, which keeps
+		 * the TID bits of the last word.  So a word older than the
+		 * snapshot epoch means no such node: the walk, a pointer chase
+		 * through other commits' blocks, is skipped. */
+		if (SILO_EPOCH(__atomic_load_n(lock, __ATOMIC_RELAXED)) >= over) {
+			const silo_version_t *v = vt[silo_lock_index(lock)];
+			for (; v != NULL && v->over == over; v = v->next)
+				if (v->addr == w->addr)
+					have |= v->mask;
+		}
+		tm_word_t keep = w->mask & ~have;
+		if (keep == 0)
 			continue;
 		if (m == tx->snap_todo_cap) {
 			tx->snap_todo_cap = tx->snap_todo_cap ? 2 * tx->snap_todo_cap : 64;
@@ -1529,6 +1560,8 @@ static void silo_commit(silo_tx_t *tx)
 	/* E, then vtab, sequentially consistent (N2). */
 	uint64_t epoch = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
 	silo_version_t **vt = __atomic_load_n(&silo.vtab, __ATOMIC_SEQ_CST);
+	if (unlikely(vt != NULL))
+		silo_snap_prefetch_heads(tx, vt);
 	/* The TID: above everything written, every word read (each no newer
 	 * than the snapshot, whose largest word bounds them) and the
 	 * thread's last, in epoch E (the smallest such). */
