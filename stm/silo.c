@@ -188,10 +188,9 @@ typedef struct silo_tx {
 	uint64_t written_stripes[SILO_STRIPE_FILTER_BITS / 64];
 	/* Snapshots (N1-N7). */
 	uint64_t snap_epoch;         /* S + 1 while a snapshot runs, else 0 */
-	potm_ptrvec_t dead_versions; /* N6: blocks whose nodes are all cut */
-	size_t *snap_todo;           /* N1: the write set's entries to save, */
-	tm_word_t *snap_keep;        /* with the bytes to save of each */
-	size_t snap_todo_cap;
+	struct silo_vchunk *vc_old;  /* N6: the thread's chunks, oldest ... */
+	struct silo_vchunk *vc_new;  /* ... and newest (nodes come from it) */
+	size_t vnodes;               /* the nodes in them */
 	void **held_frees;           /* N7: committed frees held back ... */
 	uint64_t *held_epochs;       /* ... each with E at its commit */
 	size_t nheld_frees, held_frees_cap;
@@ -205,14 +204,13 @@ static struct {
 	unsigned skew_shift;
 	uint64_t epoch POTM_ALIGNED;   /* E: written by the epoch thread only */
 	/* Snapshots (N1-N7), on E's line: what a committer reads after E. */
-	struct silo_version **vtab;    /* N1: chain heads, one per stripe word;
+	struct silo_vslot *vtab;       /* N1: chains, one per stripe word;
 	                                  NULL until the first snapshot */
 	uint64_t snap_from;            /* N2: K, the first epoch whose commits
 	                                  all keep versions; SILO_NO_EPOCH
 	                                  until the first snapshot sets it */
 	uint64_t snap_k;               /* N3: epochs per snapshot epoch */
 	uint64_t snap_min;             /* N5: no snapshot older, now or later */
-	unsigned snap_readers;         /* snapshots running (N5's scan) */
 	unsigned nids POTM_ALIGNED;    /* logical ids used so far: highest + 1 */
 	unsigned token;                /* S4: holder's id + 1, 0 if free */
 	uint64_t *clocks;              /* S1: one word per id, a cache line each */
@@ -228,8 +226,9 @@ static struct {
 	bool epoch_running;
 	/* Snapshots (N1-N7). */
 	char *snap_slots;              /* N5: per id, a line each: S + 1, or 0 */
-	size_t nversions;              /* nodes linked in the chains */
 	pthread_mutex_t snap_mu;       /* vtab's creation, the orphans */
+	struct silo_vchunk *orphan_chunks; /* N6: chunks of exited threads */
+	size_t orphan_nodes;           /* the nodes in them */
 	void **orphans;                /* N7: held frees of exited threads */
 	uint64_t *orphan_epochs;
 	size_t norphans, orphans_cap;
@@ -456,19 +455,20 @@ static void silo_drop_token(silo_tx_t *tx)
  * epoch e >= K is in the snapshot epoch that starts at
  * F(e) = K + floor((e - K) / k) * k.  Old versions are kept per stripe word
  * only once a snapshot has run, once per word and snapshot epoch (not per
- * epoch: k times fewer for a word written all the time), and are cut as
- * soon as no snapshot can read them.
+ * epoch: k times fewer for a word written all the time), and are freed
+ * once no snapshot can read them.
  *  N1 (versions) vtab holds, per stripe word, a chain of versions, newest
- *     first.  A node holds bytes of one memory word (a byte mask says
- *     which) as they were before a commit of epoch e >= K overwrote them,
- *     tagged over = F(e): only bytes the commit wrote, so that no byte
- *     outside what the program allocated is read.  Only a committer
- *     holding the stripe word pushes, after its validation and before its
- *     write-back; per word, epochs grow with the commit order (S3), and F
- *     with them, so `over' never increases along a chain.  A commit saves
- *     the bytes it writes that no node tagged F(e) holds yet (those are at
- *     the chain's head): the first commit of the snapshot epoch to write a
- *     byte saves it as it was at the end of the snapshot epochs before.
+ *     first, and the `over' of its head.  A node holds bytes of one memory
+ *     word (a byte mask says which) as they were before a commit of epoch
+ *     e >= K overwrote them, tagged over = F(e): only bytes the commit
+ *     wrote, so that no byte outside what the program allocated is read.
+ *     Only a committer holding the stripe word pushes, after its
+ *     validation and before its write-back; per word, epochs grow with
+ *     the commit order (S3), and F with them, so `over' never increases
+ *     along a chain.  A commit saves the bytes it writes that no node
+ *     tagged F(e) holds yet (those are at the chain's head): the first
+ *     commit of the snapshot epoch to write a byte saves it as it was at
+ *     the end of the snapshot epochs before.
  *     Memory the transaction allocated itself is not saved: no snapshot
  *     can reach it before this commit (its previous life, if any, ended
  *     in a free that N7 held until no snapshot could reach it).
@@ -503,24 +503,31 @@ static void silo_drop_token(silo_tx_t *tx)
  *     under the same word were), the byte read is S's.  Every read thus
  *     returns the state after the commits of epoch <= S and no other:
  *     consistent, nothing to validate, no abort.  It waits only for a
- *     committer holding the word, which never waits for a reader.
+ *     committer holding the word, which never waits for a reader.  It
+ *     loads the chain's slot between its two loads of the word: a pair
+ *     that goes with the bytes it copied, nodes pushed later are not
+ *     needed.
  *  N5 (oldest snapshot) A snapshot stores S + 1 in its slot, then reads E
  *     again and starts over if E moved; the epoch thread stores E, then
- *     reads the slots (when a snapshot runs), and sets snap_min to the
+ *     reads the slots, and sets snap_min to the
  *     least of the S a snapshot starting now takes (F(E) - 1; E - 1 before
  *     K, below every S) and the slots' S: a snapshot whose slot it missed
  *     reads its E again after that store, and takes F(E) - 1 or starts
  *     over; every running or later snapshot has S >= snap_min, which
  *     never decreases (F grows with E).  It moves once a snapshot epoch.
- *  N6 (trimming) A node with over <= snap_min is never chosen (N4 stops
- *     at over <= S): a committer that pushes a chain's first node of its
- *     snapshot epoch cuts them from that chain, under the word's lock, so
- *     a chain holds about one node per word written and snapshot epoch
- *     after snap_min.  A commit's nodes are one block, handed to the
- *     library's reclamation when its last node is cut (an atomic count:
- *     its nodes sit in chains under different locks): a snapshot still
- *     walking a cut node is in its read-side section, which began
- *     before that last cut.
+ *  N6 (reclaiming) A node with over <= snap_min is never chosen (N4 stops
+ *     at over <= S), nor walked by a committer (it walks the nodes tagged
+ *     F(e) > snap_min).  Every pointer to a node travels with the node's
+ *     `over' (the slot's pair, the next_over of the node before), so a
+ *     walk stops before it touches such a node, and chains are never
+ *     cut.  A thread takes its nodes from chunks of its own, in commit
+ *     order, so `over' grows along its chunks; a chunk whose last `over'
+ *     is at most snap_min goes to the library's reclamation whole, with
+ *     no atomic per node.  The grace period covers a walker that read
+ *     snap_min's older value: it is inside its read-side section (a
+ *     snapshot's S, or a committer's F(e), was taken before the chunk
+ *     was handed over).  An exiting thread leaves its chunks to the
+ *     epoch thread, which hands each over once snap_min reaches it.
  *  N7 (frees held back) Once vtab exists, a transaction's tm_free'd
  *     blocks, tagged with E at its commit (at least its epoch), go to
  *     reclamation only when snap_min reaches the tag: until then a
@@ -530,28 +537,46 @@ static void silo_drop_token(silo_tx_t *tx)
  *     thread leaves what it holds to the epoch thread.
  */
 
-/* A commit's nodes are one allocation: a block, freed once every node in
- * it is cut (N6), the last cut handing it to reclamation. */
-struct silo_vblock;
-
+/* A node keeps bytes of one memory word (N1).  It does not hold its own
+ * epoch: whoever points at a node also holds that node's `over' (the
+ * chain's slot, or the node before it), so that a walk decides whether to
+ * go on before it touches the node, and never touches one a snapshot
+ * cannot choose (N6). */
 typedef struct silo_version {
 	struct silo_version *next;
-	struct silo_vblock *blk;  /* the block it lives in */
+	uint64_t next_over;       /* next's `over' (meaningless without next) */
 	uintptr_t addr;           /* the memory word's address */
-	uint64_t over;            /* the epoch of the commit that overwrote it */
-	tm_word_t old;            /* its bytes before that commit ... */
+	tm_word_t old;            /* its bytes before the commit ... */
 	tm_word_t mask;           /* ... 0xff in each byte kept */
 } silo_version_t;
 
-typedef struct silo_vblock {
-	uint64_t live;            /* its nodes still in a chain */
+/* A chain's head and the head's `over', read as a pair under the stripe
+ * word (a committer holding it writes both; N4's reader checks the word
+ * unchanged around its load of the pair). */
+typedef struct silo_vslot {
+	silo_version_t *head;
+	uint64_t over;
+} silo_vslot_t;
+
+/* A thread's nodes come from its chunks, in commit order: `over' grows
+ * along a thread's chunks (its commits' epochs do), and a chunk goes to
+ * reclamation whole once its largest `over' is at most snap_min (N6). */
+typedef struct silo_vchunk {
+	struct silo_vchunk *next;   /* the thread's next (newer) chunk */
+	uint64_t max_over;          /* the `over' of its last node */
+	size_t n;                   /* nodes used */
 	silo_version_t v[];
-} silo_vblock_t;
+} silo_vchunk_t;
+
+#define SILO_VCHUNK_BYTES    (32 * 1024)
+#define SILO_VCHUNK_NODES    ((SILO_VCHUNK_BYTES - sizeof(silo_vchunk_t)) / sizeof(silo_version_t))
 
 #define SILO_EPOCH(w)        (SILO_TID(w) >> SILO_SEQ_BITS)
 #define SILO_NO_EPOCH        UINT64_MAX   /* K before the first snapshot */
-#define SILO_DEAD_BATCH      64   /* cut nodes handed to reclamation at once */
 
+/* Per logical id, a line: [0] S + 1 while a snapshot runs, else 0 (N5);
+ * [1] the nodes in the id's chunks (tm_snapshot_versions), written by
+ * its thread only. */
 static inline uint64_t *silo_snap_slot(unsigned id)
 {
 	return (uint64_t *)(silo.snap_slots + (size_t)id * POTM_CACHELINE);
@@ -574,7 +599,7 @@ static void silo_snap_enable(void)
 {
 	pthread_mutex_lock(&silo.snap_mu);
 	if (__atomic_load_n(&silo.vtab, __ATOMIC_ACQUIRE) == NULL) {
-		silo_version_t **vt = potm_xcalloc(silo.mask + 1, sizeof *vt);
+		silo_vslot_t *vt = potm_xcalloc(silo.mask + 1, sizeof *vt);
 		__atomic_store_n(&silo.vtab, vt, __ATOMIC_SEQ_CST);
 		uint64_t e = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&silo.snap_from, e + 1, __ATOMIC_SEQ_CST);
@@ -588,7 +613,6 @@ static void silo_snap_begin(silo_tx_t *tx)
 	if (__atomic_load_n(&silo.vtab, __ATOMIC_ACQUIRE) == NULL)
 		silo_snap_enable();
 	uint64_t *slot = silo_snap_slot(tx->th.id);
-	__atomic_add_fetch(&silo.snap_readers, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
 		uint64_t x = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
 		uint64_t k0 = __atomic_load_n(&silo.snap_from, __ATOMIC_SEQ_CST);
@@ -610,7 +634,6 @@ static inline void silo_snap_end(silo_tx_t *tx)
 {
 	if (tx->snap_epoch) {
 		__atomic_store_n(silo_snap_slot(tx->th.id), 0, __ATOMIC_RELEASE);
-		__atomic_sub_fetch(&silo.snap_readers, 1, __ATOMIC_RELEASE);
 		tx->snap_epoch = 0;
 	}
 }
@@ -633,7 +656,7 @@ static void silo_declare_read_only(potm_thread_t *t)
 static void silo_snap_read(silo_tx_t *tx, unsigned char *dst, const unsigned char *src, size_t n)
 {
 	volatile uintptr_t *lock = silo_lock_of(src);
-	silo_version_t **vt = silo.vtab;
+	const silo_vslot_t *sl = &silo.vtab[silo_lock_index(lock)];
 	uint64_t s = tx->snap_epoch - 1;
 	for (unsigned spins = 0;;) {
 		uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
@@ -655,16 +678,25 @@ static void silo_snap_read(silo_tx_t *tx, unsigned char *dst, const unsigned cha
 		} else {
 			tl2_copy_in(dst, src, n);
 		}
+		bool newer = SILO_EPOCH(l1) > s;
+		/* The chain as it was with the bytes copied: the pair is
+		 * written only under the stripe word. */
+		const silo_version_t *head = NULL;
+		uint64_t over = 0;
+		if (newer) {
+			head = __atomic_load_n(&sl->head, __ATOMIC_RELAXED);
+			over = __atomic_load_n(&sl->over, __ATOMIC_RELAXED);
+		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(lock, __ATOMIC_RELAXED) != l1)
 			continue;
-		if (SILO_EPOCH(l1) <= s)
+		if (!newer)
 			return;
-		/* Newest first: an older node's bytes overwrite a newer's. */
+		/* Newest first: an older node's bytes overwrite a newer's; a
+		 * node with over <= S is never touched (N6). */
 		uintptr_t lo = (uintptr_t)src, hi = lo + n;
-		for (const silo_version_t *v = __atomic_load_n(&vt[silo_lock_index(lock)],
-		                                               __ATOMIC_ACQUIRE);
-		     v != NULL && v->over > s; v = __atomic_load_n(&v->next, __ATOMIC_ACQUIRE)) {
+		for (const silo_version_t *v = head; v != NULL && over > s;
+		     over = v->next_over, v = v->next) {
 			if (v->addr + sizeof(tm_word_t) <= lo || v->addr >= hi)
 				continue;
 			const unsigned char *old = (const unsigned char *)&v->old;
@@ -685,29 +717,6 @@ static inline uint64_t silo_snap_load(silo_tx_t *tx, const void *a, unsigned siz
 	uint64_t v = 0;
 	silo_snap_read(tx, (unsigned char *)&v, a, size);
 	return v;
-}
-
-/* N6: cut the nodes after `from' that no snapshot can choose. */
-static void silo_snap_trim(silo_tx_t *tx, silo_version_t *from)
-{
-	uint64_t min = __atomic_load_n(&silo.snap_min, __ATOMIC_ACQUIRE);
-	for (silo_version_t *p = from; p->next != NULL; p = p->next) {
-		if (p->next->over > min)
-			continue;
-		silo_version_t *cut = p->next;
-		__atomic_store_n(&p->next, NULL, __ATOMIC_RELEASE);
-		size_t n = 0;
-		for (silo_version_t *next; cut != NULL; cut = next, n++) {
-			next = cut->next;   /* cut may be the block's last node */
-			silo_vblock_t *b = cut->blk;
-			/* Chains of other words cut the block's other nodes,
-			 * under other locks. */
-			if (__atomic_sub_fetch(&b->live, 1, __ATOMIC_ACQ_REL) == 0)
-				potm_ptrvec_push(&tx->dead_versions, b);
-		}
-		__atomic_sub_fetch(&silo.nversions, n, __ATOMIC_RELAXED);
-		return;
-	}
 }
 
 /* N1: the committer of epoch e, holding its write set's words and past
@@ -756,16 +765,35 @@ static inline bool silo_snap_fresh(const silo_tx_t *tx, size_t n, uintptr_t addr
 	return false;
 }
 
-/* Before phase 2: the chain heads the save will read and write (N1),
- * one per locked stripe, fetched while the read set is validated; vtab
- * is a word per stripe, so each is a cache miss of its own. */
-static void silo_snap_prefetch_heads(const silo_tx_t *tx, silo_version_t **vt)
+/* Before phase 2: the chain slots the save will read and write (N1),
+ * one per locked stripe, fetched while the read set is validated; each
+ * is a cache miss of its own. */
+static void silo_snap_prefetch_heads(const silo_tx_t *tx, silo_vslot_t *vt)
 {
 	for (size_t i = 0; i < tx->nheld; i++)
 		__builtin_prefetch(&vt[silo_lock_index(tx->held[i].lock)], 1);
 }
 
-static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
+/* A node from the thread's newest chunk, a new chunk when it is full. */
+static inline silo_version_t *silo_snap_node(silo_tx_t *tx, uint64_t over)
+{
+	silo_vchunk_t *c = tx->vc_new;
+	if (unlikely(c == NULL || c->n == SILO_VCHUNK_NODES)) {
+		c = potm_xmalloc(SILO_VCHUNK_BYTES);
+		c->next = NULL;
+		c->n = 0;
+		if (tx->vc_new != NULL)
+			tx->vc_new->next = c;
+		else
+			tx->vc_old = c;
+		tx->vc_new = c;
+	}
+	c->max_over = over;
+	tx->vnodes++;
+	return &c->v[c->n++];
+}
+
+static void silo_snap_save(silo_tx_t *tx, silo_vslot_t *vt, uint64_t e)
 {
 	/* N2: K is stored just after vtab, by a thread that waits for
 	 * nothing in between. */
@@ -777,75 +805,39 @@ static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
 	if (e < k0)
 		return;   /* every snapshot's S is >= K - 1 (N3) */
 	uint64_t over = silo_snap_floor(e, k0);
-	size_t nfresh = SIZE_MAX, hint = 0;   /* the ranges, looked up once needed */
 	/* The chains' heads of this snapshot epoch, ahead of the walks
-	 * below: each is another commit's block, likely a cache miss, and
+	 * below: each is another commit's node, likely a cache miss, and
 	 * loaded one by one their misses would add up instead of overlap. */
 	for (size_t i = 0; i < tx->ws.n; i++) {
-		const volatile uintptr_t *lock = silo_lock_of((const void *)tx->ws.e[i].addr);
-		if (SILO_EPOCH(__atomic_load_n(lock, __ATOMIC_RELAXED)) >= over) {
-			const silo_version_t *h = vt[silo_lock_index(lock)];
-			if (h != NULL)
-				__builtin_prefetch(h);
-		}
+		const silo_vslot_t *sl = &vt[silo_lock_index(silo_lock_of((const void *)tx->ws.e[i].addr))];
+		if (sl->over == over)
+			__builtin_prefetch(sl->head);
 	}
-	/* First the entries to save, then one block for their nodes. */
-	size_t m = 0;
+	size_t nfresh = SIZE_MAX, hint = 0;   /* the ranges, looked up once needed */
 	for (size_t i = 0; i < tx->ws.n; i++) {
 		const tl2_wentry_t *w = &tx->ws.e[i];
-		/* Fresh memory first: it needs neither the chain's head nor
+		/* Fresh memory first: it needs neither the chain's slot nor
 		 * its nodes, both likely cache misses. */
 		if (nfresh == SIZE_MAX)
 			nfresh = silo_snap_fresh_ranges(tx);
 		if (silo_snap_fresh(tx, nfresh, w->addr, &hint))
 			continue;
-		const volatile uintptr_t *lock = silo_lock_of((const void *)w->addr);
-		tm_word_t have = 0;   /* bytes saved earlier in the snapshot epoch */
-		/* A node with this `over' is pushed only by a commit of this
-		 * snapshot epoch writing the stripe, which leaves its TID there,
-		 * and a stripe's TIDs only grow; we hold the lock, which keeps
-		 * the TID bits of the last word.  So a word older than the
-		 * snapshot epoch means no such node: the walk, a pointer chase
-		 * through other commits' blocks, is skipped. */
-		if (SILO_EPOCH(__atomic_load_n(lock, __ATOMIC_RELAXED)) >= over) {
-			const silo_version_t *v = vt[silo_lock_index(lock)];
-			for (; v != NULL && v->over == over; v = v->next)
-				if (v->addr == w->addr)
-					have |= v->mask;
-		}
+		silo_vslot_t *sl = &vt[silo_lock_index(silo_lock_of((const void *)w->addr))];
+		/* The bytes saved earlier in the snapshot epoch: in the
+		 * nodes at the chain's head tagged `over' (N1). */
+		tm_word_t have = 0;
+		uint64_t o = sl->over;
+		for (const silo_version_t *v = sl->head; v != NULL && o == over;
+		     o = v->next_over, v = v->next)
+			if (v->addr == w->addr)
+				have |= v->mask;
 		tm_word_t keep = w->mask & ~have;
 		if (keep == 0)
 			continue;
-		if (m == tx->snap_todo_cap) {
-			tx->snap_todo_cap = tx->snap_todo_cap ? 2 * tx->snap_todo_cap : 64;
-			tx->snap_todo = potm_xrealloc(tx->snap_todo,
-			                              tx->snap_todo_cap * sizeof *tx->snap_todo);
-			tx->snap_keep = potm_xrealloc(tx->snap_keep,
-			                              tx->snap_todo_cap * sizeof *tx->snap_keep);
-		}
-		tx->snap_todo[m] = i;
-		tx->snap_keep[m++] = keep;
-	}
-	if (m == 0)
-		return;
-	silo_vblock_t *b = potm_xmalloc(sizeof *b + m * sizeof b->v[0]);
-	b->live = m;
-	/* Counted before any trim below may cut one of them. */
-	__atomic_add_fetch(&silo.nversions, m, __ATOMIC_RELAXED);
-	for (size_t j = 0; j < m; j++) {
-		const tl2_wentry_t *w = &tx->ws.e[tx->snap_todo[j]];
-		tm_word_t keep = tx->snap_keep[j];
-		silo_version_t **head = &vt[silo_lock_index(silo_lock_of((const void *)w->addr))];
-		/* The chain's first node of the snapshot epoch trims it:
-		 * snap_min moves once a snapshot epoch, and a walk per push
-		 * would cost a pass over the snapshot epoch's nodes each
-		 * time. */
-		bool first = *head == NULL || (*head)->over != over;
-		silo_version_t *v = &b->v[j];
-		v->next = *head;
-		v->blk = b;
+		silo_version_t *v = silo_snap_node(tx, over);
+		v->next = sl->head;
+		v->next_over = sl->over;
 		v->addr = w->addr;
-		v->over = over;
 		v->mask = keep;
 		v->old = 0;
 		if (keep == ~(tm_word_t)0) {
@@ -857,17 +849,39 @@ static void silo_snap_save(silo_tx_t *tx, silo_version_t **vt, uint64_t e)
 					((unsigned char *)&v->old)[k] = __atomic_load_n(
 						(const unsigned char *)w->addr + k, __ATOMIC_RELAXED);
 		}
-		__atomic_store_n(head, v, __ATOMIC_RELEASE);
-		if (first)
-			silo_snap_trim(tx, v);
+		/* Published by the stripe word's release (N4). */
+		__atomic_store_n(&sl->head, v, __ATOMIC_RELAXED);
+		__atomic_store_n(&sl->over, over, __ATOMIC_RELAXED);
 	}
+}
+
+/* N6: hand the thread's chunks that no snapshot can reach to
+ * reclamation, oldest first; the newest too once it is such a chunk
+ * (the next save starts another). */
+static void silo_snap_retire_chunks(silo_tx_t *tx, uint64_t min)
+{
+	void *dead[16];
+	size_t n = 0;
+	while (tx->vc_old != NULL && tx->vc_old->max_over <= min) {
+		silo_vchunk_t *c = tx->vc_old;
+		tx->vc_old = c->next;
+		tx->vnodes -= c->n;
+		dead[n++] = c;
+		if (n == sizeof dead / sizeof dead[0]) {
+			potm_reclaim_defer(&tx->th, dead, n);
+			n = 0;
+		}
+	}
+	if (tx->vc_old == NULL)
+		tx->vc_new = NULL;
+	if (n != 0)
+		potm_reclaim_defer(&tx->th, dead, n);
 }
 
 /* N7: hand over the held frees whose epoch snap_min has reached (they
  * are in epoch order: a thread's commits see E grow). */
-static void silo_snap_release_frees(silo_tx_t *tx)
+static void silo_snap_release_frees(silo_tx_t *tx, uint64_t min)
 {
-	uint64_t min = __atomic_load_n(&silo.snap_min, __ATOMIC_ACQUIRE);
 	size_t k = 0;
 	while (k < tx->nheld_frees && tx->held_epochs[k] <= min)
 		k++;
@@ -880,7 +894,7 @@ static void silo_snap_release_frees(silo_tx_t *tx)
 }
 
 /* After a commit, once snapshots exist: hold its frees back (N7), hand
- * over the ripe ones and a batch of cut nodes (N6). */
+ * over the ripe ones and the chunks no snapshot can reach (N6). */
 static void silo_snap_after_commit(silo_tx_t *tx)
 {
 	potm_thread_t *t = &tx->th;
@@ -901,15 +915,17 @@ static void silo_snap_after_commit(silo_tx_t *tx)
 		t->frees.n = t->frees_committed;
 		POTM_STAT_ADD(t, frees, mine);
 	}
+	uint64_t min = __atomic_load_n(&silo.snap_min, __ATOMIC_ACQUIRE);
 	if (tx->nheld_frees != 0)
-		silo_snap_release_frees(tx);
-	if (tx->dead_versions.n >= SILO_DEAD_BATCH) {
-		potm_reclaim_defer(t, tx->dead_versions.v, tx->dead_versions.n);
-		tx->dead_versions.n = 0;
-	}
+		silo_snap_release_frees(tx, min);
+	if (tx->vc_old != NULL && tx->vc_old->max_over <= min)
+		silo_snap_retire_chunks(tx, min);
+	uint64_t *count = silo_snap_slot(t->id) + 1;
+	if (*count != tx->vnodes)
+		__atomic_store_n(count, tx->vnodes, __ATOMIC_RELAXED);
 }
 
-/* The epoch thread, after storing E (N5, N7). */
+/* The epoch thread, after storing E (N5, N6, N7). */
 static void silo_snap_tick(uint64_t epoch)
 {
 	if (__atomic_load_n(&silo.vtab, __ATOMIC_SEQ_CST) == NULL)
@@ -918,16 +934,24 @@ static void silo_snap_tick(uint64_t epoch)
 	 * has started and no node exists, and E - 1 < K. */
 	uint64_t k0 = __atomic_load_n(&silo.snap_from, __ATOMIC_SEQ_CST);
 	uint64_t min = epoch >= k0 ? silo_snap_floor(epoch, k0) - 1 : epoch - 1;
-	if (__atomic_load_n(&silo.snap_readers, __ATOMIC_SEQ_CST) != 0) {
-		unsigned n = __atomic_load_n(&silo.nids, __ATOMIC_ACQUIRE);
-		for (unsigned id = 0; id < n; id++) {
-			uint64_t x = __atomic_load_n(silo_snap_slot(id), __ATOMIC_SEQ_CST);
-			if (x != 0 && x - 1 < min)
-				min = x - 1;
-		}
+	unsigned n = __atomic_load_n(&silo.nids, __ATOMIC_ACQUIRE);
+	for (unsigned id = 0; id < n; id++) {
+		uint64_t x = __atomic_load_n(silo_snap_slot(id), __ATOMIC_SEQ_CST);
+		if (x != 0 && x - 1 < min)
+			min = x - 1;
 	}
 	__atomic_store_n(&silo.snap_min, min, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&silo.snap_mu);
+	for (silo_vchunk_t **p = &silo.orphan_chunks, *c; (c = *p) != NULL;) {
+		if (c->max_over <= min) {
+			*p = c->next;
+			silo.orphan_nodes -= c->n;
+			void *dead = c;
+			potm_reclaim_defer(NULL, &dead, 1);
+		} else {
+			p = &c->next;
+		}
+	}
 	size_t k = 0;
 	while (k < silo.norphans && silo.orphan_epochs[k] <= min)
 		k++;
@@ -941,38 +965,45 @@ static void silo_snap_tick(uint64_t epoch)
 	pthread_mutex_unlock(&silo.snap_mu);
 }
 
-/* A thread exits: its cut nodes to reclamation, its held frees to the
- * epoch thread (N7), merged in epoch order. */
+/* Under snap_mu: hand p, a free held back until snap_min reaches `tag',
+ * to the epoch thread (N7). */
+static void silo_snap_orphan(void *p, uint64_t tag)
+{
+	if (silo.norphans == silo.orphans_cap) {
+		silo.orphans_cap = silo.orphans_cap ? 2 * silo.orphans_cap : 64;
+		silo.orphans = potm_xrealloc(silo.orphans, silo.orphans_cap * sizeof *silo.orphans);
+		silo.orphan_epochs = potm_xrealloc(silo.orphan_epochs,
+		                                   silo.orphans_cap * sizeof *silo.orphan_epochs);
+	}
+	size_t j = silo.norphans++;
+	for (; j > 0 && silo.orphan_epochs[j - 1] > tag; j--) {
+		silo.orphans[j] = silo.orphans[j - 1];
+		silo.orphan_epochs[j] = silo.orphan_epochs[j - 1];
+	}
+	silo.orphans[j] = p;
+	silo.orphan_epochs[j] = tag;
+}
+
+/* A thread exits: what it holds back (chunks, frees) goes to the epoch
+ * thread (N6, N7), in tag order. */
 static void silo_snap_thread_fini(silo_tx_t *tx)
 {
-	if (tx->dead_versions.n != 0)
-		potm_reclaim_defer(NULL, tx->dead_versions.v, tx->dead_versions.n);
-	potm_ptrvec_free(&tx->dead_versions);
-	free(tx->snap_todo);
-	free(tx->snap_keep);
-	tx->snap_todo = NULL;
-	tx->snap_keep = NULL;
-	tx->snap_todo_cap = 0;
-	if (tx->nheld_frees != 0) {
+	if (tx->vc_old != NULL || tx->nheld_frees != 0) {
 		pthread_mutex_lock(&silo.snap_mu);
-		size_t n = silo.norphans + tx->nheld_frees;
-		if (n > silo.orphans_cap) {
-			silo.orphans_cap = 2 * n;
-			silo.orphans = potm_xrealloc(silo.orphans, silo.orphans_cap * sizeof *silo.orphans);
-			silo.orphan_epochs = potm_xrealloc(silo.orphan_epochs,
-			                                   silo.orphans_cap * sizeof *silo.orphan_epochs);
+		for (silo_vchunk_t *c = tx->vc_old, *next; c != NULL; c = next) {
+			next = c->next;
+			silo.orphan_nodes += c->n;
+			c->next = silo.orphan_chunks;
+			silo.orphan_chunks = c;
 		}
-		for (size_t i = 0; i < tx->nheld_frees; i++) {
-			size_t j = silo.norphans++;
-			for (; j > 0 && silo.orphan_epochs[j - 1] > tx->held_epochs[i]; j--) {
-				silo.orphans[j] = silo.orphans[j - 1];
-				silo.orphan_epochs[j] = silo.orphan_epochs[j - 1];
-			}
-			silo.orphans[j] = tx->held_frees[i];
-			silo.orphan_epochs[j] = tx->held_epochs[i];
-		}
+		for (size_t i = 0; i < tx->nheld_frees; i++)
+			silo_snap_orphan(tx->held_frees[i], tx->held_epochs[i]);
 		pthread_mutex_unlock(&silo.snap_mu);
 	}
+	tx->vc_old = tx->vc_new = NULL;
+	tx->vnodes = 0;
+	if (silo.snap_slots != NULL)
+		__atomic_store_n(silo_snap_slot(tx->th.id) + 1, 0, __ATOMIC_RELAXED);
 	free(tx->held_frees);
 	free(tx->held_epochs);
 	tx->held_frees = NULL;
@@ -980,19 +1011,17 @@ static void silo_snap_thread_fini(silo_tx_t *tx)
 	tx->nheld_frees = tx->held_frees_cap = 0;
 }
 
-/* tm_shutdown: no thread is left; free what the chains and orphans hold. */
+/* tm_shutdown: no thread is left; free what the orphans hold. */
 static void silo_snap_shutdown(void)
 {
-	if (silo.vtab != NULL) {
-		for (size_t i = 0; i <= silo.mask; i++)
-			for (silo_version_t *v = silo.vtab[i], *next; v != NULL; v = next) {
-				next = v->next;
-				if (--v->blk->live == 0)
-					free(v->blk);
-			}
-		free(silo.vtab);
-		silo.vtab = NULL;
+	free(silo.vtab);
+	silo.vtab = NULL;
+	for (silo_vchunk_t *c = silo.orphan_chunks, *next; c != NULL; c = next) {
+		next = c->next;
+		free(c);
 	}
+	silo.orphan_chunks = NULL;
+	silo.orphan_nodes = 0;
 	for (size_t i = 0; i < silo.norphans; i++)
 		free(silo.orphans[i]);
 	free(silo.orphans);
@@ -1005,9 +1034,17 @@ static void silo_snap_shutdown(void)
 	pthread_mutex_destroy(&silo.snap_mu);
 }
 
+/* The nodes in the threads' chunks and the exited threads' (N6). */
 static size_t silo_snapshot_versions(void)
 {
-	return __atomic_load_n(&silo.nversions, __ATOMIC_RELAXED);
+	size_t n = 0;
+	unsigned ids = __atomic_load_n(&silo.nids, __ATOMIC_ACQUIRE);
+	for (unsigned id = 0; id < ids; id++)
+		n += __atomic_load_n(silo_snap_slot(id) + 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&silo.snap_mu);
+	n += silo.orphan_nodes;
+	pthread_mutex_unlock(&silo.snap_mu);
+	return n;
 }
 
 /* ---- aborts ------------------------------------------------------------- */
@@ -1559,7 +1596,7 @@ static void silo_commit(silo_tx_t *tx)
 	}
 	/* E, then vtab, sequentially consistent (N2). */
 	uint64_t epoch = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
-	silo_version_t **vt = __atomic_load_n(&silo.vtab, __ATOMIC_SEQ_CST);
+	silo_vslot_t *vt = __atomic_load_n(&silo.vtab, __ATOMIC_SEQ_CST);
 	if (unlikely(vt != NULL))
 		silo_snap_prefetch_heads(tx, vt);
 	/* The TID: above everything written, every word read (each no newer
@@ -1704,8 +1741,8 @@ static int silo_init(const tm_config_t *cfg)
 	silo.snap_from = SILO_NO_EPOCH;
 	silo.snap_min = 0;
 	silo.snap_k = cfg->silo_snapshot_epochs;
-	silo.snap_readers = 0;
-	silo.nversions = 0;
+	silo.orphan_chunks = NULL;
+	silo.orphan_nodes = 0;
 	silo.snap_slots = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
 	pthread_mutex_init(&silo.snap_mu, NULL);
 	pthread_condattr_t ca;
