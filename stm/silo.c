@@ -459,7 +459,7 @@ static void silo_drop_token(silo_tx_t *tx)
  * once no snapshot can read them.
  *  N1 (versions) vtab holds, per stripe word, a chain of versions, newest
  *     first, and the `over' of its head.  A node holds bytes of one memory
- *     word (a byte mask says which) as they were before a commit of epoch
+ *     word (a bit per byte says which) as they were before a commit of epoch
  *     e >= K overwrote them, tagged over = F(e): only bytes the commit
  *     wrote, so that no byte outside what the program allocated is read.
  *     Only a committer holding the stripe word pushes, after its
@@ -545,10 +545,34 @@ static void silo_drop_token(silo_tx_t *tx)
 typedef struct silo_version {
 	struct silo_version *next;
 	uint64_t next_over;       /* next's `over' (meaningless without next) */
-	uintptr_t addr;           /* the memory word's address */
-	tm_word_t old;            /* its bytes before the commit ... */
-	tm_word_t mask;           /* ... 0xff in each byte kept */
+	uintptr_t word;           /* the memory word's address, and in the top
+	                             byte a bit per byte kept (SILO_VKEPT) */
+	tm_word_t old;            /* its bytes before the commit */
 } silo_version_t;
+
+/* Two nodes a cache line: the mask of kept bytes rides in the address's
+ * top byte, above every user address of the supported targets. */
+#define SILO_VKEPT_SHIFT     56
+#define SILO_VADDR(v)        ((v)->word & (((uintptr_t)1 << SILO_VKEPT_SHIFT) - 1))
+#define SILO_VKEPT(v)        ((unsigned)((v)->word >> SILO_VKEPT_SHIFT))
+_Static_assert(sizeof(tm_word_t) == 8, "a byte of kept bits per word");
+
+/* A bit per byte of a byte mask (0xff or 0 in each byte), and back,
+ * without a loop: the multiply gathers each byte's low bit into the top
+ * byte (the partial products never overlap); the way back spreads bit k
+ * to byte k, then turns each nonzero byte into 0xff (adding 0x7f sets a
+ * byte's top bit unless it is 0, without a carry out of the byte). */
+static inline unsigned silo_bits_of_bytes(tm_word_t bytes)
+{
+	return (unsigned)(((uint64_t)bytes & 0x0101010101010101u) * 0x0102040810204080u >> 56);
+}
+
+static inline tm_word_t silo_bytes_of_bits(unsigned bits)
+{
+	uint64_t x = (uint64_t)bits * 0x0101010101010101u & 0x8040201008040201u;
+	uint64_t top = ((x + 0x7f7f7f7f7f7f7f7fu) | x) & 0x8080808080808080u;
+	return (tm_word_t)((top >> 7) * 0xff);
+}
 
 /* A chain's head and the head's `over', read as a pair under the stripe
  * word (a committer holding it writes both; N4's reader checks the word
@@ -697,24 +721,36 @@ static void silo_snap_read(silo_tx_t *tx, unsigned char *dst, const unsigned cha
 		uintptr_t lo = (uintptr_t)src, hi = lo + n;
 		for (const silo_version_t *v = head; v != NULL && over > s;
 		     over = v->next_over, v = v->next) {
-			if (v->addr + sizeof(tm_word_t) <= lo || v->addr >= hi)
+			uintptr_t va = SILO_VADDR(v);
+			if (va + sizeof(tm_word_t) <= lo || va >= hi)
 				continue;
 			const unsigned char *old = (const unsigned char *)&v->old;
-			const unsigned char *mask = (const unsigned char *)&v->mask;
-			uintptr_t from = v->addr > lo ? v->addr : lo;
-			uintptr_t to = v->addr + sizeof(tm_word_t) < hi ? v->addr + sizeof(tm_word_t) : hi;
+			unsigned kept = SILO_VKEPT(v);
+			uintptr_t from = va > lo ? va : lo;
+			uintptr_t to = va + sizeof(tm_word_t) < hi ? va + sizeof(tm_word_t) : hi;
 			for (uintptr_t b = from; b < to; b++)
-				if (mask[b - v->addr])
-					dst[b - lo] = old[b - v->addr];
+				if (kept >> (b - va) & 1)
+					dst[b - lo] = old[b - va];
 		}
 		POTM_STAT_INC(&tx->th, reads);
 		return;
 	}
 }
 
+/* A typed read (size 1, 2, 4 or 8, aligned) of the snapshot: a word no
+ * newer than S is read here, without a call; the rest as N4 says. */
 static inline uint64_t silo_snap_load(silo_tx_t *tx, const void *a, unsigned size)
 {
-	uint64_t v = 0;
+	volatile uintptr_t *lock = silo_lock_of(a);
+	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+	uint64_t v = tm_load_bytes_(a, size);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (likely(!(l1 & SILO_LOCK) && SILO_EPOCH(l1) < tx->snap_epoch &&
+	           __atomic_load_n(lock, __ATOMIC_RELAXED) == l1)) {
+		POTM_STAT_INC(&tx->th, reads);
+		return v;
+	}
+	v = 0;
 	silo_snap_read(tx, (unsigned char *)&v, a, size);
 	return v;
 }
@@ -825,20 +861,20 @@ static void silo_snap_save(silo_tx_t *tx, silo_vslot_t *vt, uint64_t e)
 		silo_vslot_t *sl = &vt[silo_lock_index(silo_lock_of((const void *)w->addr))];
 		/* The bytes saved earlier in the snapshot epoch: in the
 		 * nodes at the chain's head tagged `over' (N1). */
-		tm_word_t have = 0;
+		unsigned have = 0;
 		uint64_t o = sl->over;
 		for (const silo_version_t *v = sl->head; v != NULL && o == over;
 		     o = v->next_over, v = v->next)
-			if (v->addr == w->addr)
-				have |= v->mask;
-		tm_word_t keep = w->mask & ~have;
-		if (keep == 0)
+			if (SILO_VADDR(v) == w->addr)
+				have |= SILO_VKEPT(v);
+		unsigned kept = silo_bits_of_bytes(w->mask) & ~have;
+		if (kept == 0)
 			continue;
+		tm_word_t keep = silo_bytes_of_bits(kept);
 		silo_version_t *v = silo_snap_node(tx, over);
 		v->next = sl->head;
 		v->next_over = sl->over;
-		v->addr = w->addr;
-		v->mask = keep;
+		v->word = w->addr | (uintptr_t)kept << SILO_VKEPT_SHIFT;
 		v->old = 0;
 		if (keep == ~(tm_word_t)0) {
 			v->old = __atomic_load_n((const tm_word_t *)w->addr, __ATOMIC_RELAXED);
@@ -1140,15 +1176,26 @@ tm_word_t tm_read(const tm_word_t *a)
 	return tl2_merge_bytes(silo_load(tx, a, sizeof *a), e->val, e->mask);
 }
 
-/* Buffer a write; fetch its stripe word now, so that the miss overlaps
- * the rest of the transaction instead of stalling phase 1. */
+/* A new write-set stripe: fetch its word (and, once snapshots exist, its
+ * chain's slot, N1) now, so that the misses overlap the rest of the
+ * transaction instead of stalling the commit. */
+static inline void silo_prefetch_stripe(const void *a)
+{
+	volatile uintptr_t *lock = silo_lock_of(a);
+	__builtin_prefetch((const void *)lock, 1, 3);
+	silo_vslot_t *vt = __atomic_load_n(&silo.vtab, __ATOMIC_RELAXED);
+	if (vt != NULL)
+		__builtin_prefetch(&vt[silo_lock_index(lock)], 1, 3);
+}
+
+/* Buffer a write; fetch its stripe now (silo_prefetch_stripe). */
 static inline __attribute__((always_inline)) void silo_write(silo_tx_t *tx, void *a, unsigned size,
                                                              uint64_t b)
 {
 	size_t n = tx->ws.n;
 	tl2_ws_put(&tx->ws, a, size, b);
 	if (tx->ws.n != n) {
-		__builtin_prefetch((const void *)silo_lock_of(a), 1, 3);
+		silo_prefetch_stripe(a);
 		unsigned w;
 		uint64_t bit = silo_stripe_bit(a, &w);
 		tx->written_stripes[w] |= bit;
@@ -1182,7 +1229,7 @@ static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, u
 	silo_write(tx, a, size, b);
 }
 
-/* A range (tm_write_bytes): one entry per word, the lock prefetch and
+/* A range (tm_write_bytes): one entry per word, the stripe's prefetch and
  * the stripe filter's bit once per stripe (as silo_write's for a word). */
 void tm_write_bytes(void *dst, const void *src, size_t n)
 {
@@ -1193,7 +1240,7 @@ void tm_write_bytes(void *dst, const void *src, size_t n)
 	uintptr_t stripe = (uintptr_t)1 << silo.shift;
 	uintptr_t end = (uintptr_t)dst + n;
 	for (uintptr_t a = (uintptr_t)dst & ~(stripe - 1); a < end; a += stripe) {
-		__builtin_prefetch((const void *)silo_lock_of((const void *)a), 1, 3);
+		silo_prefetch_stripe((const void *)a);
 		unsigned w;
 		uint64_t bit = silo_stripe_bit((const void *)a, &w);
 		tx->written_stripes[w] |= bit;
@@ -1329,7 +1376,7 @@ static uint32_t silo_lsd_reserve(potm_thread_t *t, void *a, unsigned size)
 	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, word);
 	if (e == NULL) {
 		e = tl2_ws_add(&tx->ws, word);
-		__builtin_prefetch((const void *)silo_lock_of(a), 1, 3);
+		silo_prefetch_stripe(a);
 	}
 	return (uint32_t)(e - tx->ws.e);
 }
