@@ -25,10 +25,10 @@
  * after the last one.  A backend that reads a range better (tl2: one
  * snapshot check per stripe) defines POTM_GEN_OWN_READ_BYTES and its own.
  * tm_write_bytes likewise: the naturally aligned 1-, 2-, 4- and 8-byte
- * pieces that tile the range, each through the typed write (so each is
- * logged or buffered as any write of its size), unless the backend
- * defines POTM_GEN_OWN_WRITE_BYTES (tl2, silo: one write-set entry per
- * word, the stripe bookkeeping once per stripe).
+ * pieces that tile the range (<potm/static/pieces.h>), each through the
+ * typed write (so each is logged or buffered as any write of its size),
+ * unless the backend defines POTM_GEN_OWN_WRITE_BYTES (tl2, silo: one
+ * write-set entry per word, the stripe bookkeeping once per stripe).
  */
 #ifndef POTM_ACCESS_GEN_H
 #define POTM_ACCESS_GEN_H
@@ -132,26 +132,25 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 #endif
 
 #ifndef POTM_GEN_OWN_WRITE_BYTES
+/* A piece through the typed write of its size, as a program's own write
+ * of that size would go.  The splitter is inlined here, not called
+ * (potm_write_pieces): with put constant, each piece is a direct call or
+ * an inlined write instead of an indirect call. */
+static inline void potm_gen_put_piece(void *ctx, void *a, unsigned size, uint64_t b)
+{
+	(void)ctx;
+	switch (size) {
+	case 8: { uint64_t v; memcpy(&v, &b, 8); tm_write_u64(a, v); } break;
+	case 4: { uint32_t v; memcpy(&v, &b, 4); tm_write_u32(a, v); } break;
+	case 2: { uint16_t v; memcpy(&v, &b, 2); tm_write_u16(a, v); } break;
+	default: { uint8_t v; memcpy(&v, &b, 1); tm_write_u8(a, v); } break;
+	}
+}
+
 void tm_write_bytes(void *dst, const void *src, size_t n)
 {
 	potm_self_writing("tm_write_bytes");
-	uint8_t *d = dst;
-	const uint8_t *s = src;
-	while (n > 0) {
-		/* The largest piece d is aligned to that the range still holds. */
-		unsigned size = 8;
-		while (size > 1 && (((uintptr_t)d & (size - 1)) != 0 || n < size))
-			size /= 2;
-		switch (size) {
-		case 8: { uint64_t v; memcpy(&v, s, 8); tm_write_u64((uint64_t *)(void *)d, v); } break;
-		case 4: { uint32_t v; memcpy(&v, s, 4); tm_write_u32((uint32_t *)(void *)d, v); } break;
-		case 2: { uint16_t v; memcpy(&v, s, 2); tm_write_u16((uint16_t *)(void *)d, v); } break;
-		default: tm_write_u8(d, *s); break;
-		}
-		d += size;
-		s += size;
-		n -= size;
-	}
+	tm_write_pieces_(dst, src, n, potm_gen_put_piece, NULL);
 }
 #endif
 

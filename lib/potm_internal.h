@@ -501,6 +501,13 @@ static inline void potm_check_aligned(const void *a, size_t size, const char *wh
 		potm_fatal("%s: address %p is not aligned to %zu bytes", which, a, size);
 }
 
+/* tm_write_bytes's pieces, out of line (lib/tx.c): <potm/static/pieces.h>'s
+ * splitter, each piece through put, for a range written rarely enough
+ * that a call per piece costs less than the splitter inlined beside the
+ * common path (tl2's irrevocable mode).  A hot range write inlines
+ * tm_write_pieces_ with a constant put (lib/access_gen.h). */
+void potm_write_pieces(void *dst, const void *src, size_t n, tm_put_piece_fn_ put, void *ctx);
+
 /* ---- Lazy State Determination (lib/lsd.c, <potm/lsd.h>) ---------------
  * The core keeps each thread's futures, conditions and lazy writes.  A
  * backend without potm_backend_t.lsd gets the eager mode: every future is

@@ -185,6 +185,13 @@ int tm_atomic(void (*fn)(void *), void *arg)
 	return tm_was_cancelled() ? TM_CANCELLED : TM_COMMITTED;
 }
 
+/* The splitter out of line: a call per piece through put (potm_internal.h
+ * says when that is the better choice). */
+void potm_write_pieces(void *dst, const void *src, size_t n, tm_put_piece_fn_ put, void *ctx)
+{
+	tm_write_pieces_(dst, src, n, put, ctx);
+}
+
 void *tm_malloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);

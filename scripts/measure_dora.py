@@ -19,36 +19,57 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The checkout's package, unless one is installed (it comes first then).
+sys.path.append(str(Path(__file__).resolve().parents[1] / "bindings" / "python"))
 from interleave import print_table, run_interleaved  # noqa: E402
+from potm.workloads import Value, workload  # noqa: E402
+
+
+def command(build: Path, program: str, backend: str, **values: Value) -> list[str]:
+    """build's program (tpcc or tm1) on backend with values, its command
+    line built and checked by the Python package's workload: its option
+    letters, ranges and rules, and a switch (tm1's affine) as its bare
+    option when True and nothing when False.
+
+    >>> command(Path("b"), "tm1", "tl2", execution="dora-inline", affine=True, threads=2)
+    ['b/tpcc/tm1-tl2', '-e', 'dora-inline', '-A', '-t', '2']
+    >>> command(Path("b"), "tm1", "tl2", affine=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: tm1: parameter 'affine' = True needs 'execution' to be one of dora, ...
+    """
+    spec = workload(program)
+    return [f"{build}/tpcc/{program}-{backend}", *spec.argv(spec.validate(values))[1:]]
 
 
 def configs(build: Path, ms: int) -> list[tuple[str, list[str]]]:
     """The configurations, by name."""
     out: list[tuple[str, list[str]]] = []
-    d = str(ms)
+    tm1: dict[str, Value] = {"subscribers": 100000, "threads": 2, "duration": ms}
     for b in ("tl2", "2pl"):
         for e in ("conventional", "dora"):
-            out.append((f"tpcc-w2 {b} {e}", [f"{build}/tpcc/tpcc-{b}", "-e", e, "-w", "2",
-                                             "-t", "2", "-d", d]))
-            out.append((f"tpcc-w1 {b} {e}", [f"{build}/tpcc/tpcc-{b}", "-e", e, "-w", "1",
-                                             "-t", "2", "-d", d]))
-            out.append((f"tm1 {b} {e}", [f"{build}/tpcc/tm1-{b}", "-e", e, "-s", "100000",
-                                         "-t", "2", "-d", d]))
-    for name, wh in (("tpcc-w2", "2"), ("tpcc-w1", "1")):
-        out.append((f"{name} dora-private", [f"{build}/tpcc/tpcc-tl2", "-e", "dora-private",
-                                             "-w", wh, "-t", "2", "-d", d]))
-    out.append(("tm1 dora-private", [f"{build}/tpcc/tm1-tl2", "-e", "dora-private", "-s",
-                                     "100000", "-t", "2", "-d", d]))
+            for name, wh in (("tpcc-w2", 2), ("tpcc-w1", 1)):
+                out.append((f"{name} {b} {e}", command(build, "tpcc", b, execution=e,
+                                                       warehouses=wh, threads=2,
+                                                       duration=ms)))
+            out.append((f"tm1 {b} {e}", command(build, "tm1", b, execution=e, **tm1)))
+    for name, wh in (("tpcc-w2", 2), ("tpcc-w1", 1)):
+        out.append((f"{name} dora-private", command(build, "tpcc", "tl2",
+                                                    execution="dora-private", warehouses=wh,
+                                                    threads=2, duration=ms)))
+    out.append(("tm1 dora-private", command(build, "tm1", "tl2", execution="dora-private",
+                                            **tm1)))
     # The executors as terminals: local flow graphs at submission, the rest
-    # through rings (issue 39's TM1 DORA row).
-    out.append(("tm1 dora-inline", [f"{build}/tpcc/tm1-tl2", "-e", "dora-inline", "-s",
-                                    "100000", "-t", "2", "-d", d]))
-    # The same with each executor drawing its own subscribers (-A: clients
-    # routed to their partition; only the sub_nbr look-ups cross).
-    out.append(("tm1 dora-inline affine", [f"{build}/tpcc/tm1-tl2", "-e", "dora-inline", "-A",
-                                           "-s", "100000", "-t", "2", "-d", d]))
-    out.append(("tpcc-w2 seq t1", [f"{build}/tpcc/tpcc-seq", "-w", "2", "-t", "1", "-d", d]))
-    out.append(("tm1 seq t1", [f"{build}/tpcc/tm1-seq", "-s", "100000", "-t", "1", "-d", d]))
+    # through rings; then with each executor drawing its own subscribers
+    # (affine, -A: clients routed to their partition; only the sub_nbr
+    # look-ups cross).
+    for affine in (False, True):
+        out.append(("tm1 dora-inline" + (" affine" if affine else ""),
+                    command(build, "tm1", "tl2", execution="dora-inline", affine=affine,
+                            **tm1)))
+    out.append(("tpcc-w2 seq t1", command(build, "tpcc", "seq", warehouses=2, threads=1,
+                                          duration=ms)))
+    out.append(("tm1 seq t1", command(build, "tm1", "seq", **{**tm1, "threads": 1})))
     return out
 
 

@@ -840,12 +840,19 @@ static inline __attribute__((always_inline)) void BACKEND_WRITE_BYTES(void *a, u
 	tl2_write(tx, a, size, b);
 }
 
+/* A piece of an irrevocable range (potm_write_pieces): in place and
+ * undo-logged, as any write of its size in that mode. */
+static void tl2_put_piece(void *ctx, void *a, unsigned size, uint64_t b)
+{
+	tl2_write((tl2_tx_t *)ctx, a, size, b);
+}
+
 /* A range (tm_write_bytes: a record's bytes): one entry per word, the
  * lock prefetch and the stripe filter's bit once per stripe, the
- * escalation test (I4) once per range.  A shared snapshot upgrades first
- * and an irrevocable attempt writes in place, as tl2_write does; the range
- * then goes word by word (bytes at its partial ends) through tl2_write,
- * which may escalate on the way. */
+ * escalation test (I4) once per range.  A shared snapshot upgrades first,
+ * as tl2_write does; an irrevocable attempt writes the range in place, in
+ * the naturally aligned pieces every backend's range write takes, each
+ * through tl2_write. */
 void tm_write_bytes(void *dst, const void *src, size_t n)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self_writing("tm_write_bytes");
@@ -854,17 +861,7 @@ void tm_write_bytes(void *dst, const void *src, size_t n)
 	if (unlikely(tx->shared))
 		tl2_upgrade_share(tx);
 	if (unlikely(tx->irrevocable)) {
-		unsigned char *d = dst;
-		const unsigned char *s = src;
-		while (n > 0) {
-			unsigned size = ((uintptr_t)d & 7) == 0 && n >= 8 ? 8 : 1;
-			uint64_t b = 0;
-			memcpy(&b, s, size);
-			tl2_write(tx, d, size, b);
-			d += size;
-			s += size;
-			n -= size;
-		}
+		potm_write_pieces(dst, src, n, tl2_put_piece, tx);
 		return;
 	}
 	tl2_ws_put_range(&tx->ws, (uintptr_t)dst, src, n);

@@ -47,8 +47,25 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 
+#: A switch's values on the command line.
+_SWITCH_WORDS = {"true": True, "false": False}
+
+
 def _parse_value(param: Param, text: str) -> Value:
-    """One command-line value of param (range checks are the API's)."""
+    """One command-line value of param (range checks are the API's).
+
+    >>> affine = Param("affine", "-A", "x", switch=True)
+    >>> _parse_value(affine, "true"), _parse_value(affine, "false")
+    (True, False)
+    >>> _parse_value(affine, "1")
+    Traceback (most recent call last):
+    ...
+    ValueError: --affine: '1' is not true or false
+    """
+    if param.switch:
+        if text not in _SWITCH_WORDS:
+            raise ValueError(f"--{param.name}: {text!r} is not true or false")
+        return _SWITCH_WORDS[text]
     if param.choices is not None:
         return text
     try:
@@ -99,6 +116,16 @@ def _add_workload_options(parser: argparse.ArgumentParser, params: Sequence[Para
                           *, lists: bool) -> None:
     for p in params:
         if p.name == "threads":
+            continue
+        if p.switch:
+            # Alone, as the benchmark takes it (-A: true); or with a value,
+            # so that a sweep can list both (--affine false,true).
+            metavar = "true|false" + (",..." if lists else "")
+            default = "" if p.default is None else f" (default {str(p.default).lower()})"
+            parser.add_argument(*_option_names(p), dest=f"param_{p.name}", metavar=metavar,
+                                nargs="?", const="true",
+                                help=f"{p.help}; alone or true: pass {p.flag}, false: "
+                                     f"leave it out{default}")
             continue
         metavar = "|".join(p.choices) if p.choices else p.name.upper()
         if lists:

@@ -32,6 +32,20 @@ Example:
     Traceback (most recent call last):
     ...
     ValueError: doppel: parameter 'alpha_x100' = 80 needs 'kind' to be one of incrz, like ...
+
+A switch (``Param.switch``) is a bare option, given as a bool: tm1's
+``affine`` is its -A when True and nothing when False, so a sweep can
+put both on one axis:
+
+    >>> tm1 = workload("tm1")
+    >>> tm1.argv(tm1.validate({"execution": "dora-inline", "affine": True}))
+    ['tm1', '-e', 'dora-inline', '-A']
+    >>> tm1.argv(tm1.validate({"execution": "dora-inline", "affine": False}))
+    ['tm1', '-e', 'dora-inline']
+    >>> tm1.validate({"affine": True})
+    Traceback (most recent call last):
+    ...
+    ValueError: tm1: parameter 'affine' = True needs 'execution' to be one of dora, ...
 """
 
 from __future__ import annotations
@@ -40,8 +54,9 @@ import operator
 from dataclasses import dataclass
 from typing import Mapping, Optional, SupportsIndex, Union
 
-#: A parameter value: benchmarks take integers and names.
-Value = Union[int, str]
+#: A parameter value: benchmarks take integers and names, and switches
+#: (bare options) are on or off.
+Value = Union[bool, int, str]
 
 #: Largest value of an unsigned 64-bit option (seeds).
 U64_MAX = (1 << 64) - 1
@@ -86,11 +101,24 @@ SINGLE_THREAD_BACKENDS: tuple[str, ...] = ("seq",)
 class Param:
     """One benchmark option.
 
-    ``choices`` makes it a name parameter; otherwise it is an integer in
+    ``choices`` makes it a name parameter; ``switch`` a bare option, whose
+    value is a bool: True gives the option alone, False leaves it out (as
+    an absent parameter is); otherwise it is an integer in
     ``minimum..maximum``.  ``default`` is the benchmark's own default, as
     its -h states it (shown in help, used by the rules between parameters;
     None: not stated).  It is never passed: an absent parameter is absent
     from the argv.
+
+    Example:
+        >>> affine = Param("affine", "-A", "x", switch=True, default=False)
+        >>> affine.args(affine.check("tm1", True)), affine.args(False)
+        (['-A'], [])
+        >>> affine.check("tm1", 1)
+        Traceback (most recent call last):
+        ...
+        ValueError: tm1: parameter 'affine' = 1 is not a bool; expected True (pass -A) or False (leave it out)
+        >>> Param("window", "-W", "x").args(2)
+        ['-W', '2']
     """
 
     name: str
@@ -101,9 +129,17 @@ class Param:
     choices: Optional[tuple[str, ...]] = None
     unit: str = ""
     default: Optional[Value] = None
+    switch: bool = False
+
+    def __post_init__(self) -> None:
+        if self.switch and (self.choices is not None or self.unit or not self.flag):
+            raise ValueError(f"parameter {self.name!r}: a switch is a bare option: "
+                             "it needs a flag and takes no choices or unit")
 
     def allowed(self) -> str:
         """The allowed values, for messages and --help."""
+        if self.switch:
+            return f"True (pass {self.flag}) or False (leave it out)"
         if self.choices is not None:
             return "one of " + ", ".join(self.choices)
         if self.unit == "%":
@@ -114,6 +150,12 @@ class Param:
     def check(self, workload: str, value: object) -> Value:
         """value, converted to int or str, if it is allowed; else ValueError."""
         where = f"{workload}: parameter {self.name!r} = {value!r}"
+        if self.switch:
+            # numpy's bool_ is no bool subclass; anything else (1, "yes")
+            # is refused rather than guessed at.
+            if isinstance(value, bool) or type(value).__name__ == "bool_":
+                return bool(value)
+            raise ValueError(f"{where} is not a bool; expected {self.allowed()}")
         if self.choices is not None:
             if not isinstance(value, str) or value not in self.choices:
                 raise ValueError(f"{where} is not allowed: {self.allowed()}")
@@ -127,6 +169,13 @@ class Param:
             raise ValueError(f"{workload}: parameter {self.name!r} = {number} "
                              f"is out of range: {self.allowed()}")
         return number
+
+    def args(self, value: Value) -> list[str]:
+        """The argv words for a checked value: the option and its value, or
+        for a switch the option alone when True and nothing when False."""
+        if self.switch:
+            return [self.flag] if value else []
+        return [self.flag, str(value)]
 
 
 THREADS = Param("threads", "-t", "number of threads", minimum=1, maximum=4096)
@@ -280,7 +329,7 @@ class Workload:
         args = [self.name]
         for p in self.params:
             if p.name in values and p.flag:  # no flag: resolved by the caller (stamp.py)
-                args += [p.flag, str(values[p.name])]
+                args += p.args(values[p.name])
         return args
 
 
@@ -527,9 +576,15 @@ WORKLOADS: dict[str, Workload] = {
             Param("window", "-W", "execution dora, dora-private or dora-inline: "
                   "transactions each terminal keeps outstanding", minimum=1, maximum=64,
                   default=4),
+            Param("affine", "-A", "execution dora, dora-private or dora-inline: each "
+                  "executor draws its transactions' subscribers from the range it owns, "
+                  "as clients routed to their partition (False: every executor draws "
+                  "from all)", switch=True, default=False),
             THREADS, DURATION, OPS, SEED,
         ), rules=(
             Needs("window", "execution", ("dora", "dora-private", "dora-inline"), unless=4),
+            Needs("affine", "execution", ("dora", "dora-private", "dora-inline"),
+                  unless=False),
         )),
         Workload("ycsb", "A YCSB-like key-value workload on the record store: 100-byte "
                  "records under uniform keys, reads and read-modify-writes (each a "

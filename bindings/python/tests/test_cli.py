@@ -8,12 +8,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import potm
 from conftest import SEED_CRASH, logged_calls
-from potm.cli import main
+from potm.cli import _build_parser, _workload_values, main
 
 
 def _potm(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -75,6 +76,28 @@ def test_usage_errors_exit_2(fake_lib_dir: Path, capsys: pytest.CaptureFixture[s
     status, _, err = _potm([*args, "--lib-dir", str(fake_lib_dir)], capsys)
     assert status == 2
     assert message in err
+
+
+@pytest.mark.parametrize("args,values", [
+    (["run", "tm1", "-b", "x", "-e", "dora", "-A"], {"execution": "dora", "affine": True}),
+    (["run", "tm1", "-b", "x", "--affine", "false"], {"affine": False}),
+    (["sweep", "tm1", "-b", "x", "--affine", "false,true"], {"affine": [False, True]}),
+    (["sweep", "tm1", "-b", "x", "-A"], {"affine": [True]}),
+    (["run", "tm1", "-b", "x"], {}),
+])
+def test_switches_alone_or_with_values(args: list[str], values: dict[str, Any]) -> None:
+    """A switch is given alone (as the benchmark takes it) or as true or
+    false, a sweep's axis as a list of them."""
+    parsed = _build_parser().parse_args(args)
+    assert _workload_values(parsed, lists=parsed.command == "sweep") == values
+
+
+def test_switch_values_other_than_true_or_false_exit_2(
+        fake_lib_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = _potm(["sweep", "tm1", "-b", "fake", "--affine", "false,1",
+                            "--lib-dir", str(fake_lib_dir)], capsys)
+    assert status == 2
+    assert "--affine: '1' is not true or false" in err
 
 
 def test_sweep(fake_lib_dir: Path, fake_log: Path, tmp_path: Path,

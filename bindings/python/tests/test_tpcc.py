@@ -184,3 +184,31 @@ def test_tm1_conventional_and_dora() -> None:
         counts = r.raw["counts"]
         assert counts["get_subscriber_data"] > 0 and counts["update_location"] > 0
         assert counts["get_subscriber_data_ok"] == counts["get_subscriber_data"]
+
+
+def test_tm1_affine_switch() -> None:
+    """tm1's -A is a switch: True passes it alone, False leaves it out, a
+    non-bool is refused, and it needs a DORA execution; a sweep puts both
+    values on one axis and the runs report which they were."""
+    spec = potm.WORKLOADS["tm1"]
+    assert spec.argv(spec.validate({"execution": "dora-inline", "affine": True})) == \
+        ["tm1", "-e", "dora-inline", "-A"]
+    assert spec.argv(spec.validate({"execution": "dora-inline", "affine": False})) == \
+        ["tm1", "-e", "dora-inline"]
+    for bad in (1, "yes", None):
+        with pytest.raises(ValueError, match=r"'affine' = .* is not a bool; expected True "
+                                             r"\(pass -A\) or False"):
+            spec.validate({"execution": "dora", "affine": bad})
+    with pytest.raises(ValueError, match=r"'affine' = True needs 'execution'.*"
+                                         r"'conventional', the default"):
+        spec.validate({"affine": True})
+    assert spec.validate({"affine": False}) == {"affine": False}   # off: nothing to need
+    libs = build_dir_with("tm1", "tl2")
+    table = potm.sweep("tm1", backends=["tl2"], threads=2, repeat=1, progress=False,
+                       subscribers=1000, duration=100, execution="dora-inline",
+                       affine=[False, True], lib_dir=libs)
+    runs = {r.params["affine"]: r.check() for r in table.results or []}
+    assert set(runs) == {False, True}
+    for affine, r in runs.items():
+        assert r.raw is not None and r.raw["affine"] == int(affine)
+        assert r.raw["counts"]["dora_inline_runs"] > 0

@@ -26,6 +26,7 @@
 #endif
 
 #include <potm/static/txd.h>
+#include <potm/static/pieces.h>
 
 /* Forced inlining where it pays: only when optimizing (unoptimized, it
  * would only give GCC's object-size warnings code it never folds). */
@@ -278,7 +279,7 @@ void tm_read_bytes(void *dst, const void *src, size_t n);
  * nothing logs (seq).  Where the typed writes are inline otherwise (rtm's
  * and pot-rtm's, logged on their software paths; pot's fast mode), the
  * naturally aligned pieces of the range through them: the library's
- * generic split (lib/access_gen.h), so pot counts the same accesses
+ * generic split (<potm/static/pieces.h>), so pot counts the same accesses
  * either way, without a call per piece.  The library's elsewhere (tl2,
  * silo: a range at once). */
 #if defined(POTM_PLAIN_ACCESS) && !defined(POTM_BACKEND_RTM) && !defined(POTM_BACKEND_POT_RTM)
@@ -288,31 +289,21 @@ static inline void tm_write_bytes(void *dst, const void *src, size_t n)
 	__builtin_memcpy(dst, src, n);
 }
 #elif defined(POTM_INLINE_WRITES_)
+/* A piece through the inline typed write of its size (a constant once
+ * tm_write_pieces_ is inlined, so the switch folds away). */
+POTM_ALWAYS_INLINE_ void tm_put_piece_(void *ctx, void *a, unsigned size, uint64_t b)
+{
+	(void)ctx;
+	switch (size) {
+	case 8: { uint64_t v; __builtin_memcpy(&v, &b, 8); tm_write_u64((uint64_t *)a, v); } break;
+	case 4: { uint32_t v; __builtin_memcpy(&v, &b, 4); tm_write_u32((uint32_t *)a, v); } break;
+	case 2: { uint16_t v; __builtin_memcpy(&v, &b, 2); tm_write_u16((uint16_t *)a, v); } break;
+	default: { uint8_t v; __builtin_memcpy(&v, &b, 1); tm_write_u8((uint8_t *)a, v); } break;
+	}
+}
 static inline void tm_write_bytes(void *dst, const void *src, size_t n)
 {
-	unsigned char *d = (unsigned char *)dst;
-	const unsigned char *s = (const unsigned char *)src;
-	while (n > 0) {
-		if (((uintptr_t)d & 7) == 0 && n >= 8) {
-			uint64_t v;
-			__builtin_memcpy(&v, s, 8);
-			tm_write_u64((uint64_t *)(void *)d, v);
-			d += 8, s += 8, n -= 8;
-		} else if (((uintptr_t)d & 3) == 0 && n >= 4) {
-			uint32_t v;
-			__builtin_memcpy(&v, s, 4);
-			tm_write_u32((uint32_t *)(void *)d, v);
-			d += 4, s += 4, n -= 4;
-		} else if (((uintptr_t)d & 1) == 0 && n >= 2) {
-			uint16_t v;
-			__builtin_memcpy(&v, s, 2);
-			tm_write_u16((uint16_t *)(void *)d, v);
-			d += 2, s += 2, n -= 2;
-		} else {
-			tm_write_u8(d, *s);
-			d += 1, s += 1, n -= 1;
-		}
-	}
+	tm_write_pieces_(dst, src, n, tm_put_piece_, NULL);
 }
 #else
 void tm_write_bytes(void *dst, const void *src, size_t n);

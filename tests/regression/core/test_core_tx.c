@@ -800,6 +800,53 @@ START_TEST(write_bytes_ranges)
 }
 END_TEST
 
+/* Ranges written in place are undone piece by piece: a range long enough
+ * for tl2 to escalate (in a block of its own, whose whole words its undo
+ * entries would restore), then ranges at every offset of a word (pieces
+ * of 1, 2, 4 and 8 bytes, through tl2's irrevocable writes, pot's inline
+ * fast-mode ones, gl's and silo's library ones), then a cancel: every
+ * byte is back.  On tl2 the attempt must have gone in place (a
+ * promotion). */
+#define WB_SHORT (16 * 65)
+START_TEST(write_bytes_cancelled)
+{
+	static unsigned char esc[RB_BIG], mem[WB_SHORT], before[RB_BIG];
+	unsigned char src[RB_BIG];
+	if (!CAN_ROLL_BACK)
+		return;
+	for (size_t i = 0; i < RB_BIG; i++)
+		esc[i] = before[i] = (unsigned char)(i * 17 + 9);
+	memcpy(mem, before, WB_SHORT);
+	start();
+	/* pot: the first transaction is speculative, the next ones (alone)
+	 * run in fast mode with inline writes. */
+	for (int i = 0; i < 2; i++) {
+		TM_BEGIN();
+		TM_END();
+	}
+	tm_stats_reset();
+	TM_BEGIN();
+	wb_fill(src, RB_BIG - 2, 3);
+	tm_write_bytes(esc + 1, src, RB_BIG - 2);
+	for (size_t off = 0; off < 16; off++) {
+		wb_fill(src, 15, (unsigned)off + 40);
+		tm_write_bytes(mem + 65 * off, src, 15);
+	}
+	ck_assert_uint_eq(TM_LOAD(&mem[65 * 15]), (unsigned char)((15 + 40) * 29 + 3));
+	tm_cancel();
+	TM_END();
+	ck_assert(tm_was_cancelled());
+	ck_assert_msg(memcmp(esc, before, RB_BIG) == 0, "a cancelled long range stayed");
+	ck_assert_msg(memcmp(mem, before, WB_SHORT) == 0, "a cancelled short range stayed");
+	if (IS("tl2")) {
+		tm_stats_t s;
+		tm_stats(&s);
+		ck_assert_uint_ge(s.promotions, 1);
+	}
+	stop();
+}
+END_TEST
+
 static void atomic_body(void *arg)
 {
 	long *p = arg;
@@ -1026,6 +1073,7 @@ int main(void)
 	tcase_add_test(tx, read_after_write_large_set);
 	tcase_add_test(tx, read_bytes_ranges);
 	tcase_add_test(tx, write_bytes_ranges);
+	tcase_add_test(tx, write_bytes_cancelled);
 	tcase_add_test(tx, atomic_results);
 	if (IS("seq"))
 		tcase_add_test_raise_signal(tx, seq_cancel_is_fatal, SIGABRT);
