@@ -31,8 +31,10 @@
  * -e dora: the tables are routed by s_id (equal ranges over the
  * executors, which are the workers), and the transactions that know only
  * sub_nbr (UPDATE_LOCATION, INSERT_ and DELETE_CALL_FORWARDING) first run a
- * secondary action, routed by a hash of sub_nbr, that reads s_id from the
- * index; UPDATE_SUBSCRIBER_DATA is the DORA report's parallel plan (the
+ * secondary action, routed by sub_nbr, that reads s_id from the index
+ * (the index partitioned in equal ranges of sub_nbr's value: TM1's
+ * sub_nbr is s_id in 15 digits, so its ranges are the subscribers', and
+ * the primary actions follow on the executor the look-up ran on); UPDATE_SUBSCRIBER_DATA is the DORA report's parallel plan (the
  * subscriber and the special facility as two actions, the second failing
  * when the row is missing and the abort undoing the first).  Locks:
  * SUBSCRIBER (s_id), ACCESS_INFO (s_id, ai_type), SPECIAL_FACILITY (s_id,
@@ -920,7 +922,7 @@ int potm_bench_tm1(int argc, char **argv)
 		db.d = potm_dora_create(db.threads, 2);
 		db.acts = execution >= 2 ? &tm1_private_acts : &tm1_shared_acts;
 		if (db.d == NULL || potm_dora_rule_range(db.d, 0, 1, subscribers) != 0 ||
-		    potm_dora_rule_hash(db.d, 1, 1, subscribers) != 0 ||
+		    potm_dora_rule_range(db.d, 1, 1, subscribers) != 0 ||
 		    potm_dora_set_private(db.d, execution >= 2) != 0 ||
 		    potm_dora_set_inline(db.d, execution == 3) != 0) {
 			fprintf(stderr, "tm1: -e %s: %s\n", tm1_executions[execution],
