@@ -5,8 +5,8 @@
  * Each executor owns private tables (<potm/store_private.h>) holding the
  * SUBSCRIBER, ACCESS_INFO, SPECIAL_FACILITY and CALL_FORWARDING rows of
  * the subscribers its range rule (rule 0, by s_id) gives it, and a
- * private table from sub_nbr to s_id for the sub_nbrs that rule 1 (a
- * hash of sub_nbr) gives it: the secondary action of the transactions
+ * private table from sub_nbr to s_id for the sub_nbrs that rule 1 (ranges
+ * of sub_nbr) gives it: the secondary action of the transactions
  * that know only sub_nbr runs where that table is.  The flow graphs and
  * locks are those of -e dora (tm1.c); the actions read and write their
  * executor's tables with plain accesses and no backend transaction, and
@@ -65,7 +65,7 @@ static int copy_row(uint64_t key, void *rec, void *arg)
 	if (store_private_insert(*slot_of(&pv->part[e], c->table), key, rec) == NULL)
 		c->failed = 1;
 	if (c->table == offsetof(tm1_part_t, sub)) {
-		/* The sub_nbr entry on the executor of its hash. */
+		/* The sub_nbr entry on the executor rule 1 gives it. */
 		const tm1_subscriber_t *su = rec;
 		uint64_t nbr = strtoull(su->sub_nbr, NULL, 10);
 		unsigned f = potm_dora_owner(c->db->d, 1, nbr);
@@ -208,7 +208,7 @@ static int act_upd_sf(potm_dora_act_t *a, void *arg)
 	return 0;
 }
 
-/* The secondary action, on the executor of sub_nbr's hash (no lock: the
+/* The secondary action, on the executor rule 1 gives sub_nbr (no lock: the
  * subscribers and their numbers never change). */
 static int act_lookup(potm_dora_act_t *a, void *arg)
 {
