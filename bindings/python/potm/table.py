@@ -1,7 +1,9 @@
 """SweepTable: the results of a sweep as a numpy structured array.
 
 One row per run.  The *key* columns identify the point (workload, backend,
-threads and every swept parameter); then ``repeat``, ``ok``, ``failure``,
+threads and every swept parameter, under its own name or, where a
+measure has that name, ``<name>_param``: ``ops_param`` for ``ops=``,
+the ``-n`` operations per thread); then ``repeat``, ``ok``, ``failure``,
 ``verified``; then the measures: ``throughput`` (operations per second),
 ``elapsed`` (s) and ``wall_time`` (s, the worker's whole life) as float64,
 NaN for a run that reported nothing; the counters as int64 (0 for a run
@@ -36,7 +38,7 @@ import html
 import importlib
 import math
 import os
-from typing import Any, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Collection, Iterable, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
@@ -46,6 +48,7 @@ from potm.result import RunResult
 STATUS_COLUMNS = ("repeat", "ok", "failure", "verified")
 #: Measures every table has, before the benchmark's counters.
 BASE_MEASURES = ("throughput", "elapsed", "wall_time", "ops", "commits", "aborts")
+
 #: The measures that are not counters (float64).
 FLOAT_MEASURES = ("throughput", "elapsed", "wall_time")
 #: Columns of a median table that count repeats, not a measure.
@@ -68,6 +71,18 @@ def _key_dtype(values: Sequence[Any]) -> str:
     if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
         return "i8"
     return _str_dtype([str(v) for v in values])
+
+
+def param_column(name: str, taken: Collection[str]) -> str:
+    """The key column of a swept parameter: its name, or ``<name>_param``
+    when another column of the table has that name (the ``ops``
+    parameter, ``-n``, beside the ``ops`` measure, the operations a run
+    did).
+
+    >>> param_column("structure", BASE_MEASURES), param_column("ops", BASE_MEASURES)
+    ('structure', 'ops_param')
+    """
+    return name + "_param" if name in taken else name
 
 
 class SweepTable:
@@ -94,7 +109,6 @@ class SweepTable:
         """A table of (repeat, result) rows; param_names are the swept
         parameters (key columns after workload, backend, threads)."""
         results = [r for _, r in rows]
-        keys = ("workload", "backend", "threads", *param_names)
         counters: list[str] = []
         causes: list[str] = []
         for r in results:
@@ -108,11 +122,14 @@ class SweepTable:
         measures = [*BASE_MEASURES, *counters, *(ABORT_PREFIX + c for c in causes),
                     *(COUNT_PREFIX + c for c in number_counts)]
         series = [COUNT_PREFIX + c for c in series_counts]
+        taken = {*measures, *series, *STATUS_COLUMNS}
+        columns = {param_column(n, taken): n for n in param_names}
+        keys = ("workload", "backend", "threads", *columns)
 
         def key_value(r: RunResult, name: str) -> Any:
             if name in ("workload", "backend", "threads"):
                 return getattr(r, name)
-            return r.params.get(name, "")
+            return r.params.get(columns[name], "")
 
         dtype: list[tuple[str, str]] = []
         for name in keys:

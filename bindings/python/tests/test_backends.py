@@ -118,3 +118,18 @@ def test_a_small_real_sweep(tmp_path: Path) -> None:
     again = potm.sweep("bank", backends=chosen, threads=[1, 2], accounts=[16, 256],
                        duration=50, repeat=2, cache=cache, lib_dir=lib_dir, progress=False)
     assert again.array.tolist() == t.array.tolist()
+
+
+def test_a_sweep_over_a_fixed_operation_count(tmp_path: Path) -> None:
+    """ops= is a parameter (-n) and ops a measure: the key column of the
+    parameter is ops_param, the measure keeps its name."""
+    multi = [b for b in real_backends() if b != "seq" and b not in ("rtm", "pot-rtm")]
+    if not multi:
+        pytest.skip(f"no multi-thread software backend built in {build_dir()}")
+    lib_dir = _runnable(multi[0])
+    t = potm.sweep("bank", backends=[multi[0]], threads=2, accounts=64, ops=[100, 300],
+                   repeat=1, lib_dir=lib_dir, progress=False)
+    assert t["ok"].all(), [r.describe_failure() for r in t.results or [] if not r.ok]
+    assert "ops_param" in t.keys
+    assert sorted(zip(t["ops_param"].tolist(), t["ops"].tolist())) == [(100, 200), (300, 600)]
+    assert len(t.median()) == 2
