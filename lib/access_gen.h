@@ -132,25 +132,13 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 #endif
 
 #ifndef POTM_GEN_OWN_WRITE_BYTES
-/* A piece through the typed write of its size, as a program's own write
- * of that size would go.  The splitter is inlined here, not called
- * (potm_write_pieces): with put constant, each piece is a direct call or
- * an inlined write instead of an indirect call. */
-static inline void potm_gen_put_piece(void *ctx, void *a, unsigned size, uint64_t b)
-{
-	(void)ctx;
-	switch (size) {
-	case 8: { uint64_t v; memcpy(&v, &b, 8); tm_write_u64(a, v); } break;
-	case 4: { uint32_t v; memcpy(&v, &b, 4); tm_write_u32(a, v); } break;
-	case 2: { uint16_t v; memcpy(&v, &b, 2); tm_write_u16(a, v); } break;
-	default: { uint8_t v; memcpy(&v, &b, 1); tm_write_u8(a, v); } break;
-	}
-}
-
+/* The splitter inlined here, not called (potm_write_pieces): with put
+ * constant (access.h's tm_put_piece_, the typed write of each piece's
+ * size), each piece is a direct call instead of an indirect one. */
 void tm_write_bytes(void *dst, const void *src, size_t n)
 {
 	potm_self_writing("tm_write_bytes");
-	tm_write_pieces_(dst, src, n, potm_gen_put_piece, NULL);
+	tm_write_pieces_(dst, src, n, tm_put_piece_, NULL);
 }
 #endif
 

@@ -282,15 +282,10 @@ void tm_read_bytes(void *dst, const void *src, size_t n);
  * generic split (<potm/static/pieces.h>), so pot counts the same accesses
  * either way, without a call per piece.  The library's elsewhere (tl2,
  * silo: a range at once). */
-#if defined(POTM_PLAIN_ACCESS) && !defined(POTM_BACKEND_RTM) && !defined(POTM_BACKEND_POT_RTM)
-static inline void tm_write_bytes(void *dst, const void *src, size_t n)
-{
-	POTM_CHECK_WRITE_();
-	__builtin_memcpy(dst, src, n);
-}
-#elif defined(POTM_INLINE_WRITES_)
-/* A piece through the inline typed write of its size (a constant once
- * tm_write_pieces_ is inlined, so the switch folds away). */
+/* A piece of a range through the typed write of its size (a constant
+ * once tm_write_pieces_ is inlined, so the switch folds away): the inline
+ * tm_write_bytes below and the library's generic one (lib/access_gen.h)
+ * put their pieces through it. */
 POTM_ALWAYS_INLINE_ void tm_put_piece_(void *ctx, void *a, unsigned size, uint64_t b)
 {
 	(void)ctx;
@@ -301,6 +296,13 @@ POTM_ALWAYS_INLINE_ void tm_put_piece_(void *ctx, void *a, unsigned size, uint64
 	default: { uint8_t v; __builtin_memcpy(&v, &b, 1); tm_write_u8((uint8_t *)a, v); } break;
 	}
 }
+#if defined(POTM_PLAIN_ACCESS) && !defined(POTM_BACKEND_RTM) && !defined(POTM_BACKEND_POT_RTM)
+static inline void tm_write_bytes(void *dst, const void *src, size_t n)
+{
+	POTM_CHECK_WRITE_();
+	__builtin_memcpy(dst, src, n);
+}
+#elif defined(POTM_INLINE_WRITES_)
 static inline void tm_write_bytes(void *dst, const void *src, size_t n)
 {
 	tm_write_pieces_(dst, src, n, tm_put_piece_, NULL);
