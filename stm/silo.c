@@ -557,21 +557,12 @@ typedef struct silo_version {
 #define SILO_VKEPT(v)        ((unsigned)((v)->word >> SILO_VKEPT_SHIFT))
 _Static_assert(sizeof(tm_word_t) == 8, "a byte of kept bits per word");
 
-/* A bit per byte of a byte mask (0xff or 0 in each byte), and back,
- * without a loop: the multiply gathers each byte's low bit into the top
- * byte (the partial products never overlap); the way back spreads bit k
- * to byte k, then turns each nonzero byte into 0xff (adding 0x7f sets a
- * byte's top bit unless it is 0, without a carry out of the byte). */
+/* A bit per byte of a byte mask (0xff or 0 in each byte), without a
+ * loop: the multiply gathers each byte's low bit into the top byte (the
+ * partial products never overlap). */
 static inline unsigned silo_bits_of_bytes(tm_word_t bytes)
 {
 	return (unsigned)(((uint64_t)bytes & 0x0101010101010101u) * 0x0102040810204080u >> 56);
-}
-
-static inline tm_word_t silo_bytes_of_bits(unsigned bits)
-{
-	uint64_t x = (uint64_t)bits * 0x0101010101010101u & 0x8040201008040201u;
-	uint64_t top = ((x + 0x7f7f7f7f7f7f7f7fu) | x) & 0x8080808080808080u;
-	return (tm_word_t)((top >> 7) * 0xff);
 }
 
 /* A chain's head and the head's `over', read as a pair under the stripe
@@ -870,18 +861,16 @@ static void silo_snap_save(silo_tx_t *tx, silo_vslot_t *vt, uint64_t e)
 		unsigned kept = silo_bits_of_bytes(w->mask) & ~have;
 		if (kept == 0)
 			continue;
-		tm_word_t keep = silo_bytes_of_bits(kept);
 		silo_version_t *v = silo_snap_node(tx, over);
 		v->next = sl->head;
 		v->next_over = sl->over;
 		v->word = w->addr | (uintptr_t)kept << SILO_VKEPT_SHIFT;
 		v->old = 0;
-		if (keep == ~(tm_word_t)0) {
+		if (kept == 0xff) {
 			v->old = __atomic_load_n((const tm_word_t *)w->addr, __ATOMIC_RELAXED);
 		} else {
-			const unsigned char *mk = (const unsigned char *)&keep;
 			for (unsigned k = 0; k < sizeof(tm_word_t); k++)
-				if (mk[k])
+				if (kept >> k & 1)
 					((unsigned char *)&v->old)[k] = __atomic_load_n(
 						(const unsigned char *)w->addr + k, __ATOMIC_RELAXED);
 		}
