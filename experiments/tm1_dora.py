@@ -26,7 +26,9 @@ CASES = (Case("tm1", "tm1", {}),)
 
 #: The shared systems, and DORA over private tables with the executors as
 #: terminals (TM1's alone).
-_VARIANTS = VARIANTS + (Variant("dora-inline", "tl2", params={"execution": "dora-inline"}),)
+_VARIANTS = VARIANTS + (Variant("dora-inline", "tl2", params={"execution": "dora-inline"}),
+                        Variant("dora-inline-affine", "tl2",
+                                params={"execution": "dora-inline", "affine": True}))
 
 #: The point the key numbers compare at.
 _AT = {"benchmark": "tm1", "threads": 2}
@@ -46,7 +48,8 @@ EXPERIMENT = Experiment(
                   keys=(dora_over("2 executors", _AT, "occ"),
                         dora_over("2 executors", _AT, "2pl"),
                         dora_over("2 executors", _AT, "occ", "dora-private"),
-                        dora_over("2 executors", _AT, "occ", "dora-inline"))),
+                        dora_over("2 executors", _AT, "occ", "dora-inline"),
+                        dora_over("2 executors", _AT, "occ", "dora-inline-affine"))),
     requires=("tl2",),
     notes="2 cores: 4 executors oversubscribe the machine, and an idle executor "
           "sleeps on a futex until work arrives (dora-inline's executors poll and "
