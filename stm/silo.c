@@ -990,23 +990,35 @@ static void silo_snap_tick(uint64_t epoch)
 	pthread_mutex_unlock(&silo.snap_mu);
 }
 
-/* Under snap_mu: hand p, a free held back until snap_min reaches `tag',
- * to the epoch thread (N7). */
-static void silo_snap_orphan(void *p, uint64_t tag)
+/* Under snap_mu: hand the n frees at p, each held back until snap_min
+ * reaches its tag (ascending, as a thread holds them), to the epoch
+ * thread (N7).  Merged from the back, in place, so that the orphans stay
+ * in tag order: a thread exits holding a snapshot epoch's frees, tens of
+ * thousands, and inserting them one at a time among another exited
+ * thread's took time quadratic in their number. */
+static void silo_snap_orphan_all(void *const *p, const uint64_t *tags, size_t n)
 {
-	if (silo.norphans == silo.orphans_cap) {
-		silo.orphans_cap = silo.orphans_cap ? 2 * silo.orphans_cap : 64;
+	size_t need = silo.norphans + n;
+	if (need > silo.orphans_cap) {
+		silo.orphans_cap = need > 2 * silo.orphans_cap ? need : 2 * silo.orphans_cap;
 		silo.orphans = potm_xrealloc(silo.orphans, silo.orphans_cap * sizeof *silo.orphans);
 		silo.orphan_epochs = potm_xrealloc(silo.orphan_epochs,
 		                                   silo.orphans_cap * sizeof *silo.orphan_epochs);
 	}
-	size_t j = silo.norphans++;
-	for (; j > 0 && silo.orphan_epochs[j - 1] > tag; j--) {
-		silo.orphans[j] = silo.orphans[j - 1];
-		silo.orphan_epochs[j] = silo.orphan_epochs[j - 1];
+	size_t i = silo.norphans, j = n, k = need;
+	while (j > 0) {
+		k--;
+		if (i > 0 && silo.orphan_epochs[i - 1] > tags[j - 1]) {
+			i--;
+			silo.orphans[k] = silo.orphans[i];
+			silo.orphan_epochs[k] = silo.orphan_epochs[i];
+		} else {
+			j--;
+			silo.orphans[k] = p[j];
+			silo.orphan_epochs[k] = tags[j];
+		}
 	}
-	silo.orphans[j] = p;
-	silo.orphan_epochs[j] = tag;
+	silo.norphans = need;
 }
 
 /* A thread exits: what it holds back (chunks, frees) goes to the epoch
@@ -1021,8 +1033,7 @@ static void silo_snap_thread_fini(silo_tx_t *tx)
 			c->next = silo.orphan_chunks;
 			silo.orphan_chunks = c;
 		}
-		for (size_t i = 0; i < tx->nheld_frees; i++)
-			silo_snap_orphan(tx->held_frees[i], tx->held_epochs[i]);
+		silo_snap_orphan_all(tx->held_frees, tx->held_epochs, tx->nheld_frees);
 		pthread_mutex_unlock(&silo.snap_mu);
 	}
 	tx->vc_old = tx->vc_new = NULL;
