@@ -293,6 +293,9 @@ typedef struct potm_backend {
 	void (*declare_read_only)(potm_thread_t *t);
 	/* Optional: tm_snapshot_versions(); NULL: 0. */
 	size_t (*snapshot_versions)(void);
+	/* Optional: tm_write_fresh (silo: no version kept of the word's
+	 * current bytes); NULL: tm_write. */
+	void (*write_fresh)(tm_word_t *a, tm_word_t v);
 } potm_backend_t;
 
 /* Ordering hooks of a deterministic backend.  A registered thread's

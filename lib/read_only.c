@@ -30,3 +30,11 @@ size_t tm_snapshot_versions(void)
 {
 	return potm_backend.snapshot_versions != NULL ? potm_backend.snapshot_versions() : 0;
 }
+
+void tm_write_fresh(tm_word_t *a, tm_word_t v)
+{
+	if (potm_backend.write_fresh != NULL)
+		potm_backend.write_fresh(a, v);
+	else
+		tm_write(a, v);
+}

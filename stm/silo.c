@@ -471,7 +471,11 @@ static void silo_drop_token(silo_tx_t *tx)
  *     the end of the snapshot epochs before.
  *     Memory the transaction allocated itself is not saved: no snapshot
  *     can reach it before this commit (its previous life, if any, ended
- *     in a free that N7 held until no snapshot could reach it).
+ *     in a free that N7 held until no snapshot could reach it).  Nor is
+ *     a word written with tm_write_fresh (the write-set entry's `fresh'):
+ *     its caller vouches that no committed state has ever made it
+ *     reachable (the record store's B+-tree: a slot that has held no
+ *     entry since its node was made, store_internal.h's B5).
  *  N2 (from K) The first snapshot allocates vtab, then reads E and sets
  *     K = E + 1 (SILO_NO_EPOCH before).  A committer reads E after locking
  *     its write set (and a full fence), then vtab, then K, all
@@ -836,6 +840,8 @@ static void silo_snap_save(silo_tx_t *tx, silo_vslot_t *vt, uint64_t e)
 	 * below: each is another commit's node, likely a cache miss, and
 	 * loaded one by one their misses would add up instead of overlap. */
 	for (size_t i = 0; i < tx->ws.n; i++) {
+		if (tx->ws.e[i].fresh)
+			continue;
 		const silo_vslot_t *sl = &vt[silo_lock_index(silo_lock_of((const void *)tx->ws.e[i].addr))];
 		if (sl->over == over)
 			__builtin_prefetch(sl->head);
@@ -843,6 +849,8 @@ static void silo_snap_save(silo_tx_t *tx, silo_vslot_t *vt, uint64_t e)
 	size_t nfresh = SIZE_MAX, hint = 0;   /* the ranges, looked up once needed */
 	for (size_t i = 0; i < tx->ws.n; i++) {
 		const tl2_wentry_t *w = &tx->ws.e[i];
+		if (w->fresh)
+			continue;   /* the caller's word (tm_write_fresh) */
 		/* Fresh memory first: it needs neither the chain's slot nor
 		 * its nodes, both likely cache misses. */
 		if (nfresh == SIZE_MAX)
@@ -1206,6 +1214,25 @@ void tm_write(tm_word_t *a, tm_word_t v)
 {
 	silo_tx_t *tx = (silo_tx_t *)potm_self_writing("tm_write");
 	silo_write(tx, a, sizeof *a, v);
+}
+
+/* tm_write_fresh: the word's current bytes are read by no snapshot, so
+ * N1 keeps none of them (nor fetches its chain's slot). */
+static void silo_write_fresh(tm_word_t *a, tm_word_t v)
+{
+	silo_tx_t *tx = (silo_tx_t *)potm_self_writing("tm_write_fresh");
+	if (unlikely((uintptr_t)a & (sizeof *a - 1)))
+		tm_misuse_("tm_write_fresh of an unaligned word");
+	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a);
+	if (e == NULL) {
+		e = tl2_ws_add(&tx->ws, (uintptr_t)a);
+		__builtin_prefetch((const void *)silo_lock_of(a), 1, 3);
+		unsigned w;
+		uint64_t bit = silo_stripe_bit(a, &w);
+		tx->written_stripes[w] |= bit;
+	}
+	tl2_ws_fill(e, a, sizeof *a, v);
+	e->fresh = true;
 }
 
 static inline __attribute__((always_inline)) uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
@@ -1881,6 +1908,7 @@ const potm_backend_t potm_backend = {
 	.lsd = &silo_lsd_ops,
 	.declare_read_only = silo_declare_read_only,
 	.snapshot_versions = silo_snapshot_versions,
+	.write_fresh = silo_write_fresh,
 };
 
 /* ---- the redo log's view of commits (lib/store/log.c) --------------------

@@ -30,6 +30,8 @@ typedef struct tl2_wentry {
 	volatile uintptr_t *lock;  /* its stripe's lock, set when locking */
 	uintptr_t prev;            /* lock word before we took it */
 	bool owner;                /* this entry took the lock at commit */
+	bool fresh;                /* silo: no snapshot reads the word's
+	                              current bytes (tm_write_fresh) */
 } tl2_wentry_t;
 
 /* The read set is tm.h's tm_rset_t: tl2's inline reads append to it. */
@@ -315,6 +317,7 @@ static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_add(tl2_wset_t
 	e->val = 0;
 	e->mask = 0;
 	e->owner = false;
+	e->fresh = false;
 	if (likely(!ws->indexed))
 		tl2_ws_filter_set(ws->written, word);   /* else the index sets it */
 	if (unlikely(ws->indexed || ws->n == TL2_SETS_INDEX_FROM))

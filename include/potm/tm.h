@@ -171,6 +171,19 @@ void tm_declare_read_only(void);
  * snapshots.  For tests and statistics. */
 size_t tm_snapshot_versions(void);
 
+/* tm_write of a word whose current bytes no snapshot can read: memory
+ * that no committed state has ever reached (a block allocated and not
+ * yet published, or published by this very transaction), or a slot of a
+ * structure that no committed state has ever named, such as a B+-tree
+ * node's free slot that has held no entry since the node was made.  A
+ * backend that keeps old versions for snapshots (silo) keeps none of
+ * this word's; elsewhere it is tm_write.  The caller vouches for the
+ * freshness: a snapshot that could read the word would read the new
+ * bytes.  POTM_KEEPS_VERSIONS_ is defined in a build for such a
+ * backend: without it a caller may skip working out whether a word is
+ * fresh and call tm_write. */
+void tm_write_fresh(tm_word_t *a, tm_word_t v);
+
 /* ---- memory ------------------------------------------------------------ */
 
 /* Allocate inside a transaction; the block is freed again if the attempt

@@ -48,6 +48,7 @@
 #include "store_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define BTREE_HALF ((BTREE_FANOUT + 1) / 2)   /* entries kept left in a split */
 #define BTREE_APPEND_KEEP (BTREE_FANOUT - 3)  /* ... in the split of an append */
@@ -180,6 +181,7 @@ static btree_node_t *btree_node_new(uint64_t level, const char *call)
 		store_abort(call, "out of memory for a B+-tree node");
 	n->perm = BTREE_PERM_EMPTY;
 	n->level = level;
+	memset(n->ptr, 0, sizeof n->ptr);   /* B5 */
 	return n;
 }
 
@@ -233,6 +235,20 @@ static unsigned btree_leaf_lower(btree_node_t *n, uint64_t perm, uint64_t key, b
 static void btree_node_put(btree_node_t *n, uint64_t perm, unsigned r, uint64_t key, void *ptr)
 {
 	unsigned s = btree_perm_free_slot(perm);
+#ifdef POTM_KEEPS_VERSIONS_
+	/* B5: a slot whose committed pointer is still NULL has held no entry
+	 * since the node was made, so no committed word has ever ranked it
+	 * and no snapshot reads it: its words need no old version.  (A
+	 * commit that ranks it meanwhile changes the word this attempt
+	 * read, and the attempt fails; one that freed it would have found it
+	 * ranked, hence not NULL.) */
+	if (__atomic_load_n(&n->ptr[s], __ATOMIC_RELAXED) == NULL) {
+		tm_write_fresh((tm_word_t *)&n->key[s], (tm_word_t)key);
+		tm_write_fresh((tm_word_t *)(void *)&n->ptr[s], (tm_word_t)ptr);
+		tm_write_u64(&n->perm, btree_perm_insert(perm, r));
+		return;
+	}
+#endif
 	tm_write_u64(&n->key[s], key);
 	TM_STORE(&n->ptr[s], ptr);
 	tm_write_u64(&n->perm, btree_perm_insert(perm, r));
@@ -362,6 +378,8 @@ bool btree_insert(btree_t *bt, uint64_t key, void *val)
 	btree_finger_t *f = &btree_finger;
 	uint64_t attempt = btree_attempt();
 	bool found;
+	if (store_unlikely(val == NULL))
+		store_abort("store_insert", "a NULL value in a B+-tree (B5)");
 #ifdef POTM_PRIVATE_ACCESS
 	(void)f;
 	(void)attempt;
@@ -616,6 +634,7 @@ int btree_init(btree_t *bt)
 		return -1;
 	leaf->perm = BTREE_PERM_EMPTY;
 	leaf->level = 0;
+	memset(leaf->ptr, 0, sizeof leaf->ptr);   /* B5 */
 	bt->root = leaf;
 #ifdef POTM_PRIVATE_ACCESS
 	bt->finger_leaf = NULL;

@@ -104,6 +104,7 @@
 #define tm_write_bytes(d, s, n) ((void)memcpy((d), (s), (n)))
 #define tm_malloc(n) store_private_malloc_(n)
 #define tm_free(p) free(p)
+#undef POTM_KEEPS_VERSIONS_   /* nothing to spare: no snapshot reads a private table */
 #endif
 
 #include <stdbool.h>
@@ -210,6 +211,12 @@ static inline void *store_bytes_of(store_rec_hdr_t *h)
  *      on the same nodes).
  *  B4: the permutation word names every slot once (ranks 0..14, count at
  *      most BTREE_FANOUT).
+ *  B5: a node is made with every pointer NULL, and an entry's pointer is
+ *      never NULL: a free slot whose pointer is NULL has held no entry
+ *      since the node was made (a delete or a split leaves the stale
+ *      entry in the slot it frees).  Its words are then fresh for
+ *      tm_write_fresh: no committed permutation word has ranked it, so no
+ *      snapshot reads them.
  * Nodes are tm_malloc'd, so they have malloc's alignment, not a cache
  * line's: tm_free must get back the very block tm_malloc returned.
  */

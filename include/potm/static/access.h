@@ -30,6 +30,11 @@
 
 /* Forced inlining where it pays: only when optimizing (unoptimized, it
  * would only give GCC's object-size warnings code it never folds). */
+/* A backend that keeps old versions for snapshots (tm_write_fresh). */
+#ifdef POTM_BACKEND_SILO
+#define POTM_KEEPS_VERSIONS_ 1
+#endif
+
 #ifdef __OPTIMIZE__
 #define POTM_ALWAYS_INLINE_ static inline __attribute__((always_inline))
 #else

@@ -4,7 +4,8 @@
  *
  *  - bank: transfers between the records of a hash table and of an
  *    ordered table, some of them deleting a record and inserting it
- *    again; audits in read-only transactions see the total and the number
+ *    again; audits (half of them declared read-only: silo's snapshots)
+ *    see the total and the number
  *    of accounts unchanged (checked inside the transaction: a doomed
  *    attempt must not see a wrong total either, opacity), and so does the
  *    end;
@@ -12,7 +13,9 @@
  *    index, each thread on the keys of its own residue class and on a
  *    range shared by all, beside scans of the table and of the index that
  *    check order, bounds and each record's payload (a function of its
- *    key) inside the transaction.  At the end store_check passes, the
+ *    key) inside the transaction (half of them read-only: silo's
+ *    snapshots, whose view of the B+-tree's slots, reused or never used,
+ *    must be a committed state).  At the end store_check passes, the
  *    count and the keys are those the committed operations left, and the
  *    digest equals that of a table rebuilt sequentially from them.
  *
@@ -91,6 +94,8 @@ static void bank_audit(bool ordered, int dir)
 {
 	audit_t a;
 	TM_BEGIN();
+	if (dir == STORE_DESC)
+		tm_declare_read_only();   /* silo: a snapshot */
 	memset(&a, 0, sizeof a);
 	if (ordered) {
 		store_scan(bank_table, 0, UINT64_MAX, dir, audit_visit, &a);
@@ -296,6 +301,8 @@ static void churn_scan(uint64_t *rng)
 	}
 	unsigned limit = 1 + (unsigned)((x >> 48) % 100);
 	TM_BEGIN();
+	if (x & 8)
+		tm_declare_read_only();   /* silo: a snapshot of the tree */
 	memset(&c, 0, sizeof c);
 	c.lo = lo;
 	c.hi = hi;
