@@ -451,7 +451,8 @@ static void silo_drop_token(silo_tx_t *tx)
  *
  * A transaction declared read-only reads the state at the end of a recent
  * snapshot epoch and never aborts (paper 4.9).  A snapshot epoch is k
- * epochs (cfg->silo_snapshot_epochs, Silo's 25), counted from K (N2):
+ * epochs (cfg->silo_snapshot_epochs, 5 by default where Silo has 25:
+ * fresher snapshots read fewer chains), counted from K (N2):
  * epoch e >= K is in the snapshot epoch that starts at
  * F(e) = K + floor((e - K) / k) * k.  Old versions are kept per stripe word
  * only once a snapshot has run, once per word and snapshot epoch (not per

@@ -125,8 +125,8 @@ typedef struct tm_config {
 	                           from the thread's own; for measuring what
 	                           the per-thread TIDs save */
 	unsigned silo_snapshot_epochs; /* POTM_SILO_SNAPSHOT_EPOCHS 1..100000,
-	                           default 25: silo's snapshot epoch, in
-	                           epochs (Silo: 25, 1 s at 40 ms).  A
+	                           default 5: silo's snapshot epoch, in
+	                           epochs (200 ms at 40 ms; Silo: 25).  A
 	                           read-only snapshot transaction reads the
 	                           state at the end of the latest complete
 	                           snapshot epoch, and a commit keeps a word's
