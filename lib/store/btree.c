@@ -62,6 +62,10 @@ typedef struct btree_path {
 	unsigned idx[BTREE_MAX_DEPTH];
 	unsigned depth;
 	uint64_t lo, hi;   /* the leaf's keys lie in [lo, hi] (B1) */
+	unsigned lower;    /* in the leaf: the first rank whose key is >= the
+	                      descent's key, or the count */
+	bool found;        /* ... and whether that key is the descent's */
+	void *val;         /* ... its pointer if so */
 } btree_path_t;
 
 /* The finger: the leaf the calling thread's last insert into a tree went
@@ -172,6 +176,38 @@ BTREE_ACCESSOR void *btree_ptr_at(btree_node_t *n, uint64_t perm, unsigned r)
 	return TM_LOAD(&n->ptr[btree_perm_slot(perm, r)]);
 }
 
+/* Plain reads of the entry of rank r of a node whose word is perm: in
+ * the quiescent calls, and in a search under the word's guard (below). */
+BTREE_ACCESSOR uint64_t btree_plain_key(const btree_node_t *n, uint64_t perm, unsigned r)
+{
+	return __atomic_load_n(&n->key[btree_perm_slot(perm, r)], __ATOMIC_RELAXED);
+}
+
+BTREE_ACCESSOR void *btree_plain_ptr(const btree_node_t *n, uint64_t perm, unsigned r)
+{
+	return __atomic_load_n(&n->ptr[btree_perm_slot(perm, r)], __ATOMIC_RELAXED);
+}
+
+/* The word of a node for a search (B6): with g->lock set, the search may
+ * read the slots it ranks with plain loads and keep what it found if
+ * tm_guard_holds_(g) afterwards. */
+BTREE_ACCESSOR uint64_t btree_read_perm_guarded(btree_node_t *n, tm_guard_t *g)
+{
+#ifdef POTM_PRIVATE_ACCESS
+	g->lock = &tm_guard_plain_;   /* the owner's plain accesses */
+	g->word = 0;
+	return n->perm;
+#else
+	return tm_read_guard_u64_(&n->perm, g);
+#endif
+}
+
+/* The key of rank r, plain or through the TM. */
+BTREE_ACCESSOR uint64_t btree_key_read(btree_node_t *n, uint64_t perm, unsigned r, bool plain)
+{
+	return plain ? btree_plain_key(n, perm, r) : btree_key_at(n, perm, r);
+}
+
 /* A new node, unpublished: the caller fills it with plain stores.  Inside
  * a transaction the block is freed again if the attempt aborts. */
 static btree_node_t *btree_node_new(uint64_t level, const char *call)
@@ -189,14 +225,14 @@ static btree_node_t *btree_node_new(uint64_t level, const char *call)
  * range holds key, the largest r >= 1 whose key is <= key, else 0.
  * [*lo_key, *hi_key], n's range, becomes the child's: its own key (rank
  * r >= 1) and the next rank's key - 1 (if any), keys the search read. */
-static unsigned btree_child_for(btree_node_t *n, uint64_t perm, uint64_t key,
-                                uint64_t *lo_key, uint64_t *hi_key)
+BTREE_ACCESSOR unsigned btree_child_for(btree_node_t *n, uint64_t perm, uint64_t key,
+                                        uint64_t *lo_key, uint64_t *hi_key, bool plain)
 {
 	unsigned lo = 1, hi = btree_perm_count(perm);   /* the first rank in [1, c)
 	                                                   whose key is > key */
 	while (lo < hi) {
 		unsigned mid = lo + (hi - lo) / 2;
-		uint64_t k = btree_key_at(n, perm, mid);
+		uint64_t k = btree_key_read(n, perm, mid, plain);
 		if (k <= key) {
 			lo = mid + 1;
 			*lo_key = k;       /* the last one set is rank lo - 1's */
@@ -211,13 +247,14 @@ static unsigned btree_child_for(btree_node_t *n, uint64_t perm, uint64_t key,
 /* Leaf n (word perm, count c): the first rank whose key is >= key, or c;
  * *found says whether that key is key.  The keys are distinct, so if that
  * rank's key is key the search compared it already: no second read. */
-static unsigned btree_leaf_lower(btree_node_t *n, uint64_t perm, uint64_t key, bool *found)
+BTREE_ACCESSOR unsigned btree_leaf_lower_(btree_node_t *n, uint64_t perm, uint64_t key,
+                                          bool *found, bool plain)
 {
 	unsigned lo = 0, hi = btree_perm_count(perm);
 	bool eq = false;
 	while (lo < hi) {
 		unsigned mid = lo + (hi - lo) / 2;
-		uint64_t k = btree_key_at(n, perm, mid);
+		uint64_t k = btree_key_read(n, perm, mid, plain);
 		if (k < key) {
 			lo = mid + 1;
 		} else {
@@ -227,6 +264,11 @@ static unsigned btree_leaf_lower(btree_node_t *n, uint64_t perm, uint64_t key, b
 	}
 	*found = eq;
 	return lo;
+}
+
+static unsigned btree_leaf_lower(btree_node_t *n, uint64_t perm, uint64_t key, bool *found)
+{
+	return btree_leaf_lower_(n, perm, key, found, false);
 }
 
 /* Put (key, ptr) at rank r of n (word perm, count < BTREE_FANOUT): into
@@ -304,8 +346,28 @@ static btree_node_t *btree_split_node(btree_node_t *n, uint64_t perm, unsigned p
 	return r;
 }
 
+/* One node of a descent (n at depth d): for an inner node the rank of
+ * the child whose range holds key, the path's range narrowed to it, and
+ * the child; for a leaf the path's lower, found and val.  Read under the
+ * node's guard (B6) when the backend gives one, and again through the TM
+ * if the guard fails or it gives none. */
+BTREE_ACCESSOR btree_node_t *btree_descend_node(btree_node_t *n, uint64_t key, btree_path_t *p,
+                                                unsigned d, bool plain, uint64_t perm)
+{
+	p->perm[d] = perm;
+	if (n->level == 0) {
+		p->lower = btree_leaf_lower_(n, perm, key, &p->found, plain);
+		p->val = !p->found ? NULL : plain ? btree_plain_ptr(n, perm, p->lower)
+		                                  : btree_ptr_at(n, perm, p->lower);
+		return NULL;
+	}
+	unsigned i = btree_child_for(n, perm, key, &p->lo, &p->hi, plain);
+	p->idx[d] = i;
+	return plain ? btree_plain_ptr(n, perm, i) : btree_ptr_at(n, perm, i);
+}
+
 /* Walk from the root to the leaf whose range holds key, recording the
- * path; returns the leaf. */
+ * path and, in the leaf, where key is or would go; returns the leaf. */
 static btree_node_t *btree_descend(btree_t *bt, uint64_t key, btree_path_t *p)
 {
 	btree_node_t *n = TM_LOAD(&bt->root);
@@ -313,16 +375,27 @@ static btree_node_t *btree_descend(btree_t *bt, uint64_t key, btree_path_t *p)
 	p->lo = 0;
 	p->hi = UINT64_MAX;
 	for (;;) {
-		uint64_t perm = btree_read_perm(n);
+		tm_guard_t g;
+		uint64_t perm = btree_read_perm_guarded(n, &g);
 		p->node[d] = n;
-		p->perm[d] = perm;
-		if (n->level == 0) {
+		uint64_t lo = p->lo, hi = p->hi;
+		btree_node_t *next;
+		if (g.lock != NULL) {
+			next = btree_descend_node(n, key, p, d, true, perm);
+			if (store_unlikely(!tm_guard_holds_(&g))) {
+				p->lo = lo;
+				p->hi = hi;
+				next = btree_descend_node(n, key, p, d, false, btree_read_perm(n));
+			}
+		} else {
+			next = btree_descend_node(n, key, p, d, false, perm);
+		}
+		if (next == NULL) {
 			p->depth = d + 1;
 			return n;
 		}
-		unsigned i = btree_child_for(n, perm, key, &p->lo, &p->hi);
-		p->idx[d++] = i;
-		n = btree_ptr_at(n, perm, i);
+		n = next;
+		d++;
 	}
 }
 
@@ -330,17 +403,9 @@ static btree_node_t *btree_descend(btree_t *bt, uint64_t key, btree_path_t *p)
 
 void *btree_get(btree_t *bt, uint64_t key)
 {
-	btree_node_t *n = TM_LOAD(&bt->root);
-	for (;;) {
-		uint64_t perm = btree_read_perm(n);
-		if (n->level == 0) {
-			bool found;
-			unsigned i = btree_leaf_lower(n, perm, key, &found);
-			return found ? btree_ptr_at(n, perm, i) : NULL;
-		}
-		uint64_t lo_key, hi_key;   /* not needed */
-		n = btree_ptr_at(n, perm, btree_child_for(n, perm, key, &lo_key, &hi_key));
-	}
+	btree_path_t p;
+	btree_descend(bt, key, &p);
+	return p.val;
 }
 
 /* The node at depth d of the path split; child, with lower bound sep, goes
@@ -402,8 +467,8 @@ bool btree_insert(btree_t *bt, uint64_t key, void *val)
 	btree_path_t p;
 	btree_node_t *leaf = btree_descend(bt, key, &p);
 	uint64_t perm = p.perm[p.depth - 1];
-	unsigned i = btree_leaf_lower(leaf, perm, key, &found);
-	if (found)
+	unsigned i = p.lower;
+	if (p.found)
 		return false;
 	if (btree_perm_count(perm) < BTREE_FANOUT) {
 		btree_node_put(leaf, perm, i, key, val);
@@ -479,11 +544,10 @@ void *btree_delete(btree_t *bt, uint64_t key)
 	btree_path_t p;
 	btree_node_t *leaf = btree_descend(bt, key, &p);
 	uint64_t perm = p.perm[p.depth - 1];
-	bool found;
-	unsigned i = btree_leaf_lower(leaf, perm, key, &found);
-	if (!found)
+	if (!p.found)
 		return NULL;
-	void *val = btree_ptr_at(leaf, perm, i);
+	unsigned i = p.lower;
+	void *val = p.val;
 	btree_node_remove_at(leaf, perm, i);
 	if (btree_perm_count(perm) == 1 && p.depth > 1)
 		btree_remove_empty(bt, &p, p.depth - 1);
@@ -548,9 +612,8 @@ size_t btree_scan(btree_t *bt, uint64_t lo, uint64_t hi, int dir,
 	size_t visited = 0;
 	btree_node_t *leaf = btree_descend(bt, dir == STORE_ASC ? lo : hi, &p);
 	uint64_t perm = p.perm[p.depth - 1];
-	bool found;
 	if (dir == STORE_ASC) {
-		unsigned i = btree_leaf_lower(leaf, perm, lo, &found);
+		unsigned i = p.lower;
 		for (;;) {
 			for (unsigned c = btree_perm_count(perm); i < c; i++) {
 				uint64_t k = btree_key_at(leaf, perm, i);
@@ -568,8 +631,8 @@ size_t btree_scan(btree_t *bt, uint64_t lo, uint64_t hi, int dir,
 		}
 	}
 	/* Descending: from the last key <= hi. */
-	unsigned i = btree_leaf_lower(leaf, perm, hi, &found);
-	if (found)
+	unsigned i = p.lower;
+	if (p.found)
 		i++;
 	for (;;) {
 		for (; i > 0; i--) {
@@ -614,18 +677,6 @@ void *btree_edge(btree_t *bt, uint64_t lo, uint64_t hi, int dir, uint64_t *key)
 }
 
 /* ---- setup, teardown, quiescent walks (plain accesses) ------------------------- */
-
-/* Plain reads of the entry of rank r of a node whose word is perm, for
- * the quiescent calls. */
-static inline uint64_t btree_plain_key(const btree_node_t *n, uint64_t perm, unsigned r)
-{
-	return n->key[btree_perm_slot(perm, r)];
-}
-
-static inline void *btree_plain_ptr(const btree_node_t *n, uint64_t perm, unsigned r)
-{
-	return n->ptr[btree_perm_slot(perm, r)];
-}
 
 int btree_init(btree_t *bt)
 {

@@ -217,6 +217,14 @@ static inline void *store_bytes_of(store_rec_hdr_t *h)
  *      entry in the slot it frees).  Its words are then fresh for
  *      tm_write_fresh: no committed permutation word has ranked it, so no
  *      snapshot reads them.
+ *  B6: a ranked slot's key and pointer never change while it is ranked:
+ *      only a free slot is written, in a transaction that also writes the
+ *      node's word.  So a search may read the slots its word ranks with
+ *      plain loads between two looks at the word's stripe (access.h's
+ *      guarded reads): the same stripe word both times means no commit
+ *      changed the node in between (the descents of get, insert, delete
+ *      and the start of a scan do; a scan's walk along the leaves reads
+ *      through the TM).
  * Nodes are tm_malloc'd, so they have malloc's alignment, not a cache
  * line's: tm_free must get back the very block tm_malloc returned.
  */

@@ -28,13 +28,19 @@
 #include <potm/static/txd.h>
 #include <potm/static/pieces.h>
 
-/* Forced inlining where it pays: only when optimizing (unoptimized, it
- * would only give GCC's object-size warnings code it never folds). */
 /* A backend that keeps old versions for snapshots (tm_write_fresh). */
 #ifdef POTM_BACKEND_SILO
 #define POTM_KEEPS_VERSIONS_ 1
 #endif
 
+/* A guarded read's stripe word (tm_read_guard_u64_, below). */
+typedef struct tm_guard_ {
+	const volatile uintptr_t *lock;  /* NULL: no plain reads */
+	uintptr_t word;
+} tm_guard_t;
+
+/* Forced inlining where it pays: only when optimizing (unoptimized, it
+ * would only give GCC's object-size warnings code it never folds). */
 #ifdef __OPTIMIZE__
 #define POTM_ALWAYS_INLINE_ static inline __attribute__((always_inline))
 #else
@@ -182,7 +188,7 @@ tm_gl_load_(const tm_txd_t *d, const void *a, unsigned size, void *out)
  * because an inline test for that rare mode would sit in front of every
  * write of every other transaction. */
 static inline __attribute__((always_inline)) int
-tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
+tm_snap_load_g_(tm_snap_t *s, const void *a, unsigned size, void *out, tm_guard_t *g)
 {
 	uintptr_t w = (uintptr_t)a;
 	if (__builtin_expect((w & (size - 1)) ||
@@ -203,8 +209,19 @@ tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 	 * object sits in memory, so that branch would mispredict often, while
 	 * a repeated entry costs commit one more lock-word load. */
 	*s->rs.next++ = lock;
+	if (g != NULL) {
+		g->lock = lock;
+		g->word = l1;
+	}
 	return 1;
 }
+
+static inline __attribute__((always_inline)) int
+tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
+{
+	return tm_snap_load_g_(s, a, size, out, NULL);
+}
+#define POTM_GUARD_FAST_(d, a, out, g) tm_snap_load_g_(&(d)->snap, (a), sizeof *(a), (out), (g))
 #define POTM_TL2_FAST_(d, a, out) tm_snap_load_(&(d)->snap, (a), sizeof *(a), (out))
 #define POTM_ACCESS_(T, sfx) POTM_INLINE_READ_(T, sfx, POTM_TL2_FAST_)
 #elif defined(POTM_BACKEND_SILO) && !defined(POTM_BUILDING_LIBRARY)
@@ -214,7 +231,7 @@ tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
  * rest (a newer word: extension or abort; a locked stripe;
  * read-after-write; a full read set; misuse) goes to the library. */
 static inline __attribute__((always_inline)) int
-tm_silo_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
+tm_silo_load_g_(tm_snap_t *s, const void *a, unsigned size, void *out, tm_guard_t *g)
 {
 	uintptr_t w = (uintptr_t)a;
 	if (__builtin_expect((w & (size - 1)) ||
@@ -231,8 +248,19 @@ tm_silo_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 	if (__builtin_expect(l1 != l2 || (l1 & 1) || l1 > tm_silo_snap_of_(s->tids, l1), 0))
 		return 0;
 	*s->rs.next++ = lock;
+	if (g != NULL) {
+		g->lock = lock;
+		g->word = l1;
+	}
 	return 1;
 }
+
+static inline __attribute__((always_inline)) int
+tm_silo_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
+{
+	return tm_silo_load_g_(s, a, size, out, NULL);
+}
+#define POTM_GUARD_FAST_(d, a, out, g) tm_silo_load_g_(&(d)->snap, (a), sizeof *(a), (out), (g))
 #define POTM_SILO_FAST_(d, a, out) tm_silo_load_(&(d)->snap, (a), sizeof *(a), (out))
 /* As POTM_INLINE_READ_, always inline (when optimizing): the per-writer
  * check makes the read a few instructions longer than tl2's, past what
@@ -268,6 +296,58 @@ POTM_ACCESS_(tm_ptr_t, _ptr)
 POTM_ACCESS_(float, _float)
 POTM_ACCESS_(double, _double)
 #undef POTM_ACCESS_
+
+/* ---- guarded reads (the record store's B+-tree) ----------------------------
+ * tm_read_guard_u64_(a, g) reads *a as tm_read_u64 does.  When it leaves
+ * g->lock set, the caller may read words that no commit changes without
+ * also writing *a (a B+-tree node's ranked slots, under its permutation
+ * word) with plain loads, as long as tm_guard_holds_(g) is true after
+ * them: *a's stripe word was then the same before the first and after the
+ * last, so no commit that wrote *a overlapped them, and what they read is
+ * the state the read of *a saw (tl2 and silo, whose writers lock every
+ * stripe they write before storing any and release it with a new word;
+ * the read set holds *a's stripe for the commit's validation).  If the
+ * guard fails, read again through the TM.  Where a transaction's reads
+ * are plain anyway the guard always holds; where the backend gives no
+ * such word (and for a word the transaction wrote: its slots may be
+ * buffered in the write set) g->lock is NULL and every read must go
+ * through the TM. */
+/* A word nobody writes: the guard of plain reads. */
+static const volatile uintptr_t tm_guard_plain_ = 0;
+
+POTM_ALWAYS_INLINE_ uint64_t tm_read_guard_u64_(const uint64_t *a, tm_guard_t *g)
+{
+#if defined(POTM_PLAIN_ACCESS)
+	g->lock = &tm_guard_plain_;
+	g->word = 0;
+	return tm_read_u64(a);
+#elif defined(POTM_GUARD_FAST_)
+	tm_txd_t *d = tm_self_;
+	uint64_t v;
+	if (__builtin_expect(d != NULL, 1)) {
+		if (d->flags & TM_TXD_PLAIN_READS) {
+			g->lock = &tm_guard_plain_;
+			g->word = 0;
+			return *a;
+		}
+		if (__builtin_expect(POTM_GUARD_FAST_(d, a, &v, g), 1))
+			return v;
+	}
+	g->lock = NULL;
+	return tm_read_u64_spec_(a);
+#else
+	g->lock = NULL;
+	return tm_read_u64(a);
+#endif
+}
+
+/* After the plain loads: did the guard hold?  (Loads before the check
+ * stay before it: the acquire fence.) */
+POTM_ALWAYS_INLINE_ int tm_guard_holds_(const tm_guard_t *g)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(g->lock, __ATOMIC_RELAXED) == g->word;
+}
 
 /* tm_read_bytes (tm.h): a plain copy where accesses are plain loads; the
  * library's otherwise. */
