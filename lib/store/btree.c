@@ -66,6 +66,7 @@ typedef struct btree_path {
 	                      descent's key, or the count */
 	bool found;        /* ... and whether that key is the descent's */
 	void *val;         /* ... its pointer if so */
+	tm_guard_t guard;  /* the leaf's word's (B6), lock NULL if none */
 } btree_path_t;
 
 /* The finger: the leaf the calling thread's last insert into a tree went
@@ -385,6 +386,7 @@ static btree_node_t *btree_descend(btree_t *bt, uint64_t key, btree_path_t *p)
 			if (store_unlikely(!tm_guard_holds_(&g))) {
 				p->lo = lo;
 				p->hi = hi;
+				g.lock = NULL;
 				next = btree_descend_node(n, key, p, d, false, btree_read_perm(n));
 			}
 		} else {
@@ -392,6 +394,7 @@ static btree_node_t *btree_descend(btree_t *bt, uint64_t key, btree_path_t *p)
 		}
 		if (next == NULL) {
 			p->depth = d + 1;
+			p->guard = g;
 			return n;
 		}
 		n = next;
@@ -561,15 +564,30 @@ void *btree_delete(btree_t *bt, uint64_t key)
 static btree_node_t *btree_descend_edge(btree_path_t *p, unsigned d, btree_node_t *n, int dir)
 {
 	for (;;) {
-		uint64_t perm = btree_read_perm(n);
+		tm_guard_t g;
+		uint64_t perm = btree_read_perm_guarded(n, &g);
 		p->node[d] = n;
-		p->perm[d] = perm;
-		if (n->level == 0)
+		if (n->level == 0) {
+			p->perm[d] = perm;
+			p->guard = g;
 			return n;
+		}
 		/* Non-root inner nodes have a child at least (B3). */
 		unsigned i = dir == STORE_ASC ? 0 : btree_perm_count(perm) - 1;
+		btree_node_t *child = NULL;
+		if (g.lock != NULL) {
+			child = btree_plain_ptr(n, perm, i);
+			if (store_unlikely(!tm_guard_holds_(&g)))
+				child = NULL;
+		}
+		if (child == NULL) {
+			perm = btree_read_perm(n);
+			i = dir == STORE_ASC ? 0 : btree_perm_count(perm) - 1;
+			child = btree_ptr_at(n, perm, i);
+		}
+		p->perm[d] = perm;
 		p->idx[d++] = i;
-		n = btree_ptr_at(n, perm, i);
+		n = child;
 	}
 }
 
@@ -603,6 +621,44 @@ static btree_node_t *btree_next_leaf(btree_path_t *p, int dir, uint64_t lo, uint
 	return NULL;
 }
 
+/* The entries of a leaf (word perm) a scan visits from rank i on: ascending
+ * while the keys stay <= hi, descending (ranks i - 1, i - 2, ...) while
+ * they stay >= lo; *end says a key out of range stopped it. */
+BTREE_ACCESSOR unsigned btree_leaf_entries(btree_node_t *leaf, uint64_t perm, unsigned i, int dir,
+                                           uint64_t lo, uint64_t hi, bool plain,
+                                           uint64_t keys[static BTREE_FANOUT],
+                                           void *vals[static BTREE_FANOUT], bool *end)
+{
+	unsigned n = 0;
+	*end = false;
+	if (dir == STORE_ASC) {
+		for (unsigned c = btree_perm_count(perm); i < c; i++) {
+			uint64_t k = btree_key_read(leaf, perm, i, plain);
+			if (k > hi) {
+				*end = true;
+				break;
+			}
+			keys[n] = k;
+			vals[n++] = plain ? btree_plain_ptr(leaf, perm, i) : btree_ptr_at(leaf, perm, i);
+		}
+	} else {
+		for (; i > 0; i--) {
+			uint64_t k = btree_key_read(leaf, perm, i - 1, plain);
+			if (k < lo) {
+				*end = true;
+				break;
+			}
+			keys[n] = k;
+			vals[n++] = plain ? btree_plain_ptr(leaf, perm, i - 1)
+			                  : btree_ptr_at(leaf, perm, i - 1);
+		}
+	}
+	return n;
+}
+
+/* A scan takes a leaf's entries in range at once, under the leaf's guard
+ * when there is one (B6), and only then calls fn on them: fn may run any
+ * transactional code, and sees only what a consistent state holds. */
 size_t btree_scan(btree_t *bt, uint64_t lo, uint64_t hi, int dir,
                   btree_visit_fn fn, void *arg)
 {
@@ -612,42 +668,46 @@ size_t btree_scan(btree_t *bt, uint64_t lo, uint64_t hi, int dir,
 	size_t visited = 0;
 	btree_node_t *leaf = btree_descend(bt, dir == STORE_ASC ? lo : hi, &p);
 	uint64_t perm = p.perm[p.depth - 1];
-	if (dir == STORE_ASC) {
-		unsigned i = p.lower;
-		for (;;) {
-			for (unsigned c = btree_perm_count(perm); i < c; i++) {
-				uint64_t k = btree_key_at(leaf, perm, i);
-				if (k > hi)
-					return visited;
-				visited++;
-				if (fn(k, btree_ptr_at(leaf, perm, i), arg))
-					return visited;
+	/* Ascending: from the first key >= lo; descending: from the last
+	 * key <= hi. */
+	unsigned i = dir == STORE_ASC ? p.lower : p.lower + p.found;
+	for (bool first = true;; first = false) {
+		uint64_t keys[BTREE_FANOUT];
+		void *vals[BTREE_FANOUT];
+		bool end;
+		unsigned n;
+		if (p.guard.lock == NULL) {
+			/* perm came through the TM */
+			n = btree_leaf_entries(leaf, perm, i, dir, lo, hi, false, keys, vals, &end);
+		} else {
+			n = btree_leaf_entries(leaf, perm, i, dir, lo, hi, true, keys, vals, &end);
+			if (store_unlikely(!tm_guard_holds_(&p.guard))) {
+				/* The leaf moved since its word was read: again,
+				 * through the TM (which validates that read). */
+				perm = btree_read_perm(leaf);
+				if (first) {
+					bool found;
+					i = btree_leaf_lower(leaf, perm, dir == STORE_ASC ? lo : hi, &found);
+					if (dir == STORE_DESC && found)
+						i++;
+				} else {
+					i = dir == STORE_ASC ? 0 : btree_perm_count(perm);
+				}
+				n = btree_leaf_entries(leaf, perm, i, dir, lo, hi, false, keys, vals, &end);
 			}
-			leaf = btree_next_leaf(&p, dir, lo, hi);
-			if (leaf == NULL)
-				return visited;
-			perm = p.perm[p.depth - 1];
-			i = 0;
 		}
-	}
-	/* Descending: from the last key <= hi. */
-	unsigned i = p.lower;
-	if (p.found)
-		i++;
-	for (;;) {
-		for (; i > 0; i--) {
-			uint64_t k = btree_key_at(leaf, perm, i - 1);
-			if (k < lo)
-				return visited;
+		for (unsigned j = 0; j < n; j++) {
 			visited++;
-			if (fn(k, btree_ptr_at(leaf, perm, i - 1), arg))
+			if (fn(keys[j], vals[j], arg))
 				return visited;
 		}
+		if (end)
+			return visited;
 		leaf = btree_next_leaf(&p, dir, lo, hi);
 		if (leaf == NULL)
 			return visited;
 		perm = p.perm[p.depth - 1];
-		i = btree_perm_count(perm);
+		i = dir == STORE_ASC ? 0 : btree_perm_count(perm);
 	}
 }
 

@@ -19,10 +19,16 @@
  *    count and the keys are those the committed operations left, and the
  *    digest equals that of a table rebuilt sequentially from them.
  *
+ *  - guard (tl2, silo): a guarded read's guard (access.h, the B+-tree's
+ *    plain reads of a node's slots, B6) holds while nothing is written
+ *    and fails once another thread commits a write to its word.
+ *
  * Workers register, meet at a tm barrier and only then run (deterministic
  * backends need that start); bounded in operations, not time.
  */
 #include "store_test.h"
+
+#include <sched.h>
 
 #include "check_run.h"
 #include "test_threads.h"
@@ -425,6 +431,68 @@ START_TEST(churn_8)
 }
 END_TEST
 
+/* ---- the guard of a node's word (access.h's guarded reads, B6) ------------------- */
+
+#if defined(POTM_BACKEND_TL2) || defined(POTM_BACKEND_SILO)
+static uint64_t guard_word[8] __attribute__((aligned(64)));
+static unsigned guard_step;
+static int guard_on, guard_before, guard_after;
+static volatile int guard_attempts;
+
+static void guard_await(unsigned step)
+{
+	while (__atomic_load_n(&guard_step, __ATOMIC_ACQUIRE) < step)
+		sched_yield();
+}
+
+/* Thread 0 takes a guard on guard_word[0] and, in the first attempt,
+ * looks at it before and after thread 1 commits a write to that word. */
+static void guard_work(unsigned id, unsigned n)
+{
+	(void)n;
+	if (id == 1) {
+		guard_await(1);
+		TM_BEGIN();
+		TM_STORE(&guard_word[0], TM_LOAD(&guard_word[0]) + 1);
+		TM_END();
+		__atomic_store_n(&guard_step, 2, __ATOMIC_RELEASE);
+		return;
+	}
+	TM_BEGIN();
+	tm_guard_t g;
+	(void)tm_read_guard_u64_(&guard_word[0], &g);
+	if (guard_attempts++ == 0) {
+		guard_on = g.lock != NULL;
+		if (g.lock != NULL) {
+			(void)__atomic_load_n(&guard_word[1], __ATOMIC_RELAXED);   /* a plain read */
+			guard_before = tm_guard_holds_(&g);
+		}
+		__atomic_store_n(&guard_step, 1, __ATOMIC_RELEASE);
+		guard_await(2);
+		if (g.lock != NULL)
+			guard_after = tm_guard_holds_(&g);
+	}
+	TM_END();
+}
+
+/* A guard taken by a transaction's read of a word it has not written
+ * holds until another commit writes that word, and no longer. */
+START_TEST(guard_word_moves)
+{
+	store_test_init();
+	guard_step = 0;
+	guard_attempts = 0;
+	guard_on = guard_before = guard_after = -1;
+	run_threads(2, guard_work);
+	ck_assert_msg(guard_on == 1, "no guard on an unwritten word");
+	ck_assert_msg(guard_before == 1, "the guard failed with nothing written");
+	ck_assert_msg(guard_after == 0, "the guard held across a commit that wrote its word");
+	ck_assert_uint_eq(guard_word[0], 1);
+	tm_shutdown();
+}
+END_TEST
+#endif
+
 int main(void)
 {
 	if (single_thread_backend()) {
@@ -440,6 +508,9 @@ int main(void)
 	tcase_add_test(tc, bank_ordered_8);
 	tcase_add_test(tc, churn_2);
 	tcase_add_test(tc, churn_8);
+#if defined(POTM_BACKEND_TL2) || defined(POTM_BACKEND_SILO)
+	tcase_add_test(tc, guard_word_moves);
+#endif
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
 }
