@@ -280,7 +280,21 @@ def _as_number(value: Any) -> float:
 
 @dataclass(frozen=True)
 class LatencyTable:
-    """A table figure of measures (latencies) per benchmark and variant."""
+    """A table figure of measures (latencies) per benchmark and variant.
+
+    The key line gives the first measure's median per row, leaving out the
+    rows where it is 0: a benchmark that runs no such transaction.
+
+    Example:
+        >>> from potm.plot.stats import synthetic_table
+        >>> from potm.experiments.model import Experiment, Grid
+        >>> t = synthetic_table({"benchmark": ["new-order", "payment"], "variant": ["occ"]},
+        ...                     lambda p: 8.0 if p["benchmark"] == "new-order" else 0.0)
+        >>> exp = Experiment("demo", "Demo", "nothing", Grid((), ()), Grid((), ()),
+        ...                  LatencyTable(values=("throughput",), labels=("p50 (us)",)))
+        >>> exp.render(t, exp).key_numbers
+        'p50 (us): new-order/occ 8'
+    """
 
     values: tuple[str, ...]
     labels: tuple[str, ...]
@@ -293,7 +307,7 @@ class LatencyTable:
         summary = latency_text(table, self.values, self.rows)
         stats = point_stats(table, self.values[0], list(self.rows))
         parts = [f"{'/'.join(str(k) for k in key)} {format_number(st.median)}"
-                 for key, st in stats.items()]
+                 for key, st in stats.items() if st.median != 0]
         key = f"{self.labels[0]}: " + ", ".join(parts)
         return Rendered({"": fig}, summary, _with_keys(table, self.keys, key))
 
