@@ -282,6 +282,14 @@ static inline bool silo_stripe_written(const silo_tx_t *tx, const void *a)
 	return (tx->written_stripes[w] & bit) != 0;
 }
 
+/* The stripe filter's bit for a's stripe, set: the transaction writes it. */
+static inline void silo_mark_stripe_written(silo_tx_t *tx, const void *a)
+{
+	unsigned w;
+	uint64_t bit = silo_stripe_bit(a, &w);
+	tx->written_stripes[w] |= bit;
+}
+
 /* ---- epochs ----------------------------------------------------------- */
 
 static void silo_snap_tick(uint64_t epoch);
@@ -1205,9 +1213,7 @@ static inline __attribute__((always_inline)) void silo_write(silo_tx_t *tx, void
 	tl2_ws_put(&tx->ws, a, size, b);
 	if (tx->ws.n != n) {
 		silo_prefetch_stripe(a);
-		unsigned w;
-		uint64_t bit = silo_stripe_bit(a, &w);
-		tx->written_stripes[w] |= bit;
+		silo_mark_stripe_written(tx, a);
 	}
 }
 
@@ -1227,10 +1233,8 @@ static void silo_write_fresh(tm_word_t *a, tm_word_t v)
 	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a);
 	if (e == NULL) {
 		e = tl2_ws_add(&tx->ws, (uintptr_t)a);
-		__builtin_prefetch((const void *)silo_lock_of(a), 1, 3);
-		unsigned w;
-		uint64_t bit = silo_stripe_bit(a, &w);
-		tx->written_stripes[w] |= bit;
+		__builtin_prefetch((const void *)silo_lock_of(a), 1, 3);   /* no chain slot */
+		silo_mark_stripe_written(tx, a);
 	}
 	tl2_ws_fill(e, a, sizeof *a, v);
 	e->fresh = true;
@@ -1269,9 +1273,7 @@ void tm_write_bytes(void *dst, const void *src, size_t n)
 	uintptr_t end = (uintptr_t)dst + n;
 	for (uintptr_t a = (uintptr_t)dst & ~(stripe - 1); a < end; a += stripe) {
 		silo_prefetch_stripe((const void *)a);
-		unsigned w;
-		uint64_t bit = silo_stripe_bit((const void *)a, &w);
-		tx->written_stripes[w] |= bit;
+		silo_mark_stripe_written(tx, (const void *)a);
 	}
 }
 
@@ -1426,9 +1428,7 @@ static void silo_lsd_put(potm_thread_t *t, void *a, unsigned size, uint64_t b, u
 		memcpy((char *)&e->val + off, &b, size);
 		memset((char *)&e->mask + off, 0xff, size);
 	}
-	unsigned w;
-	uint64_t bit = silo_stripe_bit(a, &w);
-	tx->written_stripes[w] |= bit;
+	silo_mark_stripe_written(tx, a);
 }
 
 static const potm_lsd_ops_t silo_lsd_ops = {

@@ -203,10 +203,15 @@ BTREE_ACCESSOR uint64_t btree_read_perm_guarded(btree_node_t *n, tm_guard_t *g)
 #endif
 }
 
-/* The key of rank r, plain or through the TM. */
+/* The key and the pointer of rank r, plain or through the TM. */
 BTREE_ACCESSOR uint64_t btree_key_read(btree_node_t *n, uint64_t perm, unsigned r, bool plain)
 {
 	return plain ? btree_plain_key(n, perm, r) : btree_key_at(n, perm, r);
+}
+
+BTREE_ACCESSOR void *btree_ptr_read(btree_node_t *n, uint64_t perm, unsigned r, bool plain)
+{
+	return plain ? btree_plain_ptr(n, perm, r) : btree_ptr_at(n, perm, r);
 }
 
 /* A new node, unpublished: the caller fills it with plain stores.  Inside
@@ -358,13 +363,12 @@ BTREE_ACCESSOR btree_node_t *btree_descend_node(btree_node_t *n, uint64_t key, b
 	p->perm[d] = perm;
 	if (n->level == 0) {
 		p->lower = btree_leaf_lower_(n, perm, key, &p->found, plain);
-		p->val = !p->found ? NULL : plain ? btree_plain_ptr(n, perm, p->lower)
-		                                  : btree_ptr_at(n, perm, p->lower);
+		p->val = p->found ? btree_ptr_read(n, perm, p->lower, plain) : NULL;
 		return NULL;
 	}
 	unsigned i = btree_child_for(n, perm, key, &p->lo, &p->hi, plain);
 	p->idx[d] = i;
-	return plain ? btree_plain_ptr(n, perm, i) : btree_ptr_at(n, perm, i);
+	return btree_ptr_read(n, perm, i, plain);
 }
 
 /* Walk from the root to the leaf whose range holds key, recording the
@@ -639,7 +643,7 @@ BTREE_ACCESSOR unsigned btree_leaf_entries(btree_node_t *leaf, uint64_t perm, un
 				break;
 			}
 			keys[n] = k;
-			vals[n++] = plain ? btree_plain_ptr(leaf, perm, i) : btree_ptr_at(leaf, perm, i);
+			vals[n++] = btree_ptr_read(leaf, perm, i, plain);
 		}
 	} else {
 		for (; i > 0; i--) {
@@ -649,8 +653,7 @@ BTREE_ACCESSOR unsigned btree_leaf_entries(btree_node_t *leaf, uint64_t perm, un
 				break;
 			}
 			keys[n] = k;
-			vals[n++] = plain ? btree_plain_ptr(leaf, perm, i - 1)
-			                  : btree_ptr_at(leaf, perm, i - 1);
+			vals[n++] = btree_ptr_read(leaf, perm, i - 1, plain);
 		}
 	}
 	return n;
@@ -669,8 +672,8 @@ size_t btree_scan(btree_t *bt, uint64_t lo, uint64_t hi, int dir,
 	btree_node_t *leaf = btree_descend(bt, dir == STORE_ASC ? lo : hi, &p);
 	uint64_t perm = p.perm[p.depth - 1];
 	/* Ascending: from the first key >= lo; descending: from the last
-	 * key <= hi. */
-	unsigned i = dir == STORE_ASC ? p.lower : p.lower + p.found;
+	 * key <= hi (the descent's key: lo or hi). */
+	unsigned i = p.lower + (dir == STORE_DESC && p.found);
 	for (bool first = true;; first = false) {
 		uint64_t keys[BTREE_FANOUT];
 		void *vals[BTREE_FANOUT];
@@ -688,8 +691,7 @@ size_t btree_scan(btree_t *bt, uint64_t lo, uint64_t hi, int dir,
 				if (first) {
 					bool found;
 					i = btree_leaf_lower(leaf, perm, dir == STORE_ASC ? lo : hi, &found);
-					if (dir == STORE_DESC && found)
-						i++;
+					i += dir == STORE_DESC && found;
 				} else {
 					i = dir == STORE_ASC ? 0 : btree_perm_count(perm);
 				}
