@@ -191,6 +191,7 @@ int state_recover(server_state_t *st, const char *dir)
 		if (rc != 0) {
 			fprintf(stderr, "potm-server: --log-dir %s: %s\n", dir, tm_last_error());
 		} else {
+			tpcc_seal(&st->db);
 			uint64_t next = 0;
 			TM_BEGIN();
 			meta_rec_t *m = store_get(st->meta, 0);
@@ -758,9 +759,8 @@ static int collect_key(uint64_t key, void *rec, void *arg)
 /* Records changed per transaction while restoring: each takes a slot. */
 #define RESTORE_CHUNK 64
 
-/* Replace table t's contents with the count records at r. */
-static int restore_table(server_state_t *st, store_table_t *t, snap_reader_t *r,
-                         uint64_t count)
+static int restore_table_contents(server_state_t *st, store_table_t *t, snap_reader_t *r,
+                                  uint64_t count)
 {
 	keys_t ks = { NULL, 0, 0 };
 	if (store_walk(t, collect_key, &ks) != 0) {
@@ -795,6 +795,19 @@ static int restore_table(server_state_t *st, store_table_t *t, snap_reader_t *r,
 			return -1;
 	}
 	return 0;
+}
+
+/* Replace table t's contents with the count records at r (a sealed
+ * table too: no worker runs meanwhile, and it is sealed again after). */
+static int restore_table(server_state_t *st, store_table_t *t, snap_reader_t *r,
+                         uint64_t count)
+{
+	int sealed = store_table_sealed(t);
+	store_table_unseal(t);
+	int rc = restore_table_contents(st, t, r, count);
+	if (sealed)
+		store_table_seal(t);
+	return rc;
 }
 
 int state_restore(server_state_t *st, snap_reader_t *r, const char **why)

@@ -18,7 +18,8 @@
  *   STOCK     (w, i)                                 New-Order X, Stock-Level S
  * Fields no transaction changes (taxes, names, addresses, C_DISCOUNT,
  * C_CREDIT, C_LAST, every ITEM row, the customers' last-name index) are
- * read under no lock; HISTORY rows are inserted under fresh keys, so
+ * read under no lock, and with plain C or store_read_frozen (store.h);
+ * HISTORY rows are inserted under fresh keys, so
  * their insert locks nothing.
  *
  * The flow graphs (phases separated by RVPs; ex(w) is w's executor):
@@ -130,9 +131,9 @@ static int no_stock(potm_dora_act_t *a, void *arg)
 			return 1;
 		}
 		char i_data[sizeof it->i_data], s_data[sizeof(((tpcc_stock_t *)0)->s_data)];
-		store_read_bytes(out->line[i].i_name, it->i_name, sizeof it->i_name);
-		store_read_bytes(i_data, it->i_data, sizeof it->i_data);
-		int64_t price = TM_LOAD(&it->i_price);
+		store_read_frozen(out->line[i].i_name, it->i_name, sizeof it->i_name);
+		store_read_frozen(i_data, it->i_data, sizeof it->i_data);
+		int64_t price = it->i_price;
 		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(g->supply_w, in->line[i].i_id));
 		if (st == NULL) {
 			tpcc_dora_set_missing(s, "New-Order: a STOCK row of an item is missing");
@@ -148,9 +149,9 @@ static int no_stock(potm_dora_act_t *a, void *arg)
 		TM_STORE(&st->s_order_cnt, TM_LOAD(&st->s_order_cnt) + 1);
 		if (g->supply_w != in->w)
 			TM_STORE(&st->s_remote_cnt, TM_LOAD(&st->s_remote_cnt) + 1);
-		store_read_bytes(s->line[i].dist_info, st->s_dist[in->d - 1],
+		store_read_frozen(s->line[i].dist_info, st->s_dist[in->d - 1],
 		                 sizeof s->line[i].dist_info);
-		store_read_bytes(s_data, st->s_data, sizeof s_data);
+		store_read_frozen(s_data, st->s_data, sizeof s_data);
 		s->line[i].price = price;
 		s->line[i].s_quantity = s_qty;
 		out->line[i].brand = tpcc_brand(i_data, s_data);
@@ -180,9 +181,9 @@ static int pay_warehouse(potm_dora_act_t *a, void *arg)
 	}
 	potm_dora_save(a, db->warehouse, wh, &wh->w_ytd, sizeof wh->w_ytd);
 	TM_STORE(&wh->w_ytd, TM_LOAD(&wh->w_ytd) + in->amount);
-	store_read_bytes(s->w_name, wh->w_name, sizeof wh->w_name);
-	store_read_bytes(out->w_street_1, wh->w_street_1, sizeof wh->w_street_1);
-	store_read_bytes(out->w_city, wh->w_city, sizeof wh->w_city);
+	store_read_frozen(s->w_name, wh->w_name, sizeof wh->w_name);
+	store_read_frozen(out->w_street_1, wh->w_street_1, sizeof wh->w_street_1);
+	store_read_frozen(out->w_city, wh->w_city, sizeof wh->w_city);
 	return 0;
 }
 
@@ -200,9 +201,9 @@ static int pay_district(potm_dora_act_t *a, void *arg)
 	/* D_YTD alone: New-Order changes D_NEXT_O_ID under another lock. */
 	potm_dora_save(a, db->district, di, &di->d_ytd, sizeof di->d_ytd);
 	TM_STORE(&di->d_ytd, TM_LOAD(&di->d_ytd) + in->amount);
-	store_read_bytes(s->d_name, di->d_name, sizeof di->d_name);
-	store_read_bytes(out->d_street_1, di->d_street_1, sizeof di->d_street_1);
-	store_read_bytes(out->d_city, di->d_city, sizeof di->d_city);
+	store_read_frozen(s->d_name, di->d_name, sizeof di->d_name);
+	store_read_frozen(out->d_street_1, di->d_street_1, sizeof di->d_street_1);
+	store_read_frozen(out->d_city, di->d_city, sizeof di->d_city);
 	return 0;
 }
 
@@ -217,14 +218,14 @@ static int pay_customer(potm_dora_act_t *a, void *arg)
 		tpcc_dora_set_missing(s, "Payment: the customer is missing");
 		return 1;
 	}
-	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
+	store_read_frozen(out->c_credit, cu->c_credit, sizeof cu->c_credit);
 	bool bad = out->c_credit[0] == 'B' && out->c_credit[1] == 'C';
 	tpcc_dora_save_customer(a, db->customer, cu, bad);
 	out->c_id = s->c_id;
 	TM_STORE(&cu->c_balance, TM_LOAD(&cu->c_balance) - in->amount);
 	TM_STORE(&cu->c_ytd_payment, TM_LOAD(&cu->c_ytd_payment) + in->amount);
 	TM_STORE(&cu->c_payment_cnt, TM_LOAD(&cu->c_payment_cnt) + 1);
-	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
+	store_read_frozen(out->c_first, cu->c_first, sizeof cu->c_first);
 	if (bad)
 		tpcc_payment_bad_credit(cu, in, s->c_id);
 	out->c_balance = TM_LOAD(&cu->c_balance);
@@ -287,7 +288,7 @@ static int deliver_line(uint64_t key, void *rec, void *arg)
 	(void)key;
 	potm_dora_save(dl->a, dl->t, ol, &ol->ol_delivery_d, sizeof ol->ol_delivery_d);
 	TM_STORE(&ol->ol_delivery_d, dl->date);
-	dl->sum += TM_LOAD(&ol->ol_amount);
+	dl->sum += ol->ol_amount;
 	return 0;
 }
 
@@ -318,7 +319,7 @@ static int dl_orders(potm_dora_act_t *a, void *arg)
 			return 1;
 		}
 		potm_dora_save(a, db->order, o, &o->o_carrier_id, sizeof o->o_carrier_id);
-		uint32_t c_id = (uint32_t)TM_LOAD(&o->o_c_id);
+		uint32_t c_id = (uint32_t)o->o_c_id;
 		TM_STORE(&o->o_carrier_id, in->carrier);
 		deliver_lines_t dl = { .a = a, .t = db->order_line, .date = in->date };
 		store_scan(db->order_line, tpcc_order_line_key(w, d, o_id, 0),

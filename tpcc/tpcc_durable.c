@@ -309,6 +309,7 @@ int tpcc_durable_recover(tpcc_db_t *db, const char *dir, const char *backend)
 		fprintf(stderr, "tpcc: -r -D %s: %s\n", dir, tm_last_error());
 		return -1;
 	}
+	tpcc_seal(db);
 	bool ok[TPCC_CONDITIONS];
 	bench_verdict_t verdict = { .failed = false };
 	tpcc_check(db, ok, &verdict);

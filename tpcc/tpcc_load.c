@@ -500,7 +500,15 @@ int tpcc_load_shared(tpcc_db_t *db)
 	}
 	nc->c_id = tpcc_rand(&setup, 0, 1023);
 	nc->ol_i_id = tpcc_rand(&setup, 0, 8191);
-	return load_items(db, &setup);
+	if (load_items(db, &setup) != 0)
+		return -1;
+	tpcc_seal(db);
+	return 0;
+}
+
+void tpcc_seal(tpcc_db_t *db)
+{
+	store_table_seal(db->item);
 }
 
 typedef struct loader {

@@ -12,6 +12,13 @@
  *    inside the block; the results go to an output struct in the
  *    caller's frame;
  *  - the tally, after the commit.
+ *
+ * Columns no transaction ever writes (every ITEM column: the table is
+ * sealed once populated; a row's names, address, taxes, C_CREDIT,
+ * C_DISCOUNT, S_DIST_xx, S_DATA; an ORDER's and ORDER-LINE's columns but
+ * O_CARRIER_ID and OL_DELIVERY_D) are frozen from their row's insert and
+ * read with plain C or store_read_frozen (store.h): there is nothing to
+ * conflict with.  Every other column goes through the TM.
  * A row the profile needs and that cannot be missing (a district, a
  * customer found by id, ...) is reported as an error through the output
  * and the transaction commits what it did so far: nothing is cancelled
@@ -86,7 +93,7 @@ static int collect_name(uint64_t skey, void *rec, void *arg)
 	if (s->n == s->cap)
 		return 1;   /* never: a district has no more customers */
 	const tpcc_customer_t *c = rec;
-	store_read_bytes(s->hit[s->n].first, c->c_first, sizeof c->c_first);
+	store_read_frozen(s->hit[s->n].first, c->c_first, sizeof c->c_first);
 	s->hit[s->n].c_id = (uint32_t)(skey & TPCC_C_MAX);
 	s->n++;
 	return 0;
@@ -174,9 +181,9 @@ static tpcc_stock_t *new_order_stock(tpcc_db_t *db, const tpcc_new_order_in_t *i
 	tpcc_item_t *it = store_get(db->item, tpcc_item_key(in->line[i].i_id));
 	if (it == NULL)
 		tm_cancel();
-	store_read_bytes(out->line[i].i_name, it->i_name, sizeof it->i_name);
-	store_read_bytes(i_data, it->i_data, sizeof it->i_data);
-	*price = TM_LOAD(&it->i_price);
+	store_read_frozen(out->line[i].i_name, it->i_name, sizeof it->i_name);
+	store_read_frozen(i_data, it->i_data, sizeof it->i_data);
+	*price = it->i_price;
 	tpcc_stock_t *st = store_get(db->stock,
 	                             tpcc_stock_key(in->line[i].supply_w, in->line[i].i_id));
 	if (st == NULL)
@@ -195,11 +202,11 @@ bool tpcc_new_order_rows(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_new_
 		return false;
 	}
 	r->di = di;
-	r->w_tax = TM_LOAD(&wh->w_tax);
-	r->d_tax = TM_LOAD(&di->d_tax);
-	r->c_discount = TM_LOAD(&cu->c_discount);
-	store_read_bytes(out->c_last, cu->c_last, sizeof cu->c_last);
-	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
+	r->w_tax = wh->w_tax;
+	r->d_tax = di->d_tax;
+	r->c_discount = cu->c_discount;
+	store_read_frozen(out->c_last, cu->c_last, sizeof cu->c_last);
+	store_read_frozen(out->c_credit, cu->c_credit, sizeof cu->c_credit);
 	return true;
 }
 
@@ -225,8 +232,8 @@ static void new_order_line(const tpcc_new_order_in_t *in, uint32_t i, const tpcc
 {
 	char s_data[sizeof st->s_data];
 	tpcc_order_line_row(in, i, price, ol);
-	store_read_bytes(ol->ol_dist_info, st->s_dist[in->d - 1], sizeof ol->ol_dist_info);
-	store_read_bytes(s_data, st->s_data, sizeof st->s_data);
+	store_read_frozen(ol->ol_dist_info, st->s_dist[in->d - 1], sizeof ol->ol_dist_info);
+	store_read_frozen(s_data, st->s_data, sizeof st->s_data);
 	out->line[i].amount = ol->ol_amount;
 	out->line[i].brand = tpcc_brand(i_data, s_data);
 }
@@ -457,14 +464,14 @@ static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_payment_in
 	}
 	tpcc_add_i64(db, &wh->w_ytd, in->amount);
 	store_update(db->warehouse, wh);
-	store_read_bytes(out->w_name, wh->w_name, sizeof wh->w_name);
-	store_read_bytes(out->w_street_1, wh->w_street_1, sizeof wh->w_street_1);
-	store_read_bytes(out->w_city, wh->w_city, sizeof wh->w_city);
+	store_read_frozen(out->w_name, wh->w_name, sizeof wh->w_name);
+	store_read_frozen(out->w_street_1, wh->w_street_1, sizeof wh->w_street_1);
+	store_read_frozen(out->w_city, wh->w_city, sizeof wh->w_city);
 	tpcc_add_i64(db, &di->d_ytd, in->amount);
 	store_update(db->district, di);
-	store_read_bytes(out->d_name, di->d_name, sizeof di->d_name);
-	store_read_bytes(out->d_street_1, di->d_street_1, sizeof di->d_street_1);
-	store_read_bytes(out->d_city, di->d_city, sizeof di->d_city);
+	store_read_frozen(out->d_name, di->d_name, sizeof di->d_name);
+	store_read_frozen(out->d_street_1, di->d_street_1, sizeof di->d_street_1);
+	store_read_frozen(out->d_city, di->d_city, sizeof di->d_city);
 
 	uint32_t c_id = in->c_id ? in->c_id : tpcc_customer_by_name(db, me->names, in->c_w, in->c_d, in->name);
 	tpcc_customer_t *cu = c_id ? store_get(db->customer,
@@ -480,8 +487,8 @@ static void payment_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_payment_in
 	tpcc_add_i64(db, &cu->c_ytd_payment, in->amount);
 	tpcc_add_i32(db, &cu->c_payment_cnt, 1);
 	store_update(db->customer, cu);
-	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
-	store_read_bytes(out->c_credit, cu->c_credit, sizeof cu->c_credit);
+	store_read_frozen(out->c_first, cu->c_first, sizeof cu->c_first);
+	store_read_frozen(out->c_credit, cu->c_credit, sizeof cu->c_credit);
 	if (out->c_credit[0] == 'B' && out->c_credit[1] == 'C')
 		tpcc_payment_bad_credit(cu, in, c_id);
 	/* With LSD the new balance is known at the commit only. */
@@ -530,10 +537,10 @@ static int read_order_line(uint64_t key, void *rec, void *arg)
 	(void)key;
 	if (out->lines == TPCC_MAX_OL)
 		return 1;
-	out->line[out->lines].i_id = TM_LOAD(&ol->ol_i_id);
-	out->line[out->lines].supply_w = TM_LOAD(&ol->ol_supply_w_id);
-	out->line[out->lines].quantity = TM_LOAD(&ol->ol_quantity);
-	out->line[out->lines].amount = TM_LOAD(&ol->ol_amount);
+	out->line[out->lines].i_id = ol->ol_i_id;
+	out->line[out->lines].supply_w = ol->ol_supply_w_id;
+	out->line[out->lines].quantity = ol->ol_quantity;
+	out->line[out->lines].amount = ol->ol_amount;
 	out->line[out->lines].delivery_d = TM_LOAD(&ol->ol_delivery_d);
 	out->lines++;
 	return 0;
@@ -545,9 +552,9 @@ const char *tpcc_order_status_read(tpcc_db_t *db, const tpcc_order_status_in_t *
 {
 	out->c_id = c_id;
 	out->c_balance = TM_LOAD(&cu->c_balance);
-	store_read_bytes(out->c_first, cu->c_first, sizeof cu->c_first);
-	store_read_bytes(out->c_middle, cu->c_middle, sizeof cu->c_middle);
-	store_read_bytes(out->c_last, cu->c_last, sizeof cu->c_last);
+	store_read_frozen(out->c_first, cu->c_first, sizeof cu->c_first);
+	store_read_frozen(out->c_middle, cu->c_middle, sizeof cu->c_middle);
+	store_read_frozen(out->c_last, cu->c_last, sizeof cu->c_last);
 
 	/* The customer's most recent order: the largest O_ID of its orders. */
 	uint64_t skey;
@@ -559,7 +566,7 @@ const char *tpcc_order_status_read(tpcc_db_t *db, const tpcc_order_status_in_t *
 	if (o == NULL)
 		return "Order-Status: the customer has no order";
 	out->o_id = tpcc_order_id_of(skey);
-	out->o_entry_d = TM_LOAD(&o->o_entry_d);
+	out->o_entry_d = o->o_entry_d;
 	out->o_carrier_id = TM_LOAD(&o->o_carrier_id);
 	store_scan(db->order_line, tpcc_order_line_key(in->w, in->d, out->o_id, 0),
 	           tpcc_order_line_key(in->w, in->d, out->o_id, TPCC_MAX_OL), STORE_ASC,
@@ -619,7 +626,7 @@ static int deliver_line(uint64_t key, void *rec, void *arg)
 	(void)key;
 	TM_STORE(&ol->ol_delivery_d, dl->date);
 	store_update(dl->order_line, ol);
-	dl->sum += TM_LOAD(&ol->ol_amount);
+	dl->sum += ol->ol_amount;
 	return 0;
 }
 
@@ -647,7 +654,7 @@ static void delivery_body(tpcc_db_t *db, const tpcc_delivery_in_t *in, tpcc_deli
 			out->missing = "Delivery: the order of a NEW-ORDER row is missing";
 			return;
 		}
-		uint32_t c_id = (uint32_t)TM_LOAD(&o->o_c_id);
+		uint32_t c_id = (uint32_t)o->o_c_id;
 		TM_STORE(&o->o_carrier_id, in->carrier);
 		store_update(db->order, o);
 		deliver_lines_t dl = { .date = in->date, .sum = 0, .order_line = db->order_line };
@@ -694,7 +701,7 @@ static int collect_item(uint64_t key, void *rec, void *arg)
 	(void)key;
 	if (s->n == TPCC_MAX_OL * 20)
 		return 1;   /* never: 20 orders of at most 15 lines */
-	s->item[s->n++] = (uint32_t)TM_LOAD(&ol->ol_i_id);
+	s->item[s->n++] = (uint32_t)ol->ol_i_id;
 	return 0;
 }
 

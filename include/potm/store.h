@@ -48,6 +48,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <potm/tm.h>
 
@@ -155,6 +156,19 @@ void *store_index_last(store_index_t *ix, uint64_t lo, uint64_t hi, uint64_t *sk
 void store_read_bytes(void *dst, const void *rec_src, size_t n);
 void store_write_bytes(void *rec_dst, const void *src, size_t n);
 
+/* Copy n bytes of a record that no transaction ever changes: a field
+ * frozen since the record's insert (TPC-C's names, taxes, S_DIST, S_DATA)
+ * or any byte of a sealed table's record.  A plain copy, with nothing to
+ * log or validate: while the transaction that found rec runs, rec stays
+ * valid (a deleted record's memory is freed after a grace period) and no
+ * commit can change those bytes, so every snapshot the transaction may see
+ * holds the same ones.  A frozen scalar field is read the same way, with
+ * plain C (rec->field).  Inside the transaction that obtained rec. */
+static inline void store_read_frozen(void *dst, const void *rec_src, size_t n)
+{
+	memcpy(dst, rec_src, n);
+}
+
 /* ---- whole tables (quiescent: no transaction changes the table) --------- */
 
 /* An order-independent hash of the table's contents: every (key, record
@@ -170,6 +184,24 @@ int store_walk(const store_table_t *t, store_visit_fn fn, void *arg);
 
 /* The number of records. */
 size_t store_count(const store_table_t *t);
+
+/* Seal the table: from now on no transaction inserts, deletes or updates
+ * a record of it (a catalog, TPC-C's ITEM after its population).  Its
+ * gets, scans and edge lookups, and those of its secondary indexes, then
+ * read the index with plain loads, and its records' bytes may be read with
+ * store_read_frozen or plain C: nothing there can conflict, so nothing is
+ * logged or validated.  store_insert, store_delete and store_update on a
+ * sealed table are misuse (reported, the process aborts); a write into a
+ * record's bytes cannot be seen and is undefined.  Quiescent, like the
+ * calls above: call it before the threads that read the table start (or
+ * behind any other happens-before edge).  Sealing twice is harmless. */
+void store_table_seal(store_table_t *t);
+int store_table_sealed(const store_table_t *t);
+
+/* Let transactions change a sealed table again (quiescent, as sealing): a
+ * replica replacing its whole state from a snapshot, say, before it seals
+ * the table anew. */
+void store_table_unseal(store_table_t *t);
 
 /* Check the table's structure (B+-tree: keys in order within and across
  * nodes, separators bound their subtrees, every leaf at one depth, no empty

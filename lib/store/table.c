@@ -17,6 +17,8 @@
  */
 #include "store_internal.h"
 
+#include <potm/store_private.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,9 +172,45 @@ size_t store_record_size(const store_table_t *t)
 
 /* ---- contents ----------------------------------------------------------------- */
 
+/* ---- sealed tables --------------------------------------------------------------
+ *
+ * A sealed table never changes again (store.h), so its lookups need no
+ * transaction's view: they run as the private store's (the same sources
+ * compiled with plain accesses, private.c), whose functions take the same
+ * table struct.  The private copy itself reads plainly anyway. */
+#ifdef POTM_PRIVATE_ACCESS
+#define store_read_plainly(t) false
+#else
+#define store_read_plainly(t) ((t)->sealed)
+#endif
+
+static void store_require_unsealed(const store_table_t *t, const char *call)
+{
+	if (store_unlikely(t->sealed))
+		store_abort(call, "table \"%s\" is sealed (store_table_seal): no transaction may "
+		            "change it", t->name);
+}
+
+void store_table_seal(store_table_t *t)
+{
+	t->sealed = true;
+}
+
+int store_table_sealed(const store_table_t *t)
+{
+	return t->sealed;
+}
+
+void store_table_unseal(store_table_t *t)
+{
+	t->sealed = false;
+}
+
 void *store_get(store_table_t *t, uint64_t key)
 {
 	store_require_tx("store_get");
+	if (store_read_plainly(t))
+		return store_private_get(t, key);
 	if (t->kind == STORE_ORDERED)
 		return btree_get(&t->tree, key);
 	store_rec_hdr_t *r = hash_get(&t->hash, key);
@@ -182,6 +220,7 @@ void *store_get(store_table_t *t, uint64_t key)
 void *store_insert(store_table_t *t, uint64_t key, const void *rec)
 {
 	store_require_tx("store_insert");
+	store_require_unsealed(t, "store_insert");
 	/* Allocated before the search for the key, so that the index is
 	 * searched once; a duplicate frees it again (at commit).  The block is
 	 * unpublished until the index links it: plain stores fill it (a NULL
@@ -218,6 +257,7 @@ void *store_insert(store_table_t *t, uint64_t key, const void *rec)
 int store_delete(store_table_t *t, uint64_t key)
 {
 	store_require_tx("store_delete");
+	store_require_unsealed(t, "store_delete");
 	void *bytes;
 	if (t->kind == STORE_ORDERED) {
 		bytes = btree_delete(&t->tree, key);
@@ -244,6 +284,7 @@ int store_delete(store_table_t *t, uint64_t key)
 void store_update(store_table_t *t, void *rec)
 {
 	store_require_tx("store_update");
+	store_require_unsealed(t, "store_update");
 	if (store_unlikely(t->log_id != 0))
 		store_log_note(t, store_hdr_of(rec)->key, rec, STORE_LOG_UPDATE);
 }
@@ -268,24 +309,32 @@ size_t store_scan(store_table_t *t, uint64_t lo, uint64_t hi, int dir,
                   store_visit_fn fn, void *arg)
 {
 	store_require_ordered(t, "store_scan", dir);
+	if (store_read_plainly(t))
+		return store_private_scan(t, lo, hi, dir, fn, arg);
 	return btree_scan(&t->tree, lo, hi, dir, fn, arg);
 }
 
 void *store_first(store_table_t *t, uint64_t lo, uint64_t hi, uint64_t *key)
 {
 	store_require_ordered(t, "store_first", STORE_ASC);
+	if (store_read_plainly(t))
+		return store_private_first(t, lo, hi, key);
 	return btree_edge(&t->tree, lo, hi, STORE_ASC, key);
 }
 
 void *store_last(store_table_t *t, uint64_t lo, uint64_t hi, uint64_t *key)
 {
 	store_require_ordered(t, "store_last", STORE_DESC);
+	if (store_read_plainly(t))
+		return store_private_last(t, lo, hi, key);
 	return btree_edge(&t->tree, lo, hi, STORE_DESC, key);
 }
 
 void *store_index_get(store_index_t *ix, uint64_t skey)
 {
 	store_require_tx("store_index_get");
+	if (store_read_plainly(ix->table))
+		return store_private_index_get(ix, skey);
 	return btree_get(&ix->tree, skey);
 }
 
@@ -296,18 +345,24 @@ size_t store_index_scan(store_index_t *ix, uint64_t lo, uint64_t hi, int dir,
 	if (store_unlikely(dir != STORE_ASC && dir != STORE_DESC))
 		store_abort("store_index_scan", "index \"%s\": direction %d (STORE_ASC or STORE_DESC)",
 		            ix->name, dir);
+	if (store_read_plainly(ix->table))
+		return store_private_index_scan(ix, lo, hi, dir, fn, arg);
 	return btree_scan(&ix->tree, lo, hi, dir, fn, arg);
 }
 
 void *store_index_first(store_index_t *ix, uint64_t lo, uint64_t hi, uint64_t *skey)
 {
 	store_require_tx("store_index_first");
+	if (store_read_plainly(ix->table))
+		return store_private_index_first(ix, lo, hi, skey);
 	return btree_edge(&ix->tree, lo, hi, STORE_ASC, skey);
 }
 
 void *store_index_last(store_index_t *ix, uint64_t lo, uint64_t hi, uint64_t *skey)
 {
 	store_require_tx("store_index_last");
+	if (store_read_plainly(ix->table))
+		return store_private_index_last(ix, lo, hi, skey);
 	return btree_edge(&ix->tree, lo, hi, STORE_DESC, skey);
 }
 

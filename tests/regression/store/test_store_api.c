@@ -2,7 +2,8 @@
  * The record store's API on every backend, one thread: creation errors
  * (NULL and a message from tm_last_error()), misuse that aborts (an
  * operation outside a transaction, a scan of a hash table, a secondary key
- * twice), byte copies at every alignment and length touching nothing
+ * twice, a change to a sealed table), a sealed table answering every
+ * lookup as before its seal, byte copies at every alignment and length touching nothing
  * outside their range, digests (equal for equal contents reached in
  * different orders, different for different contents), the largest
  * record, a cancelled insert leaving no trace, and an ordered table
@@ -147,6 +148,153 @@ START_TEST(duplicate_secondary_key_aborts)
 	TM_BEGIN();
 	store_insert(t, 1, &v);
 	store_insert(t, 2, &v);
+	TM_END();
+}
+END_TEST
+
+/* ---- sealed tables ------------------------------------------------------------- */
+
+/* What every lookup of seal_probe found (globals: read after the
+ * transaction). */
+typedef struct seal_seen {
+	uint64_t gets, missing, scan_sum, scan_n, first, last, ix_get, ix_n, ix_first, ix_last;
+	uint64_t hash_gets, hash_missing;
+} seal_seen_t;
+
+static seal_seen_t seen;
+
+static int sum_visit(uint64_t key, void *rec, void *arg)
+{
+	(void)arg;
+	seen.scan_sum += key * 31 + TM_LOAD(&((rec_t *)rec)->val);
+	seen.scan_n++;
+	return 0;
+}
+
+static int count_ix_visit(uint64_t key, void *rec, void *arg)
+{
+	(void)key;
+	(void)arg;
+	seen.ix_n += ((rec_t *)rec)->key_copy;   /* frozen: plain C */
+	return 0;
+}
+
+/* Every lookup a sealed table answers, on t (ordered, index ix on grp)
+ * and h (hash), in one transaction. */
+static void seal_probe(store_table_t *t, store_index_t *ix, store_table_t *h)
+{
+	memset(&seen, 0, sizeof seen);
+	TM_BEGIN();
+	for (uint64_t k = 0; k < 1000; k++) {
+		rec_t *r = store_get(t, k);
+		if (r != NULL)
+			seen.gets += k ^ TM_LOAD(&r->val);
+		else
+			seen.missing++;
+		rec_t *q = store_get(h, k);
+		if (q != NULL) {
+			rec_t copy;
+			store_read_frozen(&copy, q, sizeof copy);
+			seen.hash_gets += k ^ copy.val;
+		} else {
+			seen.hash_missing++;
+		}
+	}
+	store_scan(t, 100, 700, STORE_DESC, sum_visit, NULL);
+	uint64_t key = 0;
+	if (store_first(t, 10, 500, &key) != NULL)
+		seen.first = key;
+	if (store_last(t, 10, 500, &key) != NULL)
+		seen.last = key;
+	rec_t *g = store_index_get(ix, grp_key(&(rec_t){ .grp = 3 }, 3 * 3));
+	seen.ix_get = g != NULL ? g->key_copy : UINT64_MAX;
+	store_index_scan(ix, grp_key(&(rec_t){ .grp = 3 }, 0),
+	                 grp_key(&(rec_t){ .grp = 3 }, (1ull << 40) - 1), STORE_ASC,
+	                 count_ix_visit, NULL);
+	if (store_index_first(ix, grp_key(&(rec_t){ .grp = 5 }, 0),
+	                      grp_key(&(rec_t){ .grp = 5 }, (1ull << 40) - 1), &key) != NULL)
+		seen.ix_first = key;
+	if (store_index_last(ix, grp_key(&(rec_t){ .grp = 5 }, 0),
+	                     grp_key(&(rec_t){ .grp = 5 }, (1ull << 40) - 1), &key) != NULL)
+		seen.ix_last = key;
+	TM_END();
+}
+
+static store_table_t *sealed_t, *sealed_h;
+static store_index_t *sealed_ix;
+
+/* An ordered table with an index and a hash table, 300 records each
+ * (keys 0, 3, 6, ...), not sealed yet. */
+static void seal_fill(void)
+{
+	sealed_t = make_table("sealed-ordered", STORE_ORDERED, sizeof(rec_t), 0);
+	sealed_ix = store_index_create(sealed_t, "grp", grp_key);
+	ck_assert_ptr_nonnull(sealed_ix);
+	sealed_h = make_table("sealed-hash", STORE_HASH, sizeof(rec_t), 64);
+	TM_BEGIN();
+	for (uint64_t i = 0; i < 300; i++) {
+		rec_t r = { .val = i * i + 1, .key_copy = 3 * i, .grp = (uint32_t)(i % 7) };
+		store_insert(sealed_t, 3 * i, &r);
+		store_insert(sealed_h, 3 * i, &r);
+	}
+	TM_END();
+}
+
+START_TEST(sealed_tables_answer_as_before)
+{
+	store_test_start();
+	seal_fill();
+	ck_assert_int_eq(store_table_sealed(sealed_t), 0);
+	seal_probe(sealed_t, sealed_ix, sealed_h);
+	seal_seen_t before = seen;
+	ck_assert_uint_eq(before.missing, 700);   /* keys 0, 3, ..., 897 */
+	ck_assert_uint_gt(before.scan_n, 0);
+	ck_assert_uint_ne(before.ix_n, 0);
+	store_table_seal(sealed_t);
+	store_table_seal(sealed_h);
+	store_table_seal(sealed_h);   /* twice: harmless */
+	ck_assert_int_eq(store_table_sealed(sealed_t), 1);
+	ck_assert_int_eq(store_table_sealed(sealed_h), 1);
+	seal_probe(sealed_t, sealed_ix, sealed_h);
+	ck_assert_mem_eq(&seen, &before, sizeof seen);
+	ck_assert_int_eq(store_check(sealed_t), 0);
+	ck_assert_int_eq(store_check(sealed_h), 0);
+	store_table_destroy(sealed_t);
+	store_table_destroy(sealed_h);
+	store_test_stop();
+}
+END_TEST
+
+START_TEST(insert_into_sealed_aborts)
+{
+	store_test_start();
+	seal_fill();
+	store_table_seal(sealed_t);
+	rec_t r = { .val = 1 };
+	TM_BEGIN();
+	store_insert(sealed_t, 1, &r);
+	TM_END();
+}
+END_TEST
+
+START_TEST(delete_from_sealed_aborts)
+{
+	store_test_start();
+	seal_fill();
+	store_table_seal(sealed_h);
+	TM_BEGIN();
+	store_delete(sealed_h, 3);
+	TM_END();
+}
+END_TEST
+
+START_TEST(update_of_sealed_aborts)
+{
+	store_test_start();
+	seal_fill();
+	store_table_seal(sealed_t);
+	TM_BEGIN();
+	store_update(sealed_t, store_get(sealed_t, 3));
 	TM_END();
 }
 END_TEST
@@ -583,6 +731,10 @@ int main(void)
 	tcase_add_test_raise_signal(tc, read_bytes_outside_tx_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, scan_of_hash_table_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, duplicate_secondary_key_aborts, SIGABRT);
+	tcase_add_test(tc, sealed_tables_answer_as_before);
+	tcase_add_test_raise_signal(tc, insert_into_sealed_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, delete_from_sealed_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, update_of_sealed_aborts, SIGABRT);
 	tcase_add_test(tc, bytes_every_alignment);
 	tcase_add_test(tc, digest_order_independent);
 	tcase_add_test(tc, largest_record);
