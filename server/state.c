@@ -802,11 +802,10 @@ static int restore_table_contents(server_state_t *st, store_table_t *t, snap_rea
 static int restore_table(server_state_t *st, store_table_t *t, snap_reader_t *r,
                          uint64_t count)
 {
-	int sealed = store_table_sealed(t);
-	store_table_unseal(t);
+	store_seal_t sealed = store_table_sealed(t);
+	store_table_seal(t, STORE_UNSEALED);
 	int rc = restore_table_contents(st, t, r, count);
-	if (sealed)
-		store_table_seal(t);
+	store_table_seal(t, sealed);
 	return rc;
 }
 

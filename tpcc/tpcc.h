@@ -534,9 +534,11 @@ int tpcc_load_shared(tpcc_db_t *db);
 int tpcc_load_warehouses(tpcc_db_t *db, unsigned loaders);
 void tpcc_destroy(tpcc_db_t *db);
 
-/* Seal ITEM (store_table_seal), which no transaction writes: done by
- * tpcc_load_shared; a database filled another way (a recovery) calls it
- * once filled, before its workers start. */
+/* Seal the tables of fixed cardinality (store_table_seal; clause 1.2's
+ * WAREHOUSE, DISTRICT, CUSTOMER, STOCK: keys; ITEM, which no transaction
+ * writes: all), whose lookups then read their indexes plainly: done by
+ * tpcc_load_warehouses, after tpcc_load_shared; a database filled another
+ * way (a recovery) calls it once filled, before its workers start. */
 void tpcc_seal(tpcc_db_t *db);
 
 /* tpcc_durable.c: -D and -r.  tpcc_durable_start opens the log on the

@@ -284,6 +284,9 @@ int tpcc_dora_private_finish(tpcc_db_t *db, tpcc_private_t *p)
 			break;
 		}
 		store_walk(shared, collect_key, &all);
+		/* Replaced whole, sealed or not (quiescent), and sealed again. */
+		store_seal_t sealed = store_table_sealed(shared);
+		store_table_seal(shared, STORE_UNSEALED);
 		tp_batch_t del = { .table = shared, .key = keys, .cap = TP_COPY_BATCH };
 		for (size_t i = 0; i < all.n && rc == 0; i++)
 			rc = batch_row(all.key[i], NULL, &del);
@@ -295,6 +298,7 @@ int tpcc_dora_private_finish(tpcc_db_t *db, tpcc_private_t *p)
 			rc = store_private_walk(*priv_slot(&p->wh[w], t), batch_row, &ins) != 0 ? -1 : 0;
 		if (rc == 0)
 			rc = batch_flush(&ins);
+		store_table_seal(shared, sealed);
 	}
 	tpcc_dora_private_free(p);
 	return rc;

@@ -500,15 +500,16 @@ int tpcc_load_shared(tpcc_db_t *db)
 	}
 	nc->c_id = tpcc_rand(&setup, 0, 1023);
 	nc->ol_i_id = tpcc_rand(&setup, 0, 8191);
-	if (load_items(db, &setup) != 0)
-		return -1;
-	tpcc_seal(db);
-	return 0;
+	return load_items(db, &setup);
 }
 
 void tpcc_seal(tpcc_db_t *db)
 {
-	store_table_seal(db->item);
+	store_table_seal(db->item, STORE_SEAL_ALL);
+	store_table_seal(db->warehouse, STORE_SEAL_KEYS);
+	store_table_seal(db->district, STORE_SEAL_KEYS);
+	store_table_seal(db->customer, STORE_SEAL_KEYS);
+	store_table_seal(db->stock, STORE_SEAL_KEYS);
 }
 
 typedef struct loader {
@@ -568,5 +569,7 @@ int tpcc_load_warehouses(tpcc_db_t *db, unsigned loaders)
 			rc = -1;
 	}
 	free(l);
+	if (rc == 0)
+		tpcc_seal(db);
 	return rc;
 }

@@ -158,7 +158,7 @@ void store_write_bytes(void *rec_dst, const void *src, size_t n);
 
 /* Copy n bytes of a record that no transaction ever changes: a field
  * frozen since the record's insert (TPC-C's names, taxes, S_DIST, S_DATA)
- * or any byte of a sealed table's record.  A plain copy, with nothing to
+ * or any byte of a record of a table sealed with STORE_SEAL_ALL.  A plain copy, with nothing to
  * log or validate: while the transaction that found rec runs, rec stays
  * valid (a deleted record's memory is freed after a grace period) and no
  * commit can change those bytes, so every snapshot the transaction may see
@@ -185,23 +185,28 @@ int store_walk(const store_table_t *t, store_visit_fn fn, void *arg);
 /* The number of records. */
 size_t store_count(const store_table_t *t);
 
-/* Seal the table: from now on no transaction inserts, deletes or updates
- * a record of it (a catalog, TPC-C's ITEM after its population).  Its
- * gets, scans and edge lookups, and those of its secondary indexes, then
- * read the index with plain loads, and its records' bytes may be read with
- * store_read_frozen or plain C: nothing there can conflict, so nothing is
- * logged or validated.  store_insert, store_delete and store_update on a
- * sealed table are misuse (reported, the process aborts); a write into a
- * record's bytes cannot be seen and is undefined.  Quiescent, like the
- * calls above: call it before the threads that read the table start (or
- * behind any other happens-before edge).  Sealing twice is harmless. */
-void store_table_seal(store_table_t *t);
-int store_table_sealed(const store_table_t *t);
+/* Sealing: a promise that transactions no longer change a table's keys
+ * (STORE_SEAL_KEYS: no insert, no delete; records are still updated in
+ * place, through the TM) or nothing at all (STORE_SEAL_ALL: a catalog,
+ * TPC-C's ITEM).  Either way the table's indexes no longer change, so its
+ * gets, scans and edge lookups, and those of its secondary indexes, read
+ * them with plain loads: nothing there to log, validate or conflict with.
+ * Under STORE_SEAL_ALL a record's bytes are frozen too (store_read_frozen,
+ * plain C).  A change the level forbids is misuse: store_insert and
+ * store_delete under either level, store_update under STORE_SEAL_ALL
+ * (reported, the process aborts); a write into a sealed record's bytes
+ * cannot be seen and is undefined.  Quiescent, like the calls above: seal
+ * before the threads that use the table start (or behind any other
+ * happens-before edge).  STORE_UNSEALED lifts the promise (a replica
+ * replacing its whole state from a snapshot, say). */
+typedef enum store_seal {
+	STORE_UNSEALED = 0,   /* the default: inserts, deletes and updates */
+	STORE_SEAL_KEYS,      /* updates in place only */
+	STORE_SEAL_ALL        /* no change at all */
+} store_seal_t;
 
-/* Let transactions change a sealed table again (quiescent, as sealing): a
- * replica replacing its whole state from a snapshot, say, before it seals
- * the table anew. */
-void store_table_unseal(store_table_t *t);
+void store_table_seal(store_table_t *t, store_seal_t level);
+store_seal_t store_table_sealed(const store_table_t *t);
 
 /* Check the table's structure (B+-tree: keys in order within and across
  * nodes, separators bound their subtrees, every leaf at one depth, no empty

@@ -58,7 +58,6 @@
 #define store_check store_private_check
 #define store_table_seal store_private_table_seal_
 #define store_table_sealed store_private_table_sealed_
-#define store_table_unseal store_private_table_unseal_
 #define store_abort store_private_abort_
 #define btree_init store_private_btree_init_
 #define btree_destroy store_private_btree_destroy_
@@ -354,8 +353,8 @@ struct store_table {
 	uint32_t log_id;            /* 1 + its index in the open redo log's
 	                               tables, 0 if not logged (log.c); set
 	                               while no transaction runs */
-	bool sealed;                /* store_table_seal: read-only from then
-	                               on; set while no transaction runs */
+	store_seal_t sealed;        /* store_table_seal's level; set while no
+	                               transaction runs */
 };
 
 /* The redo log (log.c): note that the running attempt inserted rec under

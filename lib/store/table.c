@@ -174,36 +174,40 @@ size_t store_record_size(const store_table_t *t)
 
 /* ---- sealed tables --------------------------------------------------------------
  *
- * A sealed table never changes again (store.h), so its lookups need no
- * transaction's view: they run as the private store's (the same sources
+ * A sealed table's indexes never change again (store.h), so its lookups
+ * need no transaction's view: they run as the private store's (the same sources
  * compiled with plain accesses, private.c), whose functions take the same
  * table struct.  The private copy itself reads plainly anyway. */
 #ifdef POTM_PRIVATE_ACCESS
 #define store_read_plainly(t) false
 #else
-#define store_read_plainly(t) ((t)->sealed)
+#define store_read_plainly(t) ((t)->sealed != STORE_UNSEALED)
 #endif
 
-static void store_require_unsealed(const store_table_t *t, const char *call)
+/* Misuse unless the table's seal allows the change: keys (inserts and
+ * deletes) from STORE_SEAL_KEYS, record bytes (updates) from
+ * STORE_SEAL_ALL. */
+static void store_require_unsealed(const store_table_t *t, store_seal_t from, const char *call)
 {
-	if (store_unlikely(t->sealed))
-		store_abort(call, "table \"%s\" is sealed (store_table_seal): no transaction may "
-		            "change it", t->name);
+	if (store_unlikely(t->sealed >= from))
+		store_abort(call, "table \"%s\" is sealed (store_table_seal, %s): no transaction "
+		            "may %s", t->name,
+		            t->sealed == STORE_SEAL_ALL ? "STORE_SEAL_ALL" : "STORE_SEAL_KEYS",
+		            from == STORE_SEAL_ALL ? "change it" : "insert or delete its records");
 }
 
-void store_table_seal(store_table_t *t)
+void store_table_seal(store_table_t *t, store_seal_t level)
 {
-	t->sealed = true;
+	if (store_unlikely(level != STORE_UNSEALED && level != STORE_SEAL_KEYS &&
+	                   level != STORE_SEAL_ALL))
+		store_abort("store_table_seal", "table \"%s\": level %d (STORE_UNSEALED, "
+		            "STORE_SEAL_KEYS or STORE_SEAL_ALL)", t->name, (int)level);
+	t->sealed = level;
 }
 
-int store_table_sealed(const store_table_t *t)
+store_seal_t store_table_sealed(const store_table_t *t)
 {
 	return t->sealed;
-}
-
-void store_table_unseal(store_table_t *t)
-{
-	t->sealed = false;
 }
 
 void *store_get(store_table_t *t, uint64_t key)
@@ -220,7 +224,7 @@ void *store_get(store_table_t *t, uint64_t key)
 void *store_insert(store_table_t *t, uint64_t key, const void *rec)
 {
 	store_require_tx("store_insert");
-	store_require_unsealed(t, "store_insert");
+	store_require_unsealed(t, STORE_SEAL_KEYS, "store_insert");
 	/* Allocated before the search for the key, so that the index is
 	 * searched once; a duplicate frees it again (at commit).  The block is
 	 * unpublished until the index links it: plain stores fill it (a NULL
@@ -257,7 +261,7 @@ void *store_insert(store_table_t *t, uint64_t key, const void *rec)
 int store_delete(store_table_t *t, uint64_t key)
 {
 	store_require_tx("store_delete");
-	store_require_unsealed(t, "store_delete");
+	store_require_unsealed(t, STORE_SEAL_KEYS, "store_delete");
 	void *bytes;
 	if (t->kind == STORE_ORDERED) {
 		bytes = btree_delete(&t->tree, key);
@@ -284,7 +288,7 @@ int store_delete(store_table_t *t, uint64_t key)
 void store_update(store_table_t *t, void *rec)
 {
 	store_require_tx("store_update");
-	store_require_unsealed(t, "store_update");
+	store_require_unsealed(t, STORE_SEAL_ALL, "store_update");
 	if (store_unlikely(t->log_id != 0))
 		store_log_note(t, store_hdr_of(rec)->key, rec, STORE_LOG_UPDATE);
 }

@@ -2,8 +2,9 @@
  * The record store's API on every backend, one thread: creation errors
  * (NULL and a message from tm_last_error()), misuse that aborts (an
  * operation outside a transaction, a scan of a hash table, a secondary key
- * twice, a change to a sealed table), a sealed table answering every
- * lookup as before its seal, byte copies at every alignment and length touching nothing
+ * twice, a change a table's seal forbids, a bad seal level), sealed
+ * tables answering every lookup as before their seal, and updated in
+ * place under STORE_SEAL_KEYS, byte copies at every alignment and length touching nothing
  * outside their range, digests (equal for equal contents reached in
  * different orders, different for different contents), the largest
  * record, a cancelled insert leaving no trace, and an ordered table
@@ -244,21 +245,39 @@ START_TEST(sealed_tables_answer_as_before)
 {
 	store_test_start();
 	seal_fill();
-	ck_assert_int_eq(store_table_sealed(sealed_t), 0);
+	ck_assert_int_eq(store_table_sealed(sealed_t), STORE_UNSEALED);
 	seal_probe(sealed_t, sealed_ix, sealed_h);
 	seal_seen_t before = seen;
 	ck_assert_uint_eq(before.missing, 700);   /* keys 0, 3, ..., 897 */
 	ck_assert_uint_gt(before.scan_n, 0);
 	ck_assert_uint_ne(before.ix_n, 0);
-	store_table_seal(sealed_t);
-	store_table_seal(sealed_h);
-	store_table_seal(sealed_h);   /* twice: harmless */
-	ck_assert_int_eq(store_table_sealed(sealed_t), 1);
-	ck_assert_int_eq(store_table_sealed(sealed_h), 1);
+	store_table_seal(sealed_t, STORE_SEAL_KEYS);
+	store_table_seal(sealed_h, STORE_SEAL_ALL);
+	store_table_seal(sealed_h, STORE_SEAL_ALL);   /* twice: harmless */
+	ck_assert_int_eq(store_table_sealed(sealed_t), STORE_SEAL_KEYS);
+	ck_assert_int_eq(store_table_sealed(sealed_h), STORE_SEAL_ALL);
 	seal_probe(sealed_t, sealed_ix, sealed_h);
 	ck_assert_mem_eq(&seen, &before, sizeof seen);
+
+	/* STORE_SEAL_KEYS: records are still updated in place, and the
+	 * lookups see the update. */
+	TM_BEGIN();
+	rec_t *r = store_get(sealed_t, 9);
+	TM_STORE(&r->val, TM_LOAD(&r->val) + 1000);
+	store_update(sealed_t, r);
+	TM_END();
+	seal_probe(sealed_t, sealed_ix, sealed_h);
+	ck_assert_uint_eq(seen.gets, before.gets - (9 ^ (3 * 3 + 1)) + (9 ^ (3 * 3 + 1 + 1000)));
+	ck_assert_uint_eq(seen.scan_sum, before.scan_sum);   /* 9 is outside [100, 700] */
+
+	/* Unsealed again: changes are allowed. */
+	store_table_seal(sealed_h, STORE_UNSEALED);
+	TM_BEGIN();
+	ck_assert_int_eq(store_delete(sealed_h, 3), 1);
+	TM_END();
 	ck_assert_int_eq(store_check(sealed_t), 0);
 	ck_assert_int_eq(store_check(sealed_h), 0);
+	ck_assert_uint_eq(store_count(sealed_h), 299);
 	store_table_destroy(sealed_t);
 	store_table_destroy(sealed_h);
 	store_test_stop();
@@ -269,7 +288,7 @@ START_TEST(insert_into_sealed_aborts)
 {
 	store_test_start();
 	seal_fill();
-	store_table_seal(sealed_t);
+	store_table_seal(sealed_t, STORE_SEAL_KEYS);
 	rec_t r = { .val = 1 };
 	TM_BEGIN();
 	store_insert(sealed_t, 1, &r);
@@ -281,7 +300,7 @@ START_TEST(delete_from_sealed_aborts)
 {
 	store_test_start();
 	seal_fill();
-	store_table_seal(sealed_h);
+	store_table_seal(sealed_h, STORE_SEAL_KEYS);
 	TM_BEGIN();
 	store_delete(sealed_h, 3);
 	TM_END();
@@ -292,10 +311,18 @@ START_TEST(update_of_sealed_aborts)
 {
 	store_test_start();
 	seal_fill();
-	store_table_seal(sealed_t);
+	store_table_seal(sealed_t, STORE_SEAL_ALL);
 	TM_BEGIN();
 	store_update(sealed_t, store_get(sealed_t, 3));
 	TM_END();
+}
+END_TEST
+
+START_TEST(bad_seal_level_aborts)
+{
+	store_test_start();
+	seal_fill();
+	store_table_seal(sealed_t, (store_seal_t)7);
 }
 END_TEST
 
@@ -735,6 +762,7 @@ int main(void)
 	tcase_add_test_raise_signal(tc, insert_into_sealed_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, delete_from_sealed_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, update_of_sealed_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, bad_seal_level_aborts, SIGABRT);
 	tcase_add_test(tc, bytes_every_alignment);
 	tcase_add_test(tc, digest_order_independent);
 	tcase_add_test(tc, largest_record);
