@@ -9,7 +9,8 @@
  * touch the neighbouring bytes at write-back.  Lookup for read-after-write
  * goes through a Bloom filter (tm.h's tm_wfilter_t: 1,024 bits, then the
  * index's 8 bits per slot), then a linear scan of small sets or an
- * open-addressing index once the set reaches TL2_SETS_INDEX_FROM.
+ * open-addressing index once the set reaches TL2_SETS_INDEX_FROM (W1, W2
+ * at tl2_ws_index_build).
  *
  * Private to the STM backends; everything here is static inline.
  */
@@ -20,7 +21,7 @@
 
 #include <stdlib.h>
 
-#define TL2_SETS_INDEX_FROM 32   /* write-set size where hashing beats scanning */
+#define TL2_SETS_INDEX_FROM 8    /* write-set size where hashing beats scanning */
 
 typedef struct tl2_wentry {
 	uintptr_t addr;            /* word-aligned address */
@@ -45,7 +46,10 @@ typedef struct tl2_wset {
 	                              else written_own */
 	tm_wfilter_t written_own;
 	/* Large sets (TL2_SETS_INDEX_FROM entries and more): */
-	uint32_t *index;           /* open addressing: entry index + 1 */
+	uint64_t *index;           /* open addressing: a slot is in use when its
+	                              high half is this attempt's index_tag,
+	                              and its low half is then entry index + 1
+	                              (W1 below) */
 	uint64_t *filter;          /* the filter's bits, 8 per index slot (at
 	                              most 1 in 32 set: few false hits): most
 	                              reads of a long transaction are of words
@@ -53,10 +57,13 @@ typedef struct tl2_wset {
 	                              them without probing (fewer bits per
 	                              slot would send more of them to the
 	                              probe) */
-	unsigned index_bits;       /* slots in use: 1 << index_bits, sized for
-	                              this attempt's set (at most a quarter
-	                              full) */
+	unsigned index_bits;       /* slots in use: 1 << index_bits, at most a
+	                              quarter full */
 	unsigned index_alloc_bits; /* slots allocated */
+	unsigned index_hint_bits;  /* the size recent large sets needed: a new
+	                              index starts there (W2) */
+	unsigned index_hint_misses;
+	uint32_t index_tag;        /* this attempt's index, 0 before any */
 	bool indexed;              /* index valid for this attempt */
 	size_t last;               /* the entry last added or found: tested
 	                              before the index, because a word read
@@ -208,42 +215,75 @@ static inline size_t tl2_ws_filter_words(unsigned index_bits)
 	return ((size_t)1 << (index_bits + TL2_WS_FILTER_LOG_BITS)) / 64;
 }
 
+/* The index's invariants:
+ *  W1 (tags, not clearing) A slot belongs to this attempt's index only if
+ *     its high half is index_tag; every build takes a new tag, so the
+ *     slots an earlier attempt (or an earlier, smaller build) filled read
+ *     as empty without being cleared.  Tags never repeat before the whole
+ *     index is cleared (the wrap to 0 clears it).
+ *  W2 (size) An index is built when a set reaches TL2_SETS_INDEX_FROM
+ *     entries, at once at the size recent large sets grew to (so that
+ *     a transaction of the usual size builds once), and twice as large
+ *     whenever it passes a quarter full.  The hint decays when sets stay
+ *     smaller, so one huge transaction does not leave every later one a
+ *     sparse index whose probes each touch a cache line of their own. */
+#define TL2_WS_INDEX_MIN_BITS 6
+#define TL2_WS_INDEX_HINT_MAX_BITS 12   /* a start no larger than 32 KB */
+#define TL2_WS_INDEX_HINT_DECAY 16      /* smaller builds before it shrinks */
+
 static inline void tl2_ws_index_insert(tl2_wset_t *ws, size_t i)
 {
 	uint32_t m = (1u << ws->index_bits) - 1;
 	uint32_t h = tl2_ws_hash(ws->e[i].addr, ws->index_bits);
-	while (ws->index[h])
+	while ((uint32_t)(ws->index[h] >> 32) == ws->index_tag)
 		h = (h + 1) & m;
-	ws->index[h] = (uint32_t)i + 1;
+	ws->index[h] = (uint64_t)ws->index_tag << 32 | (uint32_t)(i + 1);
 	tl2_ws_filter_set(ws->written, ws->e[i].addr);
 }
 
-/* (Re)build the index for the entries so far, an eighth full (linear
- * probing stays short: a probe that reaches an entry is a cache miss), sized by
- * this attempt's set, not by the largest set the thread ever had (clearing
- * a 4 MB index left by one huge transaction on every later medium one
- * cost more than the transactions). */
+/* (Re)build the index for the entries so far (W1, W2).  The filter's
+ * bits are cleared: a set bit cannot be told from a stale one. */
 static void tl2_ws_index_build(tl2_wset_t *ws) __attribute__((noinline, unused));
 static void tl2_ws_index_build(tl2_wset_t *ws)
 {
-	unsigned bits = 6;
+	unsigned bits = ws->indexed ? ws->index_bits + 1 : TL2_WS_INDEX_MIN_BITS;
+	if (!ws->indexed && ws->index_hint_bits > bits)
+		bits = ws->index_hint_bits;
 	while ((1ul << bits) < 8 * ws->n)
 		bits++;
 	if (bits > ws->index_alloc_bits) {
 		free(ws->index);
 		free(ws->filter);
-		ws->index = potm_xmalloc(sizeof(uint32_t) << bits);
+		ws->index = potm_xcalloc((size_t)1 << bits, sizeof *ws->index);   /* tag 0: empty */
 		ws->filter = potm_xmalloc(tl2_ws_filter_words(bits) * sizeof(uint64_t));
 		ws->index_alloc_bits = bits;
+		ws->index_tag = 0;
+	}
+	if (++ws->index_tag == 0) {   /* wrapped: every tag may be in a slot */
+		memset(ws->index, 0, sizeof(uint64_t) << ws->index_alloc_bits);
+		ws->index_tag = 1;
 	}
 	ws->index_bits = bits;
-	memset(ws->index, 0, sizeof(uint32_t) << bits);
 	memset(ws->filter, 0, tl2_ws_filter_words(bits) * sizeof(uint64_t));
 	ws->written->bits = ws->filter;
 	ws->written->shift = 64 - (bits + TL2_WS_FILTER_LOG_BITS);
 	for (size_t i = 0; i < ws->n; i++)
 		tl2_ws_index_insert(ws, i);
 	ws->indexed = true;
+}
+
+/* At the end of an attempt that built an index: follow its size (W2). */
+static inline void tl2_ws_index_hint(tl2_wset_t *ws)
+{
+	unsigned bits = ws->index_bits < TL2_WS_INDEX_HINT_MAX_BITS ? ws->index_bits
+	                                                             : TL2_WS_INDEX_HINT_MAX_BITS;
+	if (bits >= ws->index_hint_bits) {
+		ws->index_hint_bits = bits;
+		ws->index_hint_misses = 0;
+	} else if (++ws->index_hint_misses == TL2_WS_INDEX_HINT_DECAY) {
+		ws->index_hint_bits--;
+		ws->index_hint_misses = 0;
+	}
 }
 
 /* The hash index's half of tl2_ws_find (large write sets; the caller
@@ -254,11 +294,12 @@ static tl2_wentry_t *tl2_ws_find_indexed(tl2_wset_t *ws, uintptr_t word)
 {
 	uint32_t m = (1u << ws->index_bits) - 1;
 	for (uint32_t h = tl2_ws_hash(word, ws->index_bits);; h = (h + 1) & m) {
-		uint32_t s = ws->index[h];
-		if (s == 0)
+		uint64_t s = ws->index[h];
+		if ((uint32_t)(s >> 32) != ws->index_tag)
 			return NULL;
-		if (ws->e[s - 1].addr == word)
-			return &ws->e[s - 1];
+		tl2_wentry_t *e = &ws->e[(uint32_t)s - 1];
+		if (e->addr == word)
+			return e;
 	}
 }
 
@@ -535,6 +576,8 @@ static inline void tl2_sets_reset(potm_thread_t *th, tl2_rset_t *rs, tl2_wset_t 
 	tl2_rs_open(rs, false);
 	if (ws->n)
 		tl2_ws_filter_small(ws->written);
+	if (ws->indexed)
+		tl2_ws_index_hint(ws);
 	ws->n = 0;
 	ws->indexed = false;
 }
@@ -551,6 +594,7 @@ static inline void tl2_sets_free(tl2_rset_t *rs, tl2_wset_t *ws)
 	ws->index = NULL;
 	ws->filter = NULL;
 	ws->index_alloc_bits = 0;
+	ws->index_tag = 0;
 }
 
 #endif /* POTM_TL2_SETS_H */
