@@ -188,6 +188,9 @@ typedef struct silo_tx {
 	uint64_t written_stripes[SILO_STRIPE_FILTER_BITS / 64];
 	/* Snapshots (N1-N7). */
 	uint64_t snap_epoch;         /* S + 1 while a snapshot runs, else 0 */
+	uint64_t *snap_bound;        /* N8: the vector a snapshot reads
+	                                under, for snap_bound_for */
+	uint64_t snap_bound_for;
 	struct silo_vchunk *vc_old;  /* N6: the thread's chunks, oldest ... */
 	struct silo_vchunk *vc_new;  /* ... and newest (nodes come from it) */
 	size_t vnodes;               /* the nodes in them */
@@ -548,6 +551,17 @@ static void silo_drop_token(silo_tx_t *tx)
  *     a snapshot with S >= the tag sees them freed.  The hold lasts up to
  *     a snapshot epoch more than with per-epoch snapshots.  An exiting
  *     thread leaves what it holds to the epoch thread.
+ *  N8 (inline snapshot reads) While a snapshot runs, the vector tm.h's
+ *     inline reads test words against holds, for every writer, the
+ *     largest word of epoch S: a read passes it when the stripe word is
+ *     unlocked, of epoch <= S and unchanged around the load, which is
+ *     N4's first case.  So is a guarded B+-tree read (store_internal.h
+ *     B6): the permutation word is S's, and the slots it ranks have not
+ *     changed since (a ranked slot is never written).  Everything else
+ *     (a newer or locked word, a byte range) takes N4's path in the
+ *     library.  The read set the inline reads fill is never validated:
+ *     a snapshot writes nothing, and a commit without writes skips
+ *     phase 2.
  */
 
 /* A node keeps bytes of one memory word (N1).  It does not hold its own
@@ -663,12 +677,29 @@ static inline void silo_snap_end(silo_tx_t *tx)
 	if (tx->snap_epoch) {
 		__atomic_store_n(silo_snap_slot(tx->th.id), 0, __ATOMIC_RELEASE);
 		tx->snap_epoch = 0;
+		silo_snap(tx)->tids = tx->snap[tx->cur];
 	}
 }
 
-/* tm_declare_read_only's part: the attempt reads the snapshot; its reads
- * are not logged (nothing to validate), and the read set stays closed, so
- * that tm.h's inline reads come to the library. */
+/* N8: a snapshot's vector for tm.h's inline reads: every writer's word
+ * is the largest of epoch S, so a stripe word passes the inline test
+ * exactly when it is unlocked and of epoch <= S (N4's first case); the
+ * rest come to the library.  Refilled when S changes (once a snapshot
+ * epoch). */
+static void silo_snap_bound(silo_tx_t *tx)
+{
+	if (tx->snap_bound_for != tx->snap_epoch) {
+		uint64_t b = (tx->snap_epoch << (SILO_SEQ_BITS + SILO_SEQ_SHIFT)) - 1;
+		for (unsigned i = 0; i < silo.max_threads; i++)
+			tx->snap_bound[i] = b;
+		tx->snap_bound_for = tx->snap_epoch;
+	}
+	silo_snap(tx)->tids = tx->snap_bound;
+}
+
+/* tm_declare_read_only's part: the attempt reads the snapshot.  Reads of
+ * words of epoch <= S stay inline (N8); what they log is never validated
+ * (a transaction with no writes commits without phase 2). */
 static void silo_declare_read_only(potm_thread_t *t)
 {
 	silo_tx_t *tx = (silo_tx_t *)t;
@@ -676,8 +707,8 @@ static void silo_declare_read_only(potm_thread_t *t)
 	    potm_lsd_unsettled(t))
 		tm_misuse_("tm_declare_read_only after the transaction's first access "
 		           "(declare it first, or use TM_BEGIN_RO)");
-	tl2_rs_open(&silo_snap(tx)->rs, false);
 	silo_snap_begin(tx);
+	silo_snap_bound(tx);
 }
 
 /* N4: n bytes at src, inside one stripe, as of the snapshot. */
@@ -790,6 +821,8 @@ static inline bool silo_snap_fresh(const silo_tx_t *tx, size_t n, uintptr_t addr
 		return false;
 	if (addr >= tx->fresh[*hint][0] && addr < tx->fresh[*hint][1])
 		return true;
+	if (addr < tx->fresh[0][0] || addr >= tx->fresh[n - 1][1])
+		return false;   /* outside them all (sorted, disjoint) */
 	size_t lo = 0, hi = n;   /* the last range starting at or below addr */
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
@@ -1866,6 +1899,8 @@ static int silo_thread_init(potm_thread_t *t)
 	s->shift = silo.shift;
 	tx->snap[0] = potm_xcalloc(silo.max_threads, sizeof(uint64_t));
 	tx->snap[1] = potm_xcalloc(silo.max_threads, sizeof(uint64_t));
+	tx->snap_bound = potm_xcalloc(silo.max_threads, sizeof(uint64_t));
+	tx->snap_bound_for = 0;
 	tx->cur = 0;
 	s->tids = tx->snap[0];
 	/* An id's TIDs keep growing across the threads that hold it. */
@@ -1884,7 +1919,8 @@ static void silo_thread_fini(potm_thread_t *t)
 	tl2_sets_free(&silo_snap(tx)->rs, &tx->ws);
 	free(tx->snap[0]);
 	free(tx->snap[1]);
-	tx->snap[0] = tx->snap[1] = NULL;
+	free(tx->snap_bound);
+	tx->snap[0] = tx->snap[1] = tx->snap_bound = NULL;
 	t->txd.snap.tids = NULL;
 	free(tx->held);
 	tx->held = NULL;
