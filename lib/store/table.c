@@ -178,8 +178,8 @@ size_t store_record_size(const store_table_t *t)
  * need no transaction's view: they run as the private store's (the same sources
  * compiled with plain accesses, private.c), whose functions take the same
  * table struct.  The private copy itself reads plainly anyway. */
-#ifdef POTM_PRIVATE_ACCESS
-#define store_read_plainly(t) false
+#if defined(POTM_PRIVATE_ACCESS) || defined(POTM_PLAIN_ACCESS)
+#define store_read_plainly(t) false   /* every access is a plain one here */
 #else
 #define store_read_plainly(t) ((t)->sealed != STORE_UNSEALED)
 #endif
