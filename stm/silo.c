@@ -918,6 +918,11 @@ static void silo_snap_save(silo_tx_t *tx, silo_vslot_t *vt, uint64_t e)
 		v->old = 0;
 		if (kept == 0xff) {
 			v->old = __atomic_load_n((const tm_word_t *)w->addr, __ATOMIC_RELAXED);
+		} else if (kept == 0x0f || kept == 0xf0) {   /* a 4-byte field */
+			unsigned off = kept == 0x0f ? 0 : 4;
+			uint32_t half = __atomic_load_n((const uint32_t *)(w->addr + off),
+			                                __ATOMIC_RELAXED);
+			memcpy((unsigned char *)&v->old + off, &half, sizeof half);
 		} else {
 			for (unsigned k = 0; k < sizeof(tm_word_t); k++)
 				if (kept >> k & 1)
