@@ -78,12 +78,21 @@ typedef struct btree_path {
  * in this attempt, so its nodes stay allocated until the attempt ends
  * (reclamation) and a concurrent change to them fails the attempt's
  * validation as if it had read them again (opacity); only this attempt's
- * own splits and deletes could change it, and they drop the finger. */
+ * own splits and deletes could change it, and they drop the finger.
+ * Since the finger's inserts are this attempt's only writes to the leaf,
+ * the finger also keeps the leaf's word as the last of them wrote it, and
+ * the leaf's largest key when that insert put it last: the next insert
+ * reads neither back (read-after-write, each a write-set lookup), and
+ * one whose key is larger still (ascending keys: the order lines) goes
+ * after the last entry without a search. */
 typedef struct btree_finger {
 	uint64_t attempt;        /* 0: none */
 	const btree_t *tree;
 	btree_node_t *leaf;
 	uint64_t lo, hi;
+	uint64_t perm;           /* the leaf's word as this attempt wrote it */
+	uint64_t max;            /* the leaf's largest key, if max_known */
+	bool max_known;
 } btree_finger_t;
 
 static __thread btree_finger_t btree_finger;
@@ -278,11 +287,12 @@ static unsigned btree_leaf_lower(btree_node_t *n, uint64_t perm, uint64_t key, b
 }
 
 /* Put (key, ptr) at rank r of n (word perm, count < BTREE_FANOUT): into
- * a free slot, then the word that ranks it.  For an inner node r >= 1:
+ * a free slot, then the word that ranks it, which is returned.  For an inner node r >= 1:
  * the new child comes right after the one that split. */
-static void btree_node_put(btree_node_t *n, uint64_t perm, unsigned r, uint64_t key, void *ptr)
+static uint64_t btree_node_put(btree_node_t *n, uint64_t perm, unsigned r, uint64_t key, void *ptr)
 {
 	unsigned s = btree_perm_free_slot(perm);
+	uint64_t next = btree_perm_insert(perm, r);
 #ifdef POTM_KEEPS_VERSIONS_
 	/* B5: a slot whose committed pointer is still NULL has held no entry
 	 * since the node was made, so no committed word has ever ranked it
@@ -293,13 +303,14 @@ static void btree_node_put(btree_node_t *n, uint64_t perm, unsigned r, uint64_t 
 	if (__atomic_load_n(&n->ptr[s], __ATOMIC_RELAXED) == NULL) {
 		tm_write_fresh((tm_word_t *)&n->key[s], (tm_word_t)key);
 		tm_write_fresh((tm_word_t *)(void *)&n->ptr[s], (tm_word_t)ptr);
-		tm_write_u64(&n->perm, btree_perm_insert(perm, r));
-		return;
+		tm_write_u64(&n->perm, next);
+		return next;
 	}
 #endif
 	tm_write_u64(&n->key[s], key);
 	TM_STORE(&n->ptr[s], ptr);
-	tm_write_u64(&n->perm, btree_perm_insert(perm, r));
+	tm_write_u64(&n->perm, next);
+	return next;
 }
 
 /* Remove the entry of rank r of n (word perm): its slot, left free, keeps
@@ -457,10 +468,6 @@ bool btree_insert(btree_t *bt, uint64_t key, void *val)
 	(void)attempt;
 	if (bt->finger_leaf != NULL && key >= bt->finger_lo && key <= bt->finger_hi) {
 		btree_node_t *fl = bt->finger_leaf;
-#else
-	if (f->attempt == attempt && f->tree == bt && key >= f->lo && key <= f->hi) {
-		btree_node_t *fl = f->leaf;
-#endif
 		uint64_t perm = btree_read_perm(fl);
 		if (btree_perm_count(perm) < BTREE_FANOUT) {
 			unsigned i = btree_leaf_lower(fl, perm, key, &found);
@@ -471,6 +478,30 @@ bool btree_insert(btree_t *bt, uint64_t key, void *val)
 		}
 		/* Full: the descent below splits it. */
 	}
+#else
+	if (f->attempt == attempt && f->tree == bt && key >= f->lo && key <= f->hi) {
+		btree_node_t *fl = f->leaf;
+		uint64_t perm = f->perm;
+		unsigned count = btree_perm_count(perm);
+		if (count < BTREE_FANOUT) {
+			unsigned i;
+			if (f->max_known && key > f->max) {
+				i = count;
+			} else {
+				i = btree_leaf_lower(fl, perm, key, &found);
+				if (found)
+					return false;
+			}
+			f->perm = btree_node_put(fl, perm, i, key, val);
+			if (i == count) {
+				f->max = key;
+				f->max_known = true;
+			}
+			return true;
+		}
+		/* Full: the descent below splits it. */
+	}
+#endif
 	btree_path_t p;
 	btree_node_t *leaf = btree_descend(bt, key, &p);
 	uint64_t perm = p.perm[p.depth - 1];
@@ -478,13 +509,15 @@ bool btree_insert(btree_t *bt, uint64_t key, void *val)
 	if (p.found)
 		return false;
 	if (btree_perm_count(perm) < BTREE_FANOUT) {
-		btree_node_put(leaf, perm, i, key, val);
+		uint64_t next = btree_node_put(leaf, perm, i, key, val);
 #ifdef POTM_PRIVATE_ACCESS
+		(void)next;
 		bt->finger_leaf = leaf;
 		bt->finger_lo = p.lo;
 		bt->finger_hi = p.hi;
 #else
-		*f = (btree_finger_t){ attempt, bt, leaf, p.lo, p.hi };
+		bool last = i == btree_perm_count(perm);
+		*f = (btree_finger_t){ attempt, bt, leaf, p.lo, p.hi, next, last ? key : 0, last };
 #endif
 		return true;
 	}
