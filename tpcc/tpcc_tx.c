@@ -277,11 +277,25 @@ static void new_order_body(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_ne
 		if (st == NULL)
 			return;
 		int32_t s_qty = tpcc_restock(TM_LOAD(&st->s_quantity), qty);
-		TM_STORE(&st->s_quantity, s_qty);
-		tpcc_add_i32(db, &st->s_ytd, (int32_t)qty);
-		tpcc_add_i32(db, &st->s_order_cnt, 1);
-		if (supply_w != in->w)
-			tpcc_add_i32(db, &st->s_remote_cnt, 1);
+		if (db->lsd) {
+			TM_STORE(&st->s_quantity, s_qty);
+			tpcc_add_i32(db, &st->s_ytd, (int32_t)qty);
+			tpcc_add_i32(db, &st->s_order_cnt, 1);
+			if (supply_w != in->w)
+				tpcc_add_i32(db, &st->s_remote_cnt, 1);
+		} else {
+			/* The counters are read before any is written: they share
+			 * words with S_QUANTITY and each other, and reading a word
+			 * the attempt has written is a write-set lookup. */
+			int32_t ytd = TM_LOAD(&st->s_ytd), orders = TM_LOAD(&st->s_order_cnt);
+			bool remote = supply_w != in->w;
+			int32_t remotes = remote ? TM_LOAD(&st->s_remote_cnt) : 0;
+			TM_STORE(&st->s_quantity, s_qty);
+			TM_STORE(&st->s_ytd, ytd + (int32_t)qty);
+			TM_STORE(&st->s_order_cnt, orders + 1);
+			if (remote)
+				TM_STORE(&st->s_remote_cnt, remotes + 1);
+		}
 		store_update(db->stock, st);
 		tpcc_order_line_t ol;
 		new_order_line(in, i, st, price, i_data, &ol, out);
