@@ -21,7 +21,7 @@
 
 #include <stdlib.h>
 
-#define TL2_SETS_INDEX_FROM 8    /* write-set size where hashing beats scanning */
+#define TL2_SETS_INDEX_FROM 16   /* write-set size where hashing beats scanning */
 
 typedef struct tl2_wentry {
 	uintptr_t addr;            /* word-aligned address */
