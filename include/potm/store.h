@@ -158,11 +158,11 @@ void store_write_bytes(void *rec_dst, const void *src, size_t n);
 
 /* Copy n bytes of a record that no transaction ever changes: a field
  * frozen since the record's insert (TPC-C's names, taxes, S_DIST, S_DATA)
- * or any byte of a record of a table sealed with STORE_SEAL_ALL.  A plain copy, with nothing to
- * log or validate: while the transaction that found rec runs, rec stays
- * valid (a deleted record's memory is freed after a grace period) and no
- * commit can change those bytes, so every snapshot the transaction may see
- * holds the same ones.  A frozen scalar field is read the same way, with
+ * or any byte of a record of a table sealed with STORE_SEAL_ALL.  A plain
+ * copy, with nothing to log or validate: while the transaction that found
+ * rec runs, rec stays valid (a deleted record's memory is freed after a
+ * grace period) and no commit can change those bytes, so every snapshot
+ * the transaction may see holds the same ones.  A frozen scalar field is read the same way, with
  * plain C (rec->field).  Inside the transaction that obtained rec. */
 static inline void store_read_frozen(void *dst, const void *rec_src, size_t n)
 {

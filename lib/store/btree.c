@@ -85,27 +85,28 @@ typedef struct btree_path {
  * reads neither back (read-after-write, each a write-set lookup), and
  * one whose key is larger still (ascending keys: the order lines) goes
  * after the last entry without a search. */
-typedef struct btree_finger {
-	uint64_t attempt;        /* 0: none */
-	const btree_t *tree;
-	btree_node_t *leaf;
-	uint64_t lo, hi;
-	uint64_t perm;           /* the leaf's word as this attempt wrote it */
-	uint64_t max;            /* the leaf's largest key, if max_known */
-	bool max_known;
-} btree_finger_t;
-
-static __thread btree_finger_t btree_finger;
-
 #ifdef POTM_PRIVATE_ACCESS
 static inline uint64_t btree_attempt(void)
 {
-	return 1;   /* unused: a private tree keeps its own finger (btree_t) */
+	return 1;   /* one everlasting "attempt": only the owner's changes drop it */
+}
+
+static inline btree_finger_t *btree_finger_of(btree_t *bt)
+{
+	return &bt->finger;
 }
 #else
+static __thread btree_finger_t btree_finger;
+
 static inline uint64_t btree_attempt(void)
 {
 	return tm_self_->attempt_id;   /* inside a transaction (store_require_tx) */
+}
+
+static inline btree_finger_t *btree_finger_of(btree_t *bt)
+{
+	(void)bt;
+	return &btree_finger;
 }
 #endif
 
@@ -287,8 +288,8 @@ static unsigned btree_leaf_lower(btree_node_t *n, uint64_t perm, uint64_t key, b
 }
 
 /* Put (key, ptr) at rank r of n (word perm, count < BTREE_FANOUT): into
- * a free slot, then the word that ranks it, which is returned.  For an inner node r >= 1:
- * the new child comes right after the one that split. */
+ * a free slot, then the word that ranks it, which is returned.  For an
+ * inner node r >= 1: the new child comes right after the one that split. */
 static uint64_t btree_node_put(btree_node_t *n, uint64_t perm, unsigned r, uint64_t key, void *ptr)
 {
 	unsigned s = btree_perm_free_slot(perm);
@@ -458,27 +459,11 @@ static void btree_insert_child(btree_t *bt, btree_path_t *p, unsigned d, uint64_
 
 bool btree_insert(btree_t *bt, uint64_t key, void *val)
 {
-	btree_finger_t *f = &btree_finger;
+	btree_finger_t *f = btree_finger_of(bt);
 	uint64_t attempt = btree_attempt();
 	bool found;
 	if (store_unlikely(val == NULL))
 		store_abort("store_insert", "a NULL value in a B+-tree (B5)");
-#ifdef POTM_PRIVATE_ACCESS
-	(void)f;
-	(void)attempt;
-	if (bt->finger_leaf != NULL && key >= bt->finger_lo && key <= bt->finger_hi) {
-		btree_node_t *fl = bt->finger_leaf;
-		uint64_t perm = btree_read_perm(fl);
-		if (btree_perm_count(perm) < BTREE_FANOUT) {
-			unsigned i = btree_leaf_lower(fl, perm, key, &found);
-			if (found)
-				return false;
-			btree_node_put(fl, perm, i, key, val);
-			return true;
-		}
-		/* Full: the descent below splits it. */
-	}
-#else
 	if (f->attempt == attempt && f->tree == bt && key >= f->lo && key <= f->hi) {
 		btree_node_t *fl = f->leaf;
 		uint64_t perm = f->perm;
@@ -501,7 +486,6 @@ bool btree_insert(btree_t *bt, uint64_t key, void *val)
 		}
 		/* Full: the descent below splits it. */
 	}
-#endif
 	btree_path_t p;
 	btree_node_t *leaf = btree_descend(bt, key, &p);
 	uint64_t perm = p.perm[p.depth - 1];
@@ -510,21 +494,11 @@ bool btree_insert(btree_t *bt, uint64_t key, void *val)
 		return false;
 	if (btree_perm_count(perm) < BTREE_FANOUT) {
 		uint64_t next = btree_node_put(leaf, perm, i, key, val);
-#ifdef POTM_PRIVATE_ACCESS
-		(void)next;
-		bt->finger_leaf = leaf;
-		bt->finger_lo = p.lo;
-		bt->finger_hi = p.hi;
-#else
 		bool last = i == btree_perm_count(perm);
 		*f = (btree_finger_t){ attempt, bt, leaf, p.lo, p.hi, next, last ? key : 0, last };
-#endif
 		return true;
 	}
 	f->attempt = 0;   /* the structure changes */
-#ifdef POTM_PRIVATE_ACCESS
-	bt->finger_leaf = NULL;
-#endif
 	uint64_t sep;
 	btree_node_t *right = btree_split_node(leaf, perm, i, key, val, &sep, "store_insert");
 	btree_insert_child(bt, &p, p.depth - 1, sep, right);
@@ -576,11 +550,9 @@ static void btree_remove_empty(btree_t *bt, btree_path_t *p, unsigned d)
 
 void *btree_delete(btree_t *bt, uint64_t key)
 {
-	if (btree_finger.tree == bt)
-		btree_finger.attempt = 0;   /* its leaf may go */
-#ifdef POTM_PRIVATE_ACCESS
-	bt->finger_leaf = NULL;
-#endif
+	btree_finger_t *f = btree_finger_of(bt);
+	if (f->tree == bt)
+		f->attempt = 0;   /* its leaf may go */
 	btree_path_t p;
 	btree_node_t *leaf = btree_descend(bt, key, &p);
 	uint64_t perm = p.perm[p.depth - 1];
@@ -782,9 +754,7 @@ int btree_init(btree_t *bt)
 	leaf->level = 0;
 	memset(leaf->ptr, 0, sizeof leaf->ptr);   /* B5 */
 	bt->root = leaf;
-#ifdef POTM_PRIVATE_ACCESS
-	bt->finger_leaf = NULL;
-#endif
+	bt->finger.attempt = 0;
 	return 0;
 }
 

@@ -261,22 +261,30 @@ static inline unsigned btree_perm_slot(uint64_t perm, unsigned r)
 	return (unsigned)(perm >> (4 * r + 4)) & 15;
 }
 
+/* An insert's shortcut to the leaf of the last insert (btree.c). */
+typedef struct btree_finger {
+	uint64_t attempt;          /* 0: none */
+	const struct btree *tree;
+	struct btree_node *leaf;
+	uint64_t lo, hi;           /* the leaf's keys lie in [lo, hi] */
+	uint64_t perm;             /* the leaf's word as the finger's last
+	                              insert wrote it */
+	uint64_t max;              /* the leaf's largest key, if max_known */
+	bool max_known;
+} btree_finger_t;
+
 /* A tree: its root pointer alone on a cache line, so that a root change
  * does not disturb hardware transactions reading the frozen fields near
- * it. */
+ * it.  The layout is the same in the private compile (a sealed table's
+ * lookups run the private code on a transactional table, table.c). */
 typedef struct btree {
 	btree_node_t *root __attribute__((aligned(STORE_CACHELINE)));
-#ifdef POTM_PRIVATE_ACCESS
-	/* The finger (btree.c) of a private tree lives in the tree: its one
-	 * owner makes every change, so a split or delete drops it wherever
-	 * the tree's owner moves (a per-thread finger would survive on the
-	 * former owner and go stale). */
-	struct btree_node *finger_leaf;   /* NULL: none */
-	uint64_t finger_lo, finger_hi;
-	char pad_[STORE_CACHELINE - 2 * sizeof(btree_node_t *) - 2 * sizeof(uint64_t)];
-#else
-	char pad_[STORE_CACHELINE - sizeof(btree_node_t *)];
-#endif
+	/* A private tree's finger lives in the tree: its one owner makes
+	 * every change, so a split or delete drops it wherever the tree's
+	 * owner moves (a per-thread finger would survive on the former owner
+	 * and go stale).  A transactional tree's finger is the thread's;
+	 * this one stays unused. */
+	btree_finger_t finger __attribute__((aligned(STORE_CACHELINE)));
 } btree_t;
 
 /* Visit one entry of a scan: non-zero stops it. */

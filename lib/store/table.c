@@ -170,14 +170,12 @@ size_t store_record_size(const store_table_t *t)
 	return t->record_size;
 }
 
-/* ---- contents ----------------------------------------------------------------- */
-
 /* ---- sealed tables --------------------------------------------------------------
  *
  * A sealed table's indexes never change again (store.h), so its lookups
- * need no transaction's view: they run as the private store's (the same sources
- * compiled with plain accesses, private.c), whose functions take the same
- * table struct.  The private copy itself reads plainly anyway. */
+ * need no transaction's view: they run as the private store's (the same
+ * sources compiled with plain accesses, private.c), whose functions take
+ * the same table struct.  The private copy itself reads plainly anyway. */
 #if defined(POTM_PRIVATE_ACCESS) || defined(POTM_PLAIN_ACCESS)
 #define store_read_plainly(t) false   /* every access is a plain one here */
 #else
@@ -209,6 +207,8 @@ store_seal_t store_table_sealed(const store_table_t *t)
 {
 	return t->sealed;
 }
+
+/* ---- contents ----------------------------------------------------------------- */
 
 void *store_get(store_table_t *t, uint64_t key)
 {
