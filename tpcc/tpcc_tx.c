@@ -276,25 +276,31 @@ static void new_order_body(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_ne
 		tpcc_stock_t *st = new_order_stock(db, in, i, out, i_data, &price);
 		if (st == NULL)
 			return;
-		int32_t s_qty = tpcc_restock(TM_LOAD(&st->s_quantity), qty);
+		int32_t s_qty;
 		if (db->lsd) {
+			s_qty = tpcc_restock(TM_LOAD(&st->s_quantity), qty);
 			TM_STORE(&st->s_quantity, s_qty);
 			tpcc_add_i32(db, &st->s_ytd, (int32_t)qty);
 			tpcc_add_i32(db, &st->s_order_cnt, 1);
 			if (supply_w != in->w)
 				tpcc_add_i32(db, &st->s_remote_cnt, 1);
 		} else {
-			/* The counters are read before any is written: they share
-			 * words with S_QUANTITY and each other, and reading a word
-			 * the attempt has written is a write-set lookup. */
-			int32_t ytd = TM_LOAD(&st->s_ytd), orders = TM_LOAD(&st->s_order_cnt);
-			bool remote = supply_w != in->w;
-			int32_t remotes = remote ? TM_LOAD(&st->s_remote_cnt) : 0;
-			TM_STORE(&st->s_quantity, s_qty);
-			TM_STORE(&st->s_ytd, ytd + (int32_t)qty);
-			TM_STORE(&st->s_order_cnt, orders + 1);
-			if (remote)
-				TM_STORE(&st->s_remote_cnt, remotes + 1);
+			/* S_QUANTITY, S_YTD, S_ORDER_CNT and S_REMOTE_CNT are
+			 * adjacent: one range read and one range write, the
+			 * stripe's checks and bookkeeping once rather than a TM
+			 * call per column.  An unchanged S_REMOTE_CNT is written
+			 * back as it was: it shares its word with S_ORDER_CNT. */
+			int32_t c[4];
+			_Static_assert(offsetof(tpcc_stock_t, s_remote_cnt) ==
+			               offsetof(tpcc_stock_t, s_quantity) + 3 * sizeof(int32_t),
+			               "the stock counters are adjacent");
+			tm_read_bytes(c, &st->s_quantity, sizeof c);
+			s_qty = tpcc_restock(c[0], qty);
+			c[0] = s_qty;
+			c[1] += (int32_t)qty;
+			c[2] += 1;
+			c[3] += supply_w != in->w;
+			tm_write_bytes(&st->s_quantity, c, sizeof c);
 		}
 		store_update(db->stock, st);
 		tpcc_order_line_t ol;
