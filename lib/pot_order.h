@@ -116,6 +116,15 @@ static inline __attribute__((always_inline)) void pot_order_pass(pot_thread_t *p
 	seqr_pass(p->th.id, false);
 }
 
+/* Explicit order: the thread's transaction ended before its turn and left
+ * its slot to whoever passes the turn to it (lib/sequencer.h K7): forget
+ * the slot without passing. */
+static inline void pot_order_forget(pot_thread_t *p)
+{
+	seqr_supply_done(p->th.id, &p->key);
+	p->keyed = false;
+}
+
 /* The slot the thread holds while it holds the turn (its run's, S4). */
 static inline uint64_t pot_order_clock(const pot_thread_t *p)
 {

@@ -452,8 +452,19 @@ void seqr_pass_slow(unsigned id, bool new_round)
 	/* Relaxed: only the holder moves the state (S1), and that is us. */
 	uint64_t turn = (__atomic_load_n(&q->state, __ATOMIC_RELAXED) >> SEQR_HOLDER_BITS) + 1;
 	if (q->kind == SEQR_EXPLICIT_ORDER) {
-		__atomic_store_n(&q->state, turn << SEQR_HOLDER_BITS | SEQR_EXPLICIT,
-		                 __ATOMIC_RELEASE);
+		for (;;) {
+			/* K7: store the turn, then look for its slot's entry;
+			 * pass a finished slot on. */
+			__atomic_store_n(&q->state, turn << SEQR_HOLDER_BITS | SEQR_EXPLICIT,
+			                 __ATOMIC_SEQ_CST);
+			uint64_t *e = &q->done[turn % SEQR_KEY_RING];
+			uint64_t d = SEQR_DONE(turn);
+			if (__atomic_load_n(e, __ATOMIC_SEQ_CST) != d ||
+			    !__atomic_compare_exchange_n(e, &d, SEQR_TAKEN(turn), false,
+			                                 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+				break;
+			turn++;
+		}
 		/* Wake whoever supplied the next slot. */
 		unsigned n = __atomic_load_n(&seqr_nids, __ATOMIC_RELAXED);
 		for (unsigned i = 0; i < n; i++)
@@ -893,11 +904,20 @@ int seqr_supply(unsigned id, uint64_t seqno, seqr_turn_key_t *k)
 	}
 	unsigned n = __atomic_load_n(&seqr_nids, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < n; i++)
-		if (i != id && __atomic_load_n(&seqr_slot(i)->want, __ATOMIC_RELAXED) == seqno + 1) {
+		if (i != id && __atomic_load_n(&seqr_slot(i)->want, __ATOMIC_ACQUIRE) == seqno + 1) {
 			rc = potm_error("tm_set_next_order(%" PRIu64 "): thread %u already "
 			                "supplied that slot", seqno, i);
 			goto out;
 		}
+	/* K7: a slot whose transaction ended before its turn is consumed too.
+	 * Its thread stored the entry before it forgot the slot (release),
+	 * so a want seen forgotten above means the entry is seen here. */
+	if (seqno - turn < SEQR_KEY_RING && seqr_slot_finished(seqno)) {
+		rc = potm_error("tm_set_next_order(%" PRIu64 "): that slot is already "
+		                "consumed (its transaction ended; the order is at slot %"
+		                PRIu64 ")", seqno, turn);
+		goto out;
+	}
 	__atomic_store_n(&seqr_slot(id)->want, seqno + 1, __ATOMIC_RELAXED);
 	k->mask = ~SEQR_HOLDER_MASK;
 	k->want = seqno << SEQR_HOLDER_BITS;
@@ -906,8 +926,21 @@ out:
 	return rc;
 }
 
+bool seqr_defer(uint64_t slot)
+{
+	struct potm_seqr *q = &potm_seqr;
+	uint64_t *e = &q->done[slot % SEQR_KEY_RING];
+	/* K7: store the entry, then look at the turn. */
+	__atomic_store_n(e, SEQR_DONE(slot), __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&q->state, __ATOMIC_SEQ_CST) >> SEQR_HOLDER_BITS != slot)
+		return true;   /* not the turn yet: its passer will see the entry */
+	uint64_t d = SEQR_DONE(slot);
+	return !__atomic_compare_exchange_n(e, &d, SEQR_TAKEN(slot), false, __ATOMIC_SEQ_CST,
+	                                    __ATOMIC_RELAXED);
+}
+
 void seqr_supply_done(unsigned id, seqr_turn_key_t *k)
 {
-	__atomic_store_n(&seqr_slot(id)->want, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&seqr_slot(id)->want, 0, __ATOMIC_RELEASE);   /* after K7's entry */
 	seqr_key_none(k);
 }

@@ -96,6 +96,21 @@
  *      as "unknown", which commutes with nothing.  Two keys with the same
  *      hash read as the same key: a hash collision costs concurrency,
  *      never correctness.
+ *  K7  (deferred pass) A transaction that ended before its turn with
+ *      nothing left to do there (stm/pot.c: an early fast one, its writes
+ *      in place) need not wait for it: seqr_defer records the slot as
+ *      finished in a second ring (done[slot % SEQR_KEY_RING], tagged as
+ *      the keys), and whoever passes the turn to that slot passes it on
+ *      at once, and so on along finished slots.  Exactly one thread
+ *      passes a finished slot: the deferrer stores its entry, then looks
+ *      at the turn; the passer stores the turn, then looks at the entry
+ *      (both sequentially consistent, so one sees the other), and the one
+ *      that turns the entry from finished to taken by CAS passes it.  A
+ *      finished slot between the turn and a keyed transaction commutes
+ *      with it whatever its key (seqr_commutes_before): it never rolls
+ *      back, and its writes are in memory.  A taken entry stays until
+ *      the ring comes round (its slot is long consumed by then), so that
+ *      tm_set_next_order refuses the slot meanwhile.
  *
  * Waiting.  A thread waiting for its turn spins briefly (not at all when
  * threads outnumber CPUs), then yields for a while, then sleeps on a futex
@@ -209,6 +224,7 @@ struct potm_seqr {
 	                                    slot consumed (W1) */
 	unsigned timeout_ms;             /* stall report; 0 = never */
 	uint64_t keys[SEQR_KEY_RING] POTM_ALIGNED; /* explicit order: K0 */
+	uint64_t done[SEQR_KEY_RING] POTM_ALIGNED; /* explicit order: K7 */
 };
 
 extern struct potm_seqr potm_seqr;
@@ -459,17 +475,38 @@ static inline void seqr_publish_key(uint64_t seqno, uint16_t hash)
 	                 (seqno + 1) << 16 | hash, __ATOMIC_RELEASE);
 }
 
+/* K7: a done entry, finished or taken (low bit). */
+#define SEQR_DONE(slot) (((slot) + 1) << 1)
+#define SEQR_TAKEN(slot) (SEQR_DONE(slot) | 1)
+
+/* K7: has slot ended (finished, or being passed on)? */
+static inline bool seqr_slot_finished(uint64_t slot)
+{
+	return __atomic_load_n(&potm_seqr.done[slot % SEQR_KEY_RING], __ATOMIC_ACQUIRE) >> 1 ==
+	       slot + 1;
+}
+
+/* K7: the transaction of slot (supplied by the caller, not the turn when
+ * it looked, less than SEQR_KEY_RING slots ahead of it) has ended and
+ * leaves its slot to be passed by whoever passes the turn to it.  False
+ * if the turn came meanwhile and the caller holds it: then it passes
+ * (seqr_pass) as usual. */
+bool seqr_defer(uint64_t slot);
+
 /* Does a transaction with key hash `hash' in slot `slot' commute with
  * every slot from the current turn up to its own (each supplied with a
- * known key, SEQR_KEY_NONE excluded, different from hash)?  True also
- * when slot is the turn.  Costs one load per slot in between; at most
- * SEQR_KEY_RING - 1 of them are looked at (farther: false). */
+ * known key, SEQR_KEY_NONE excluded, different from hash, or finished:
+ * K7)?  True also when slot is the turn.  Costs one or two loads per slot
+ * in between; at most SEQR_KEY_RING - 1 of them are looked at (farther:
+ * false). */
 static inline bool seqr_commutes_before(uint64_t slot, uint16_t hash)
 {
 	uint64_t turn = seqr_clock();
 	if (hash == SEQR_KEY_NONE || slot < turn || slot - turn >= SEQR_KEY_RING)
 		return false;
 	for (uint64_t s = turn; s < slot; s++) {
+		if (seqr_slot_finished(s))
+			continue;
 		uint64_t e = __atomic_load_n(&potm_seqr.keys[s % SEQR_KEY_RING],
 		                             __ATOMIC_ACQUIRE);
 		uint16_t h = (uint16_t)e;

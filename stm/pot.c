@@ -185,9 +185,10 @@
  *  K1  (early fast mode) A keyed transaction whose slot f is not the turn
  *      begins in fast mode at once if every slot from the turn up to f
  *      is supplied with a known key other than its own and than
- *      TM_KEY_NONE (seqr_commutes_before; keys never change, so what
- *      held at its begin holds until its commit), or later (K6).  Every transaction
- *      still uncommitted before f is then keyed and disjoint from it:
+ *      TM_KEY_NONE, or has ended (K5; seqr_commutes_before; keys never
+ *      change, so what held at its begin holds until its commit), or
+ *      later (K6).  Every transaction
+ *      still unfinished before f is then keyed and disjoint from it:
  *      none writes what it reads, so its plain reads see exactly the
  *      state after all slots before f as far as its data goes (P3's
  *      promise, for its data); its writes go in place with version
@@ -220,9 +221,15 @@
  *      clock (pot_extend) or retries in its turn.  Stripes that an early
  *      transaction shares with a keyed speculative one it commutes with
  *      can only cost that one a spurious order abort.
- *  K5  (ordered commit) An early transaction unmarks (K2), then waits for
- *      its turn, and passes it: tm_commit returns in slot order, its
- *      tm_last_order is its slot, and it is counted in early_fast.
+ *  K5  (ordered commit) An early transaction unmarks (K2); its commit
+ *      point is its turn, where nothing is left to do: if the turn has
+ *      not come, it leaves the slot to whoever passes the turn to it
+ *      (lib/sequencer.h K7) and tm_commit returns at once, else it passes
+ *      the turn.  Either way the slot is consumed in order, its
+ *      tm_last_order is its slot, and it is counted in early_fast; a
+ *      later early transaction with its key may read its writes before
+ *      the turn reaches it (they are the state after it, and it never
+ *      rolls back).
  *      tm_cancel rolls it back and consumes the slot in its turn.  Given
  *      the promise, the final state and every result are the serial
  *      order's: commuting transactions' order does not matter on
@@ -290,6 +297,8 @@ typedef struct pot_tx {
 	uint64_t epoch;                /* P6: pot.serial_epoch at its start */
 	uintptr_t fast_word;           /* (wv << 1) | 1 while fast */
 	bool early;                    /* K1: fast before its turn */
+	bool deferred;                 /* K5: its slot is left to the passer
+	                                  (lib/sequencer.h K7) */
 	pot_mark_t *marks;             /* K2: the stripes this attempt marked */
 	size_t nmarks, marks_cap;
 	volatile uintptr_t *collided;  /* K3: an earlier slot's mark met: the
@@ -1188,9 +1197,14 @@ static bool pot_commit_keyed(pot_tx_t *tx)
 		POTM_STAT_INC(&tx->pt.th, fast_commits);
 		if (tx->early) {
 			/* K5: the writes are in place and unmarked (version of
-			 * our slot, K4); the commit point is the turn. */
+			 * our slot, K4); the commit point is the turn.  Before
+			 * it, the slot is left to whoever passes the turn to it
+			 * (K7): nothing is left to do there. */
 			tx->early = false;
-			seqr_wait_turn(&tx->pt.th, &tx->pt.key);
+			if (!pot_holds_turn(tx) && seqr_defer(pot_supplied_slot(tx)))
+				tx->deferred = true;
+			else
+				seqr_wait_turn(&tx->pt.th, &tx->pt.key);
 			POTM_STAT_INC(&tx->pt.th, early_fast);
 		}
 		tx->pt.last_order = (tx->fast_word >> 1) - 1;   /* our slot: wv - 1 */
@@ -1289,6 +1303,12 @@ static inline __attribute__((always_inline)) bool BACKEND_TX_COMMIT(tm_txd_t *d)
 			pot_stop_reading(tx);
 	} else {
 		ro = pot_commit_other(tx);
+		if (unlikely(tx->deferred)) {   /* K5, K7: the passer passes the slot */
+			tx->deferred = false;
+			pot_order_forget(&tx->pt);
+			__atomic_store_n(tx->pt.busy, 0, __ATOMIC_RELAXED);
+			return ro;
+		}
 	}
 	/* The accesses are those of the execution that commits, made on the
 	 * state of its slot (fast mode, or validated in the turn): the same

@@ -16,6 +16,10 @@
  *  - early promotion (K6): a keyed speculative transaction whose
  *    predecessor's slot is supplied while it runs goes on in fast mode
  *    before its turn;
+ *  - deferred pass (lib/sequencer.h K7): an early transaction that ends
+ *    before its turn returns at once, its slot passed on by the commit
+ *    before it; its slot cannot be supplied again, and a later keyed
+ *    slot with its key runs early beside the unfinished one before it;
  *  - misuse: a key without the explicit order is refused, and so is
  *    giving up or re-keying a keyed slot before it ran.
  * pot-rtm and pot-rot accept keys and ignore them: the same runs, no
@@ -386,6 +390,83 @@ START_TEST(test_early_promotion)
 }
 END_TEST
 
+/* ---- deferred pass (K7) ---------------------------------------------------------- */
+
+/* Slot 0 (key 1) waits inside its body until thread 1 has ended slot 1
+ * (key 2) and begun slot 2 (key 2 again: it commutes with slot 0, and
+ * slot 1 is finished) and ended it too.  Both end before slot 0 commits,
+ * so both returned before their turns; slot 0's pass passes them on,
+ * and slot 3 (keyless) follows. */
+static long dcell_a[8] __attribute__((aligned(4096)));
+static long dcell_b[8] __attribute__((aligned(4096)));
+static volatile int d_a_supplied, d_b_done, d_a_committed;
+static volatile int d_b_returned_early, d_resupply_refused;
+
+static __attribute__((noinline)) void dtx_a(void)
+{
+	TM_BEGIN();
+		TM_STORE(&dcell_a[0], TM_LOAD(&dcell_a[0]) + 1);
+		wait_flag(&d_b_done);
+	TM_END();
+}
+
+static __attribute__((noinline)) void dtx_b(void)
+{
+	TM_BEGIN();
+		TM_STORE(&dcell_b[0], TM_LOAD(&dcell_b[0]) * 10 + 1);
+	TM_END();
+}
+
+static void deferred_thread(unsigned id, void *arg)
+{
+	(void)arg;
+	if (id == 0) {
+		ck_assert_int_eq(tm_set_next_order_key(0, 1), 0);
+		__atomic_store_n(&d_a_supplied, 1, __ATOMIC_RELEASE);
+		dtx_a();
+		__atomic_store_n(&d_a_committed, 1, __ATOMIC_RELEASE);
+		ck_assert_int_eq(tm_last_order(), 0);
+		/* Slot 3 comes only if slot 0's pass passed 1 and 2 on (else
+		 * this waits until the sequencer reports the stall). */
+		ck_assert_int_eq(tm_set_next_order(3), 0);
+		dtx_a();
+		ck_assert_int_eq(tm_last_order(), 3);
+	} else {
+		wait_flag(&d_a_supplied);
+		bool early = true;
+		for (unsigned s = 1; s <= 2; s++) {
+			ck_assert_int_eq(tm_set_next_order_key(s, 2), 0);
+			dtx_b();
+			ck_assert_int_eq(tm_last_order(), s);
+			early = early && !__atomic_load_n(&d_a_committed, __ATOMIC_ACQUIRE);
+		}
+		d_b_returned_early = early;
+		/* Slot 1 ended: it is consumed, though the turn is at 0. */
+		d_resupply_refused = tm_set_next_order(1) == -1 &&
+		                     strstr(tm_last_error(), "consumed") != NULL;
+		__atomic_store_n(&d_b_done, 1, __ATOMIC_RELEASE);
+	}
+}
+
+START_TEST(test_deferred_pass)
+{
+	if (strcmp(tm_backend_name(), "pot") != 0)
+		return;   /* keys ignored: nothing runs early */
+	pot_use_sequencer("pot", "explicit");
+	d_a_supplied = d_b_done = d_a_committed = 0;
+	d_b_returned_early = d_resupply_refused = 0;
+	memset(dcell_a, 0, sizeof dcell_a);
+	memset(dcell_b, 0, sizeof dcell_b);
+	tm_stats_t st = run_and_count(2, deferred_thread);
+	ck_assert(d_b_returned_early);
+	ck_assert(d_resupply_refused);
+	ck_assert_int_eq(dcell_a[0], 2);
+	ck_assert_int_eq(dcell_b[0], 11);   /* slot 1 then slot 2 */
+	ck_assert_uint_eq(st.early_fast, 2);
+	ck_assert_uint_eq(st.aborts, 0);
+}
+END_TEST
+
 /* ---- misuse ------------------------------------------------------------------ */
 
 START_TEST(test_key_needs_explicit_order)
@@ -433,6 +514,7 @@ static Suite *keys_suite(void)
 	tcase_add_test(tc, test_keys_shared_stripes);
 	tcase_add_test(tc, test_two_fast_at_once);
 	tcase_add_test(tc, test_early_promotion);
+	tcase_add_test(tc, test_deferred_pass);
 	tcase_add_test(tc, test_key_needs_explicit_order);
 	suite_add_tcase(s, tc);
 	return s;
