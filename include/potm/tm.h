@@ -371,10 +371,13 @@ int tm_set_next_order(uint64_t seqno);
  * them insert into is shared data), so that their order does not change
  * the outcome.  TM_KEY_NONE commutes with nothing.  With pot in a mode
  * with fast mode (pot, pot-fast), a keyed transaction whose key differs
- * from those of every slot between the turn and its own (all supplied,
- * none TM_KEY_NONE) runs in fast mode at once, in place beside them, and
- * still commits in its slot: tm_commit returns once the turn reached it.
- * tm_stats' early_fast counts them.  A keyless transaction
+ * from those of every unfinished slot between the turn and its own (all
+ * supplied, none TM_KEY_NONE) runs in fast mode at once, in place beside
+ * them, and still commits in its slot; if it ends before the turn
+ * reaches it, tm_commit returns at once and the thread that passes the
+ * turn to its slot passes it on (its effects are in memory and it cannot
+ * roll back any more; tm_last_order is its slot, and the slot counts as
+ * consumed).  tm_stats' early_fast counts them.  A keyless transaction
  * (tm_set_next_order) runs exactly as before and, like TM_KEY_NONE,
  * commutes with nothing.  Other Pot modes and backends (pot-rtm,
  * pot-rot) accept keys and ignore them.  Returns 0, or -1 with
