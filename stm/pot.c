@@ -883,10 +883,7 @@ static uint32_t pot_lsd_reserve(potm_thread_t *t, void *a, unsigned size)
 	(void)size;
 	t->txd.accesses++;
 	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
-	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, word);
-	if (e == NULL)
-		e = tl2_ws_add(&tx->ws, word);
-	return (uint32_t)(e - tx->ws.e);
+	return (uint32_t)(tl2_ws_entry(&tx->ws, word) - tx->ws.e);
 }
 
 static const potm_lsd_ops_t pot_lsd_ops = {

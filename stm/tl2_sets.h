@@ -195,16 +195,32 @@ static inline void tl2_ws_init(tl2_wset_t *ws, tm_wfilter_t *written)
 	tl2_ws_filter_small(ws->written);
 }
 
-static inline uint32_t tl2_ws_hash(uintptr_t word, unsigned bits)
+/* One multiplicative product per word serves the filter and the index:
+ * the filter's bit is its top bits (tm.h's tm_wfilter_hash_), the
+ * index's home slot the top index_bits of them, so that a write takes
+ * one multiply for its filter test, its filter bit and its slot.  (A
+ * large set's filter has 8 bits per slot: a word's bit lies in its home
+ * slot's byte, and a false hit, at most 1 in 32, probes from a slot
+ * that is in use.) */
+static inline uint64_t tl2_ws_product(uintptr_t word)
 {
-	return (uint32_t)(((word >> 3) * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+	return (uint64_t)(word >> 3) * TM_WFILTER_MUL;
 }
 
-/* Set a word's bit in the filter (whose multiplier is not the index's:
- * the bit is independent of the slot). */
-static inline void tl2_ws_filter_set(tm_wfilter_t *f, uintptr_t word)
+static inline uint32_t tl2_ws_slot(uint64_t p, unsigned bits)
 {
-	uint64_t h = tm_wfilter_hash_(word, f->shift);
+	return (uint32_t)(p >> (64 - bits));
+}
+
+static inline bool tl2_ws_filter_has(const tm_wfilter_t *f, uint64_t p)
+{
+	uint64_t h = p >> f->shift;
+	return (f->bits[h >> 6] >> (h & 63)) & 1;
+}
+
+static inline void tl2_ws_filter_put(tm_wfilter_t *f, uint64_t p)
+{
+	uint64_t h = p >> f->shift;
 	f->bits[h >> 6] |= (uint64_t)1 << (h & 63);
 }
 
@@ -231,14 +247,15 @@ static inline size_t tl2_ws_filter_words(unsigned index_bits)
 #define TL2_WS_INDEX_HINT_MAX_BITS 12   /* a start no larger than 32 KB */
 #define TL2_WS_INDEX_HINT_DECAY 16      /* smaller builds before it shrinks */
 
-static inline void tl2_ws_index_insert(tl2_wset_t *ws, size_t i)
+/* Entry i, whose word's product is p, into the index and its filter. */
+static inline void tl2_ws_index_insert(tl2_wset_t *ws, size_t i, uint64_t p)
 {
 	uint32_t m = (1u << ws->index_bits) - 1;
-	uint32_t h = tl2_ws_hash(ws->e[i].addr, ws->index_bits);
+	uint32_t h = tl2_ws_slot(p, ws->index_bits);
 	while ((uint32_t)(ws->index[h] >> 32) == ws->index_tag)
 		h = (h + 1) & m;
 	ws->index[h] = (uint64_t)ws->index_tag << 32 | (uint32_t)(i + 1);
-	tl2_ws_filter_set(ws->written, ws->e[i].addr);
+	tl2_ws_filter_put(ws->written, p);
 }
 
 /* (Re)build the index for the entries so far (W1, W2).  The filter's
@@ -268,7 +285,7 @@ static void tl2_ws_index_build(tl2_wset_t *ws)
 	ws->written->bits = ws->filter;
 	ws->written->shift = 64 - (bits + TL2_WS_FILTER_LOG_BITS);
 	for (size_t i = 0; i < ws->n; i++)
-		tl2_ws_index_insert(ws, i);
+		tl2_ws_index_insert(ws, i, tl2_ws_product(ws->e[i].addr));
 	ws->indexed = true;
 }
 
@@ -288,12 +305,12 @@ static inline void tl2_ws_index_hint(tl2_wset_t *ws)
 
 /* The hash index's half of tl2_ws_find (large write sets; the caller
  * has tested the filter). */
-static tl2_wentry_t *tl2_ws_find_indexed(tl2_wset_t *ws, uintptr_t word)
+static tl2_wentry_t *tl2_ws_find_indexed(tl2_wset_t *ws, uintptr_t word, uint64_t p)
 	__attribute__((noinline, unused));
-static tl2_wentry_t *tl2_ws_find_indexed(tl2_wset_t *ws, uintptr_t word)
+static tl2_wentry_t *tl2_ws_find_indexed(tl2_wset_t *ws, uintptr_t word, uint64_t p)
 {
 	uint32_t m = (1u << ws->index_bits) - 1;
-	for (uint32_t h = tl2_ws_hash(word, ws->index_bits);; h = (h + 1) & m) {
+	for (uint32_t h = tl2_ws_slot(p, ws->index_bits);; h = (h + 1) & m) {
 		uint64_t s = ws->index[h];
 		if ((uint32_t)(s >> 32) != ws->index_tag)
 			return NULL;
@@ -303,14 +320,14 @@ static tl2_wentry_t *tl2_ws_find_indexed(tl2_wset_t *ws, uintptr_t word)
 	}
 }
 
-static inline tl2_wentry_t *tl2_ws_find(tl2_wset_t *ws, uintptr_t word)
+static inline tl2_wentry_t *tl2_ws_find(tl2_wset_t *ws, uintptr_t word, uint64_t p)
 {
 	if (unlikely(ws->indexed)) {
 		/* ws->last < ws->n: every add sets it before the index exists. */
 		tl2_wentry_t *e = &ws->e[ws->last];
 		if (e->addr == word)
 			return e;
-		e = tl2_ws_find_indexed(ws, word);
+		e = tl2_ws_find_indexed(ws, word, p);
 		if (e != NULL)
 			ws->last = (size_t)(e - ws->e);
 		return e;
@@ -321,12 +338,18 @@ static inline tl2_wentry_t *tl2_ws_find(tl2_wset_t *ws, uintptr_t word)
 	return NULL;
 }
 
+/* The entry of a word this transaction wrote (its product p), or NULL. */
+static inline tl2_wentry_t *tl2_ws_lookup_p(tl2_wset_t *ws, uintptr_t word, uint64_t p)
+{
+	if (ws->n && tl2_ws_filter_has(ws->written, p))
+		return tl2_ws_find(ws, word, p);
+	return NULL;
+}
+
 /* The entry of a word this transaction wrote, or NULL. */
 static inline tl2_wentry_t *tl2_ws_lookup(tl2_wset_t *ws, uintptr_t word)
 {
-	if (ws->n && tm_wfilter_test_(ws->written, word))
-		return tl2_ws_find(ws, word);
-	return NULL;
+	return tl2_ws_lookup_p(ws, word, tl2_ws_product(word));
 }
 
 /* The rare parts of adding an entry, out of line: growing the array, and
@@ -338,16 +361,20 @@ static void tl2_ws_grow(tl2_wset_t *ws)
 	ws->e = potm_xrealloc(ws->e, ws->cap * sizeof *ws->e);
 }
 
-static void tl2_ws_index_added(tl2_wset_t *ws, size_t i) __attribute__((noinline, unused));
-static void tl2_ws_index_added(tl2_wset_t *ws, size_t i)
+static void tl2_ws_index_added(tl2_wset_t *ws, size_t i, uint64_t p)
+	__attribute__((noinline, unused));
+static void tl2_ws_index_added(tl2_wset_t *ws, size_t i, uint64_t p)
 {
 	if (!ws->indexed || 4 * ws->n > ((size_t)1 << ws->index_bits))
 		tl2_ws_index_build(ws);   /* first, or a quarter full: twice the size */
 	else
-		tl2_ws_index_insert(ws, i);
+		tl2_ws_index_insert(ws, i, p);
 }
 
-static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_add(tl2_wset_t *ws, uintptr_t word)
+/* A new entry for word (its product p), not in the set. */
+static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_add_p(tl2_wset_t *ws,
+                                                                        uintptr_t word,
+                                                                        uint64_t p)
 {
 	if (unlikely(ws->n == ws->cap))
 		tl2_ws_grow(ws);
@@ -360,10 +387,24 @@ static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_add(tl2_wset_t
 	e->owner = false;
 	e->fresh = false;
 	if (likely(!ws->indexed))
-		tl2_ws_filter_set(ws->written, word);   /* else the index sets it */
+		tl2_ws_filter_put(ws->written, p);   /* else the index sets it */
 	if (unlikely(ws->indexed || ws->n == TL2_SETS_INDEX_FROM))
-		tl2_ws_index_added(ws, i);
+		tl2_ws_index_added(ws, i, p);
 	return e;
+}
+
+static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_add(tl2_wset_t *ws, uintptr_t word)
+{
+	return tl2_ws_add_p(ws, word, tl2_ws_product(word));
+}
+
+/* The entry of word, added if the set has none. */
+static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_entry(tl2_wset_t *ws,
+                                                                        uintptr_t word)
+{
+	uint64_t p = tl2_ws_product(word);
+	tl2_wentry_t *e = tl2_ws_lookup_p(ws, word, p);
+	return e != NULL ? e : tl2_ws_add_p(ws, word, p);
 }
 
 /* The bytes [off, off + size) of a word, as a mask in memcpy order: on a
@@ -397,11 +438,7 @@ static inline __attribute__((always_inline)) void tl2_ws_fill(tl2_wentry_t *e, v
 /* Buffer a write of size bytes at a (naturally aligned, inside one word). */
 static inline __attribute__((always_inline)) void tl2_ws_put(tl2_wset_t *ws, void *a, unsigned size, uint64_t b)
 {
-	uintptr_t word = (uintptr_t)a & ~(uintptr_t)7;
-	tl2_wentry_t *e = tl2_ws_lookup(ws, word);
-	if (e == NULL)
-		e = tl2_ws_add(ws, word);
-	tl2_ws_fill(e, a, size, b);
+	tl2_ws_fill(tl2_ws_entry(ws, (uintptr_t)a & ~(uintptr_t)7), a, size, b);
 }
 
 /* Buffer the n bytes at src (private, any alignment) as writes of
@@ -427,9 +464,7 @@ static inline void tl2_ws_put_range(tl2_wset_t *ws, uintptr_t a, const unsigned 
 			memcpy((unsigned char *)&v + off, src, len);
 			memset((unsigned char *)&m + off, 0xff, len);
 		}
-		tl2_wentry_t *e = tl2_ws_lookup(ws, word);
-		if (e == NULL)
-			e = tl2_ws_add(ws, word);
+		tl2_wentry_t *e = tl2_ws_entry(ws, word);
 		e->val = (e->val & ~m) | (v & m);
 		e->mask |= m;
 		a += len;
