@@ -322,14 +322,17 @@ static void tl2_unmark_in_place(const potm_undo_t *undo, uint64_t version)
 static bool tl2_validate(const tl2_tx_t *tx)
 {
 	const tm_snap_t *s = &tx->th.txd.snap;
-	for (const volatile uintptr_t **p = s->rs.e; p < s->rs.next; p++) {
+	/* In locals: the compiler would reload them after every acquire. */
+	const uint64_t rv = s->rv;
+	const volatile uintptr_t *const *const end = s->rs.next;
+	for (const volatile uintptr_t *const *p = s->rs.e; p < end; p++) {
 		uintptr_t l = __atomic_load_n(*p, __ATOMIC_ACQUIRE);
 		if (l & 1) {
 			if (!tl2_owns(tx, l))
 				return false;
 			l = ((const tl2_wentry_t *)(l & ~(uintptr_t)1))->prev;
 		}
-		if ((l >> 1) > s->rv)
+		if ((l >> 1) > rv)
 			return false;
 	}
 	return true;
@@ -1151,22 +1154,29 @@ static void tl2_commit(tl2_tx_t *tx)
 	 * hold no lock yet, so it never waits for us (I1). */
 	tl2_commit_announce(tx);
 	/* Lock the write set.  Several entries may share a stripe: the first
-	 * takes the lock, the others find it ours. */
-	for (size_t i = 0; i < tx->ws.n; i++) {
-		tl2_wentry_t *e = &tx->ws.e[i];
+	 * takes the lock, the others find it ours.  (The table's geometry and
+	 * the set in locals: the compiler would reload them after every
+	 * atomic.) */
+	volatile uintptr_t *const locks = tl2.locks;
+	const uintptr_t mask = tl2.mask;
+	const unsigned shift = tl2.shift, skew_shift = tl2.skew_shift;
+	tl2_wentry_t *const first = tx->ws.e, *const end = first + tx->ws.n;
+	for (tl2_wentry_t *e = first; e < end; e++) {
 		unsigned spins = 0;
-		e->lock = tl2_lock_of((const void *)e->addr);
+		volatile uintptr_t *lock = &locks[tm_lock_index_(e->addr, shift, skew_shift, mask)];
+		e->lock = lock;
 		for (;;) {
-			uintptr_t l = __atomic_load_n(e->lock, __ATOMIC_RELAXED);
+			uintptr_t l = __atomic_load_n(lock, __ATOMIC_RELAXED);
 			if (l & 1) {
-				if (tl2_owns(tx, l))
-					break;
+				const tl2_wentry_t *o = (const tl2_wentry_t *)(l & ~(uintptr_t)1);
+				if (o >= first && o < end)
+					break;   /* ours (tl2_owns) */
 				if (++spins > TL2_LOCKED_SPINS)
 					tl2_abort(tx, TM_ABORT_WRITE_LOCKED);
 				potm_cpu_relax();
 				continue;
 			}
-			if (__atomic_compare_exchange_n(e->lock, &l, (uintptr_t)e | 1, false,
+			if (__atomic_compare_exchange_n(lock, &l, (uintptr_t)e | 1, false,
 			                                __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 				e->prev = l;
 				e->owner = true;
@@ -1182,13 +1192,14 @@ static void tl2_commit(tl2_tx_t *tx)
 		tl2_abort(tx, TM_ABORT_VALIDATE);
 	if (unlikely(potm_lsd_unsettled(&tx->th)))
 		tl2_lsd_validate_conditions(tx, wv);
-	for (size_t i = 0; i < tx->ws.n; i++)
-		tl2_ws_store_entry(&tx->ws.e[i], NULL);
+	tl2_wentry_t *const set = tx->ws.e, *const set_end = set + tx->ws.n;
+	for (tl2_wentry_t *e = set; e < set_end; e++)
+		tl2_ws_store_entry(e, NULL);
 	uintptr_t released = (uintptr_t)wv << 1;
-	for (size_t i = 0; i < tx->ws.n; i++)
-		if (tx->ws.e[i].owner) {
-			__atomic_store_n(tx->ws.e[i].lock, released, __ATOMIC_RELEASE);
-			tx->ws.e[i].owner = false;
+	for (tl2_wentry_t *e = set; e < set_end; e++)
+		if (e->owner) {
+			__atomic_store_n(e->lock, released, __ATOMIC_RELEASE);
+			e->owner = false;
 		}
 }
 
