@@ -1566,14 +1566,18 @@ static size_t silo_collect_locks(silo_tx_t *tx)
 	size_t n = 0;
 	uintptr_t last = 0;   /* the stripe of the entry before (0: none yet;
 	                         stripe 0 holds no object) */
-	for (size_t i = 0; i < tx->ws.n; i++) {
-		uintptr_t stripe = tx->ws.e[i].addr >> silo.shift;
+	/* In locals: the stores to held could alias them. */
+	silo_held_t *const held = tx->held;
+	const tl2_wentry_t *const set = tx->ws.e, *const end = set + tx->ws.n;
+	const unsigned shift = silo.shift;
+	for (const tl2_wentry_t *e = set; e < end; e++) {
+		uintptr_t stripe = e->addr >> shift;
 		if (stripe == last)
 			continue;   /* the word after it in one record: held[n - 1] */
 		last = stripe;
-		volatile uintptr_t *l = silo_lock_of((const void *)tx->ws.e[i].addr);
-		if (n == 0 || tx->held[n - 1].lock != l)
-			tx->held[n++].lock = l;
+		volatile uintptr_t *l = silo_lock_of((const void *)e->addr);
+		if (n == 0 || held[n - 1].lock != l)
+			held[n++].lock = l;
 	}
 	return n;
 }
@@ -1633,8 +1637,9 @@ static uint64_t silo_lock_write_set(silo_tx_t *tx)
 	uint64_t tid_max = 0;
 	tx->stale_held = false;
 	size_t i = 0;
+	silo_held_t *const held = tx->held;   /* not reloaded after each atomic */
 	for (; i < n; i++) {
-		silo_held_t *h = &tx->held[i];
+		silo_held_t *h = &held[i];
 		uintptr_t l = __atomic_load_n(h->lock, __ATOMIC_RELAXED);
 		if (l & SILO_LOCK) {
 			if (!silo_mine(tx, l))
