@@ -353,22 +353,13 @@ static inline tl2_wentry_t *tl2_ws_lookup(tl2_wset_t *ws, uintptr_t word)
 }
 
 /* The rare parts of adding an entry, out of line: growing the array, and
- * the hash index of a large set. */
+ * building the hash index of a large set (tl2_ws_index_build).  An entry
+ * joins a built index inline: a large set's writes all take that path. */
 static void tl2_ws_grow(tl2_wset_t *ws) __attribute__((noinline, unused));
 static void tl2_ws_grow(tl2_wset_t *ws)
 {
 	ws->cap = ws->cap ? 2 * ws->cap : 64;
 	ws->e = potm_xrealloc(ws->e, ws->cap * sizeof *ws->e);
-}
-
-static void tl2_ws_index_added(tl2_wset_t *ws, size_t i, uint64_t p)
-	__attribute__((noinline, unused));
-static void tl2_ws_index_added(tl2_wset_t *ws, size_t i, uint64_t p)
-{
-	if (!ws->indexed || 4 * ws->n > ((size_t)1 << ws->index_bits))
-		tl2_ws_index_build(ws);   /* first, or a quarter full: twice the size */
-	else
-		tl2_ws_index_insert(ws, i, p);
 }
 
 /* A new entry for word (its product p), not in the set. */
@@ -386,10 +377,15 @@ static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_add_p(tl2_wset
 	e->mask = 0;
 	e->owner = false;
 	e->fresh = false;
-	if (likely(!ws->indexed))
+	if (likely(!ws->indexed)) {
 		tl2_ws_filter_put(ws->written, p);   /* else the index sets it */
-	if (unlikely(ws->indexed || ws->n == TL2_SETS_INDEX_FROM))
-		tl2_ws_index_added(ws, i, p);
+		if (unlikely(ws->n == TL2_SETS_INDEX_FROM))
+			tl2_ws_index_build(ws);
+	} else if (likely(4 * ws->n <= ((size_t)1 << ws->index_bits))) {
+		tl2_ws_index_insert(ws, i, p);
+	} else {
+		tl2_ws_index_build(ws);   /* a quarter full: twice the size */
+	}
 	return e;
 }
 
