@@ -346,10 +346,12 @@ static inline tl2_wentry_t *tl2_ws_lookup_p(tl2_wset_t *ws, uintptr_t word, uint
 	return NULL;
 }
 
-/* The entry of a word this transaction wrote, or NULL. */
+/* The entry of a word this transaction wrote, or NULL (no product to
+ * compute while the set is empty: the reads before a transaction's
+ * first write). */
 static inline tl2_wentry_t *tl2_ws_lookup(tl2_wset_t *ws, uintptr_t word)
 {
-	return tl2_ws_lookup_p(ws, word, tl2_ws_product(word));
+	return ws->n ? tl2_ws_lookup_p(ws, word, tl2_ws_product(word)) : NULL;
 }
 
 /* The rare parts of adding an entry, out of line: growing the array, and
