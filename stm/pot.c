@@ -435,13 +435,18 @@ static void pot_unmark_shared(pot_tx_t *tx, uint64_t version)
 
 static void pot_restart_serial(pot_tx_t *tx) __attribute__((noreturn, noinline, cold));
 
-static inline void pot_fast_write(pot_tx_t *tx, void *a, unsigned size, uint64_t b)
+static inline __attribute__((always_inline)) void pot_fast_write(pot_tx_t *tx, void *a,
+                                                                 unsigned size, uint64_t b)
 {
 	const tm_undo_t *u = &tx->pt.th.txd.undo;
 	if (unlikely(u->plain_max) && potm_undo_count(u) >= u->plain_max)
 		pot_restart_serial(tx);   /* P6 */
 	if (unlikely(tx->pt.keyed)) {   /* K2 */
-		pot_mark_shared(tx, pot_stripe_of(a));
+		volatile uintptr_t *s = pot_stripe_of(a);
+		/* A stripe already ours (the record's other fields) needs
+		 * no call. */
+		if (__atomic_load_n(s, __ATOMIC_ACQUIRE) != tx->fast_word)
+			pot_mark_shared(tx, s);
 		tl2_write_in_place(&tx->pt.th.txd.undo, NULL, 0, a, size, b);
 		return;
 	}
