@@ -382,9 +382,16 @@ static void pot_abort(pot_tx_t *tx, int cause) __attribute__((noreturn, noinline
  * stripe: an earlier slot's mark makes an early attempt give up (K3: the
  * later one yields, so nobody waits in a cycle); a later slot's mark is
  * waited for (it goes at that attempt's end or abort, which never waits
- * for us). */
-static void pot_mark_shared(pot_tx_t *tx, volatile uintptr_t *s) __attribute__((noinline));
-static void pot_mark_shared(pot_tx_t *tx, volatile uintptr_t *s)
+ * for us).  A stripe already ours (a record's other fields) is tested
+ * inline; the rest is out of line. */
+static void pot_mark_shared_slow(pot_tx_t *tx, volatile uintptr_t *s) __attribute__((noinline));
+static inline void pot_mark_shared(pot_tx_t *tx, volatile uintptr_t *s)
+{
+	if (__atomic_load_n(s, __ATOMIC_ACQUIRE) != tx->fast_word)
+		pot_mark_shared_slow(tx, s);
+}
+
+static void pot_mark_shared_slow(pot_tx_t *tx, volatile uintptr_t *s)
 {
 	for (unsigned i = 0;; i++) {
 		uintptr_t w = __atomic_load_n(s, __ATOMIC_ACQUIRE);
@@ -442,11 +449,7 @@ static inline __attribute__((always_inline)) void pot_fast_write(pot_tx_t *tx, v
 	if (unlikely(u->plain_max) && potm_undo_count(u) >= u->plain_max)
 		pot_restart_serial(tx);   /* P6 */
 	if (unlikely(tx->pt.keyed)) {   /* K2 */
-		volatile uintptr_t *s = pot_stripe_of(a);
-		/* A stripe already ours (the record's other fields) needs
-		 * no call. */
-		if (__atomic_load_n(s, __ATOMIC_ACQUIRE) != tx->fast_word)
-			pot_mark_shared(tx, s);
+		pot_mark_shared(tx, pot_stripe_of(a));
 		tl2_write_in_place(&tx->pt.th.txd.undo, NULL, 0, a, size, b);
 		return;
 	}

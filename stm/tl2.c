@@ -263,10 +263,16 @@ static inline volatile uintptr_t *tl2_lock_of(const void *a)
 	return &tl2.locks[tm_lock_index_((uintptr_t)a, tl2.shift, tl2.skew_shift, tl2.mask)];
 }
 
-static inline bool tl2_owns(const tl2_tx_t *tx, uintptr_t l)
+/* Is locked word l held by an entry of [first, end)? */
+static inline bool tl2_held_by(uintptr_t l, const tl2_wentry_t *first, const tl2_wentry_t *end)
 {
 	const tl2_wentry_t *e = (const tl2_wentry_t *)(l & ~(uintptr_t)1);
-	return e >= tx->ws.e && e < tx->ws.e + tx->ws.n;
+	return e >= first && e < end;
+}
+
+static inline bool tl2_owns(const tl2_tx_t *tx, uintptr_t l)
+{
+	return tl2_held_by(l, tx->ws.e, tx->ws.e + tx->ws.n);
 }
 
 /* The bit of a's stripe in written_stripes. */
@@ -1168,9 +1174,8 @@ static void tl2_commit(tl2_tx_t *tx)
 		for (;;) {
 			uintptr_t l = __atomic_load_n(lock, __ATOMIC_RELAXED);
 			if (l & 1) {
-				const tl2_wentry_t *o = (const tl2_wentry_t *)(l & ~(uintptr_t)1);
-				if (o >= first && o < end)
-					break;   /* ours (tl2_owns) */
+				if (tl2_held_by(l, first, end))
+					break;   /* ours */
 				if (++spins > TL2_LOCKED_SPINS)
 					tl2_abort(tx, TM_ABORT_WRITE_LOCKED);
 				potm_cpu_relax();
@@ -1192,6 +1197,8 @@ static void tl2_commit(tl2_tx_t *tx)
 		tl2_abort(tx, TM_ABORT_VALIDATE);
 	if (unlikely(potm_lsd_unsettled(&tx->th)))
 		tl2_lsd_validate_conditions(tx, wv);
+	/* The set again: settling may have added entries (lazy writes
+	 * without a reserved one). */
 	tl2_wentry_t *const set = tx->ws.e, *const set_end = set + tx->ws.n;
 	for (tl2_wentry_t *e = set; e < set_end; e++)
 		tl2_ws_store_entry(e, NULL);
