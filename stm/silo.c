@@ -1255,10 +1255,24 @@ static inline __attribute__((always_inline)) void silo_write(silo_tx_t *tx, void
 	}
 }
 
+/* Everything a whole-word write's common case leaves, out of line so
+ * that the common case needs no frame. */
+static void silo_write_word_slow(silo_tx_t *tx, tm_word_t *a, tm_word_t v) __attribute__((noinline));
+static void silo_write_word_slow(silo_tx_t *tx, tm_word_t *a, tm_word_t v)
+{
+	silo_write(tx, a, sizeof *a, v);
+}
+
 void tm_write(tm_word_t *a, tm_word_t v)
 {
 	silo_tx_t *tx = (silo_tx_t *)potm_self_writing("tm_write");
-	silo_write(tx, a, sizeof *a, v);
+	if (unlikely(((uintptr_t)a & 7) != 0) ||
+	    !tl2_ws_append_word(&tx->ws, (uintptr_t)a, v, SIZE_MAX)) {
+		silo_write_word_slow(tx, a, v);
+		return;
+	}
+	silo_prefetch_stripe(a);
+	silo_mark_stripe_written(tx, a);
 }
 
 /* tm_write_fresh: the word's current bytes are read by no snapshot, so

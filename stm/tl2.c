@@ -827,37 +827,17 @@ static void tl2_write_word_slow(tl2_tx_t *tx, tm_word_t *a, tm_word_t v)
 	tl2_write(tx, a, sizeof *a, v);
 }
 
-/* A whole-word write's common case, what tl2_write does for it: a new
- * word (the filter says it is not in the set) appended to a set with
- * room that needs no index built for it (W2), neither escalating (I4)
- * nor shared nor irrevocable.  The conditions are tested before anything
- * changes, so the rest can go to tl2_write as a whole. */
+/* A whole-word write's common case (tl2_ws_append_word) runs here
+ * without a frame, outside the shared and irrevocable states and below
+ * the escalation size (I4); tl2_write takes the rest as a whole. */
 void tm_write(tm_word_t *a, tm_word_t v)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self_writing("tm_write");
-	tl2_wset_t *ws = &tx->ws;
-	size_t n = ws->n;
-	uint64_t p = tl2_ws_product((uintptr_t)a);
 	if (unlikely(tx->shared | tx->irrevocable) || unlikely(((uintptr_t)a & 7) != 0) ||
-	    unlikely(n == ws->cap || n + 1 >= tx->escalate_at) ||
-	    (n != 0 && tl2_ws_filter_has(ws->written, p)) ||
-	    (ws->indexed ? 4 * (n + 1) > ((size_t)1 << ws->index_bits)
-	                 : n + 1 >= TL2_SETS_INDEX_FROM)) {
+	    !tl2_ws_append_word(&tx->ws, (uintptr_t)a, v, tx->escalate_at)) {
 		tl2_write_word_slow(tx, a, v);
 		return;
 	}
-	tl2_wentry_t *e = &ws->e[n];
-	ws->n = n + 1;
-	ws->last = n;
-	e->addr = (uintptr_t)a;
-	e->val = v;
-	e->mask = ~(tm_word_t)0;
-	e->owner = false;
-	e->fresh = false;
-	if (ws->indexed)
-		tl2_ws_index_insert(ws, n, p);   /* sets the filter's bit */
-	else
-		tl2_ws_filter_put(ws->written, p);
 	__builtin_prefetch((const void *)tl2_lock_of(a), 1, 3);
 	unsigned w;
 	uint64_t bit = tl2_stripe_bit(a, &w);

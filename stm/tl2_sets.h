@@ -405,6 +405,38 @@ static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_entry(tl2_wset
 	return e != NULL ? e : tl2_ws_add_p(ws, word, p);
 }
 
+/* A whole-word write's common case, for a backend's tm_write to run
+ * without a frame: word (aligned) is new (the filter says so), the set
+ * has room, the entry builds no index (W2) and leaves the set below
+ * limit (the backend's escalation size).  Then it is appended with its
+ * value and the call returns true; otherwise nothing changes and it
+ * returns false, for the backend's general path (tl2_ws_put). */
+static inline __attribute__((always_inline)) bool tl2_ws_append_word(tl2_wset_t *ws,
+                                                                     uintptr_t word,
+                                                                     uint64_t v, size_t limit)
+{
+	size_t n = ws->n;
+	uint64_t p = tl2_ws_product(word);
+	if (unlikely(n == ws->cap || n + 1 >= limit) ||
+	    (n != 0 && tl2_ws_filter_has(ws->written, p)) ||
+	    (ws->indexed ? 4 * (n + 1) > ((size_t)1 << ws->index_bits)
+	                 : n + 1 >= TL2_SETS_INDEX_FROM))
+		return false;
+	tl2_wentry_t *e = &ws->e[n];
+	ws->n = n + 1;
+	ws->last = n;
+	e->addr = word;
+	e->val = v;
+	e->mask = ~(tm_word_t)0;
+	e->owner = false;
+	e->fresh = false;
+	if (ws->indexed)
+		tl2_ws_index_insert(ws, n, p);   /* sets the filter's bit */
+	else
+		tl2_ws_filter_put(ws->written, p);
+	return true;
+}
+
 /* The bytes [off, off + size) of a word, as a mask in memcpy order: on a
  * little-endian machine (x86-64, ppc64le) byte i of memory is bits
  * 8i..8i+7 of the value, so shifts replace byte-wise copies, which cost a
