@@ -40,8 +40,26 @@ def test_table_and_files(tmp_path: Path) -> None:
     assert float(rows[("seq", "1")]["ratio_vs_seq_1t"]) == 1.0
     assert rows[("tl2", "2")]["ok_runs"] == "2"
     assert float(rows[("tl2", "2")]["throughput_median"]) > 0
+    tl2 = rows[("tl2", "2")]
+    lo, hi, median = (float(tl2[k]) for k in ("throughput_min", "throughput_max",
+                                              "throughput_median"))
+    # Two runs: the quartiles are the runs themselves' interpolation, so
+    # half the interquartile range lies within half the full range.
+    assert 0 <= float(tl2["throughput_half_iqr"]) <= (hi - lo) / 2 / median + 1e-4
+    assert "± %" in proc.stdout
     lines = (tmp_path / "runs.jsonl").read_text().splitlines()
     assert len(lines) == 6 and all(json.loads(line)["verified"] for line in lines)
+
+
+def test_half_iqr_fraction() -> None:
+    """The spread column: half the interquartile range over the median,
+    unmoved by one outlier, undefined for a single run."""
+    from potm.measure.micro import half_iqr_fraction
+    assert half_iqr_fraction([100.0]) is None
+    assert half_iqr_fraction([0.0, 0.0]) is None
+    assert half_iqr_fraction([100.0, 100.0, 100.0]) == 0.0
+    assert half_iqr_fraction([90.0, 100.0, 100.0, 110.0, 200.0]) == pytest.approx(0.05)
+    assert half_iqr_fraction([90.0, 100.0, 100.0, 110.0, 10_000.0]) == pytest.approx(0.05)
 
 
 @pytest.mark.parametrize("args, message", [

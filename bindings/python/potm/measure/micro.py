@@ -8,6 +8,9 @@ slow spell of a noisy machine spreads over all of them instead of spoiling
 one.  The table shows medians:
 
 * throughput in millions of transactions per second,
+* its spread: half the interquartile range of the runs, in percent of the
+  median (how far a typical run lies from it; on a noisy machine a
+  ratio whose margin is below the spreads of its two rows is not settled),
 * the ratio to the ``seq`` backend at one thread, measured in the same
   invocation (the physical limit the overheads are measured against),
 * the speedup over the same backend at one thread,
@@ -36,6 +39,8 @@ Example:
     ('pot', {'POTM_MODE': 'pogl', 'POTM_TURN_BATCH': '0'})
     >>> parse_workload("intset -s rb -u 20").label
     'intset -s rb -u 20'
+    >>> round(half_iqr_fraction([90.0, 100.0, 100.0, 110.0, 200.0]), 3)
+    0.05
     >>> parse_workload("bank -t 2")
     Traceback (most recent call last):
     ...
@@ -130,6 +135,19 @@ class Run:
         return stats["aborts"] / attempts if attempts else 0.0
 
 
+def half_iqr_fraction(values: Sequence[float]) -> float | None:
+    """Half the interquartile range of values over their median (the
+    spread the table shows); None for fewer than two values or a median
+    of zero."""
+    if len(values) < 2:
+        return None
+    median = statistics.median(values)
+    if median == 0:
+        return None
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return (q3 - q1) / 2 / median
+
+
 @dataclass
 class Summary:
     """Medians over the repetitions of one configuration."""
@@ -158,6 +176,12 @@ class Summary:
         if self.failed or not self.runs:
             return None
         return statistics.median(r.throughput for r in self.runs)
+
+    def throughput_spread(self) -> float | None:
+        """half_iqr_fraction of the runs' throughputs, if all succeeded."""
+        if self.failed:
+            return None
+        return half_iqr_fraction([r.throughput for r in self.runs])
 
     def median_abort_rate(self) -> float | None:
         """Median abort rate of the runs, if all succeeded and report it."""
@@ -291,7 +315,7 @@ def print_table(summaries: dict[Config, Summary], workloads: Sequence[Workload],
                 repeat: int, duration_ms: int) -> None:
     """Print one table per workload, failures after it."""
     bw = max([8] + [len(c.backend) for c in summaries])   # variants are long
-    header = f"{'backend':<{bw}} {'threads':>7} {'M tx/s':>8} {'vs seq@1':>9} " \
+    header = f"{'backend':<{bw}} {'threads':>7} {'M tx/s':>8} {'± %':>6} {'vs seq@1':>9} " \
              f"{'speedup':>8} {'abort %':>8} {'runs':>6}"
     for workload in workloads:
         rows = [s for c, s in summaries.items() if c.workload == workload]
@@ -309,7 +333,7 @@ def print_table(summaries: dict[Config, Summary], workloads: Sequence[Workload],
                 continue
             if s.failed:
                 failures.append(s)
-                print(f"{c.backend:<{bw}} {c.threads:>7} {'FAILED':>8} "
+                print(f"{c.backend:<{bw}} {c.threads:>7} {'FAILED':>8} {'':>6} "
                       f"{'':>9} {'':>8} {'':>8} {len(s.ok_runs):>3}/{len(s.runs)}")
                 continue
             tput = s.median_throughput()
@@ -319,7 +343,9 @@ def print_table(summaries: dict[Config, Summary], workloads: Sequence[Workload],
             abort = s.median_abort_rate()
             mtx = None if tput is None else tput / 1e6
             abort_pct = None if abort is None else abort * 100
-            print(f"{c.backend:<{bw}} {c.threads:>7} {fmt(mtx, 8, 3)} "
+            spread = s.throughput_spread()
+            spread_pct = None if spread is None else spread * 100
+            print(f"{c.backend:<{bw}} {c.threads:>7} {fmt(mtx, 8, 3)} {fmt(spread_pct, 6, 1)} "
                   f"{fmt(ratio, 9, 2)} {fmt(speedup, 8, 2)} "
                   f"{fmt(abort_pct, 8, 2)} "
                   f"{len(s.ok_runs):>3}/{len(s.runs)}")
@@ -364,8 +390,8 @@ def write_outputs(out: Path, summaries: dict[Config, Summary]) -> None:
         w = csv.writer(f)
         w.writerow(["workload", "backend", "threads", "runs", "ok_runs",
                     "status", "throughput_median", "throughput_min",
-                    "throughput_max", "ratio_vs_seq_1t", "speedup_vs_1t",
-                    "abort_rate_median"])
+                    "throughput_max", "throughput_half_iqr", "ratio_vs_seq_1t",
+                    "speedup_vs_1t", "abort_rate_median"])
         for c, s in summaries.items():
             ok = [r.throughput for r in s.ok_runs]
             tput = s.median_throughput()
@@ -373,10 +399,12 @@ def write_outputs(out: Path, summaries: dict[Config, Summary]) -> None:
             t1 = one_thread(summaries, c)
             status = "skipped" if s.skipped else ("FAILED" if s.failed else "ok")
             abort = s.median_abort_rate()
+            spread = s.throughput_spread()
             w.writerow([
                 c.workload.label, c.backend, c.threads, len(s.runs), len(ok), status,
                 "" if tput is None else f"{tput:.1f}",
                 f"{min(ok):.1f}" if ok else "", f"{max(ok):.1f}" if ok else "",
+                "" if spread is None else f"{spread:.4f}",
                 f"{tput / seq1:.4f}" if tput is not None and seq1 else "",
                 f"{tput / t1:.4f}" if tput is not None and t1 else "",
                 "" if abort is None else f"{abort:.6f}",
