@@ -86,6 +86,8 @@ static void usage(FILE *f)
 	        "  --applier-executes  the applier runs requests beside the workers (so\n"
 	        "                    --workers 1 is two executing threads)\n"
 	        "  --worker-spin N   polls for work before a worker sleeps (default 0)\n"
+	        "  --requests-per-tx N  run N consecutive requests as one transaction, in one\n"
+	        "                    slot (modes pot, occ, 2pl; 1..64, default 1)\n"
 	        "  --log-dir DIR     a single server's redo log: answer each request once its\n"
 	        "                    commit is durable; recover DIR's state at start (modes\n"
 	        "                    sequential and occ, backends seq and tl2)\n"
@@ -182,7 +184,7 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 	*o = (server_options_t){ .mode = default_mode(), .workers = 2, .warehouses = 1,
 	                         .items = TPCC_ITEMS, .customers = TPCC_CUSTOMERS,
 	                         .accounts = 16, .seed = 1, .batch_max = 256,
-	                         .digest_every = 1, .stream_clients = 16 };
+	                         .digest_every = 1, .stream_clients = 16, .requests_per_tx = 1 };
 	static const struct option longopts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "workers", required_argument, NULL, 't' },
@@ -201,6 +203,7 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 		{ "workload", required_argument, NULL, 'k' },
 		{ "applier-executes", no_argument, NULL, 'x' },
 		{ "worker-spin", required_argument, NULL, 'W' },
+		{ "requests-per-tx", required_argument, NULL, 'G' },
 		{ "log-dir", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -315,6 +318,11 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 				return 2;
 			o->worker_spin = (unsigned)v;
 			break;
+		case 'G':
+			if (parse_uint("--requests-per-tx", optarg, 1, 64, &v))
+				return 2;
+			o->requests_per_tx = (unsigned)v;
+			break;
 		case 'L':
 			o->log_dir = optarg;
 			break;
@@ -380,6 +388,14 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 		                  o->replica != 0 ? "not a replica" : "no --port");
 	if (o->stream_hot && o->accounts < 2)
 		return bad_option("--workload hot: %s", "needs --accounts >= 2");
+	if (o->requests_per_tx > 1 && o->mode != SERVER_POT && o->mode != SERVER_OCC &&
+	    o->mode != SERVER_2PL)
+		return bad_option("--requests-per-tx with --mode %s: only pot, occ and 2pl run several "
+		                  "requests per transaction (it has no commutativity key and no "
+		                  "LSD body)",
+		                  modes[o->mode].name);
+	if (o->requests_per_tx > 1 && o->log_dir != NULL)
+		return bad_option("--requests-per-tx: %s", "not with --log-dir");
 	if (o->mode == SERVER_SEQUENTIAL)
 		o->workers = 0;
 	else if (!workers_given)
@@ -418,7 +434,10 @@ int main(int argc, char **argv)
 	server_state_t st = {
 		.db = { .warehouses = o.warehouses, .items = o.items, .customers = o.customers,
 		        .threads = 1, .seed = o.seed, .lsd = modes[o.mode].lsd,
-		        .can_cancel = strcmp(tm_backend_name(), "seq") != 0 },
+		        /* With several requests per transaction a New-Order that
+		         * cancelled would take the others with it: it looks for
+		         * its unused item first instead, as on seq. */
+		        .can_cancel = strcmp(tm_backend_name(), "seq") != 0 && o.requests_per_tx <= 1 },
 		.naccounts = o.accounts,
 		.explicit_slot = ordered ? &slot : NULL,
 	};

@@ -69,6 +69,7 @@ typedef struct server_options {
 	 * at start when it holds one (NULL: no durability) */
 	const char *log_dir;
 	unsigned worker_spin;     /* polls of the claim word before sleeping */
+	unsigned requests_per_tx;  /* consecutive requests run as one transaction */
 } server_options_t;
 
 /* ---- the state machine's database (state.c) ------------------------------- */

@@ -2,7 +2,9 @@
 # t-server-stream: potm-server --stream (server/stream.c).  The same seed's
 # stream ends with the same digest in every ordered mode (sequential, pot,
 # pot+lsd, pot+fast, pot+lsd+fast; with --applier-executes and
-# --worker-spin; on potm-server-seq too), every request answered and the
+# --worker-spin; pot with --requests-per-tx, several requests per transaction, whole
+# groups and a partial last one; on potm-server-seq too), every request
+# answered and the
 # final checks passing; another seed gives another digest; occ and 2pl
 # answer everything and pass their checks; bad options exit 2.
 #
@@ -48,6 +50,10 @@ for workload in tpcc hot; do
 		d=$(run potm-server-pot --mode $m --stream $n $args)
 		[ "$d" = "$ref" ] || fail "$workload $m: digest $d, sequential's $ref"
 	done
+	for g in 3 4; do
+		d=$(run potm-server-pot --mode pot --stream $n $args --requests-per-tx $g)
+		[ "$d" = "$ref" ] || fail "$workload pot --requests-per-tx $g: digest $d, sequential's $ref"
+	done
 	for extra in "--workers 1 --applier-executes" "--workers 3 --worker-spin 1000"; do
 		d=$(run potm-server-pot --mode pot+lsd+fast --stream $n $args $extra)
 		[ "$d" = "$ref" ] || fail "$workload pot+lsd+fast $extra: digest $d, sequential's $ref"
@@ -68,11 +74,15 @@ want=13
 run potm-server-pot --mode pot+fast --stream 13 $scale >/dev/null
 
 want=$n
-[ -x "$dir/potm-server-tl2" ] && run potm-server-tl2 --mode occ --stream $n $scale >/dev/null
-[ -x "$dir/potm-server-2pl" ] && run potm-server-2pl --mode 2pl --stream $n $scale >/dev/null
+for g in 1 3; do
+	[ -x "$dir/potm-server-tl2" ] && run potm-server-tl2 --mode occ --stream $n $scale --requests-per-tx $g >/dev/null
+	[ -x "$dir/potm-server-2pl" ] && run potm-server-2pl --mode 2pl --stream $n $scale --requests-per-tx $g >/dev/null
+done
 
 for bad in "--stream 0" "--stream 10 --port 7000" "--clients 4" "--stream 10 --workload tpcx" \
-	   "--stream 10 --clients 0" "--stream 10 --worker-spin x"; do
+	   "--stream 10 --clients 0" "--stream 10 --worker-spin x" "--stream 10 --requests-per-tx 0" \
+	   "--stream 10 --requests-per-tx 65" "--stream 10 --mode pot+fast --requests-per-tx 2" \
+	   "--stream 10 --mode pot+lsd --requests-per-tx 2"; do
 	"$dir/potm-server-pot" $bad >/dev/null 2>&1
 	rc=$?
 	[ $rc = 2 ] || fail "potm-server-pot $bad: exit $rc, not 2"
