@@ -21,7 +21,9 @@ and no client threads, so that the cores run the execution phase only.  Its
 latencies are the rounds' (no network).  The ordered modes' digests of the
 same (scale, clients, repeat) must agree: the summary says whether they do,
 and a disagreement fails the run.  ``--server-arg`` passes an option on to
-every server (e.g. ``--server-arg=--applier-executes``).
+every server (e.g. ``--server-arg=--applier-executes``);
+``--requests-per-tx N`` runs N consecutive requests per transaction in the
+modes that can (``pot``, ``occ``, ``2pl``; server/README.md).
 
     python3 -m potm.serverfig --stream --modes sequential pot pot+lsd pot+fast \
         pot+lsd+fast --warehouses 8 1 --clients 16 --stream-requests 20000 --repeat 5
@@ -34,6 +36,8 @@ registry: its runs are servers and clients, not the benchmark library.
 1.5
 >>> ratio({}, "pot+fast", "pot", 8) is None
 True
+>>> mode_args("pot", 4), mode_args("pot+fast", 4), mode_args("occ", 1)
+(['--requests-per-tx', '4'], [], [])
 """
 
 from __future__ import annotations
@@ -54,6 +58,19 @@ from potm.serverload import LoadResult, run_load, run_load_native
 #: Every execution mode, in the thesis's legend order.
 MODES: tuple[str, ...] = ("sequential", "pot", "pot+lsd", "pot+fast", "pot+lsd+fast",
                           "occ", "2pl")
+
+#: The modes that run several requests per transaction (--requests-per-tx).
+PER_TX_MODES: frozenset[str] = frozenset({"pot", "occ", "2pl"})
+
+
+def mode_args(mode: str, requests_per_tx: int) -> list[str]:
+    """The server options --requests-per-tx adds for mode: none where the
+    mode runs one request per transaction (sequential, the keyed and LSD
+    modes) or when it is 1."""
+    if requests_per_tx > 1 and mode in PER_TX_MODES:
+        return ["--requests-per-tx", str(requests_per_tx)]
+    return []
+
 
 #: The issue's targets: (warehouses, mode, over, at least).
 TARGETS: tuple[tuple[int, str, str, float], ...] = (
@@ -257,14 +274,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="with --stream: requests per point, in all")
     ap.add_argument("--server-arg", action="append", default=[], metavar="ARG",
                     help="an option for every server (repeatable; --server-arg=--x)")
+    ap.add_argument("--requests-per-tx", type=int, default=1, metavar="N",
+                    help="pot, occ and 2pl run N consecutive requests per transaction")
     a = ap.parse_args(argv)
     if a.quick:
         a.clients, a.repeat, a.requests = [2, 8], 1, 100
         a.stream_requests = min(a.stream_requests, 2000)
     if min(a.warehouses + a.clients) < 1 or a.requests < 1 or a.stream_requests < 1 \
-            or a.repeat < 1 or a.workers < 1:
+            or a.repeat < 1 or a.workers < 1 or not 1 <= a.requests_per_tx <= 64:
         ap.error("--warehouses, --clients, --requests, --stream-requests, --repeat and "
-                 "--workers must be >= 1")
+                 "--workers must be >= 1, --requests-per-tx in 1..64")
     name = "server-stream" if a.stream else "server"
     out = a.out or (Path("results/quick") / name if a.quick else Path("plots") / name)
     modes = available(a.build, a.modes)
@@ -278,15 +297,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 for c in a.clients:
                     # A point whose server or clients fail is recorded as
                     # failed (left out of the medians); the others still run.
+                    args = [*a.server_arg, *mode_args(mode, a.requests_per_tx)]
                     try:
                         if a.stream:
                             p = run_stream_point(a.build, mode, w, c, a.stream_requests,
-                                                 a.workers, r, a.items, a.customers,
-                                                 a.server_arg)
+                                                 a.workers, r, a.items, a.customers, args)
                         else:
                             p = run_point(a.build, mode, w, c, a.requests, a.workers, r,
-                                          a.items, a.customers, a.python_clients,
-                                          a.server_arg)
+                                          a.items, a.customers, a.python_clients, args)
                         why = "" if p.verified else f" (FAILED checks: {p.error})"
                     except (RuntimeError, OSError, ValueError, KeyError) as e:
                         p = Point(mode, w, c, r, 0, 0.0, 0.0, 0.0, 0, False, error=str(e))

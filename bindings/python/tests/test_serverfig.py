@@ -75,6 +75,12 @@ def test_stream_pass_digests_agree_and_failures_are_recorded(tmp_path: Path) -> 
     rows = (tmp_path / "ok" / "server.csv").read_text().splitlines()
     assert len(rows) == 1 + 2 * len(modes)
     assert "ordered modes' digests: agree" in text
+    # pot with 3 requests per transaction reaches the same states; the
+    # keyed mode, which runs one per transaction, is not passed the option.
+    rc = main(common + ["--out", str(tmp_path / "per_tx"), "--repeat", "1",
+                        "--requests-per-tx", "3"])
+    text = (tmp_path / "per_tx" / "server.txt").read_text()
+    assert rc == 0 and "ordered modes' digests: agree" in text, text
     rc = main(common + ["--out", str(tmp_path / "bad"), "--repeat", "1",
                         "--server-arg=--no-such-option"])
     assert rc == 1
