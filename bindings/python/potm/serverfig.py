@@ -95,6 +95,7 @@ class Point:
     aborts: int = 0          # the TM's aborted attempts (--stream)
     digest: str = ""         # the state's after the run (--stream)
     error: str = ""          # why the point failed, if it did
+    requests_per_tx: int = 1  # consecutive requests per transaction
 
 
 def run_point(build: Path, mode: str, warehouses: int, clients: int, requests: int,
@@ -204,6 +205,10 @@ def summary(points: Sequence[Point]) -> str:
                      f"{statistics.median(p.mean_latency_ms for p in ps):>8.2f} "
                      f"{statistics.median(p.p99_latency_ms for p in ps):>8.2f} "
                      f"{statistics.median(p.early_fast for p in ps):>6.0f}")
+    per_tx = sorted({(p.mode, p.requests_per_tx) for p in points if p.requests_per_tx > 1})
+    if per_tx:
+        lines.append("requests per transaction: " +
+                     ", ".join(f"{mode} {n}" for mode, n in per_tx))
     if any(p.digest for p in points):
         differ = digest_disagreements(points)
         lines.append("ordered modes' digests: " + ("agree" if not differ else
@@ -309,6 +314,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     except (RuntimeError, OSError, ValueError, KeyError) as e:
                         p = Point(mode, w, c, r, 0, 0.0, 0.0, 0.0, 0, False, error=str(e))
                         why = f" (FAILED: {e})"
+                    if mode_args(mode, a.requests_per_tx):
+                        p.requests_per_tx = a.requests_per_tx
                     points.append(p)
                     print(f"w={w} {mode} clients={c} #{r + 1}: {p.throughput:.0f} tx/s{why}",
                           file=sys.stderr)

@@ -81,6 +81,7 @@ def test_stream_pass_digests_agree_and_failures_are_recorded(tmp_path: Path) -> 
                         "--requests-per-tx", "3"])
     text = (tmp_path / "per_tx" / "server.txt").read_text()
     assert rc == 0 and "ordered modes' digests: agree" in text, text
+    assert "requests per transaction: pot 3" in text, text
     rc = main(common + ["--out", str(tmp_path / "bad"), "--repeat", "1",
                         "--server-arg=--no-such-option"])
     assert rc == 1
