@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- sessions: at-most-once execution per request id --------------------- */
@@ -178,6 +179,7 @@ struct executor {
 	                           * nrun changes as the next group is walked */
 	unsigned done;            /* ops finished (under lock) */
 	uint64_t generation;      /* a new batch for the workers (under lock) */
+	uint64_t worker_idle_ns;  /* executor_status_t's (atomic adds) */
 
 	worker_t *workers;
 	unsigned nworkers;
@@ -222,6 +224,7 @@ void executor_status(executor_t *ex, executor_status_t *out)
 	pthread_mutex_lock(&ex->lock);
 	*out = ex->status;
 	pthread_mutex_unlock(&ex->lock);
+	out->worker_idle_ns = __atomic_load_n(&ex->worker_idle_ns, __ATOMIC_RELAXED);
 }
 
 /* ---- running one request ------------------------------------------------------------ */
@@ -293,6 +296,13 @@ static unsigned claim_and_run(executor_t *ex, tpcc_worker_t *scratch, uint64_t s
 	return finished;
 }
 
+static uint64_t executor_now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static inline void spin_pause(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -307,6 +317,7 @@ static void *worker_main(void *arg)
 	worker_t *w = arg;
 	executor_t *ex = w->ex;
 	uint64_t seen = 0;
+	uint64_t idle_from = 0;   /* when this worker ran out of requests (0: before the first batch) */
 	for (;;) {
 		/* --worker-spin: the next batch's generation shows in the claim
 		 * word before the worker would be woken; polling it for a while
@@ -327,7 +338,11 @@ static void *worker_main(void *arg)
 		seen = ex->generation;
 		unsigned nrun = ex->batch_n;   /* this generation's, read with it */
 		pthread_mutex_unlock(&ex->lock);
+		if (idle_from != 0)
+			__atomic_fetch_add(&ex->worker_idle_ns, executor_now_ns() - idle_from,
+			                   __ATOMIC_RELAXED);
 		unsigned finished = claim_and_run(ex, w->scratch, seen, nrun);
+		idle_from = executor_now_ns();
 		if (finished) {
 			pthread_mutex_lock(&ex->lock);
 			ex->done += finished;

@@ -192,6 +192,10 @@ typedef struct executor_status {
 	uint64_t digest_batches;  /* ... which was this many batches in */
 	uint64_t snapshots;       /* snapshots taken by this process (not replicated state) */
 	uint64_t restores;        /* snapshots restored by this process */
+	uint64_t worker_idle_ns;  /* the workers' time from running out of a
+	                           * batch's requests to the next batch: its
+	                           * tail, and the gap while the applier
+	                           * answers and walks the next one */
 } executor_status_t;
 
 /* Start the applier (logical id 0) and the workers (1..workers), which

@@ -253,7 +253,7 @@ int stream_run(server_state_t *st, const server_options_t *o, bool ordered,
 	       "\"ok\": %" PRIu64 ", \"rolled_back\": %" PRIu64 ", \"errors\": %" PRIu64
 	       ", \"commits\": %" PRIu64 ", \"aborts\": %" PRIu64 ", \"early_fast\": %" PRIu64
 	       ", \"fast_commits\": %" PRIu64 ", \"spec_commits\": %" PRIu64
-	       ", \"promotions\": %" PRIu64 ", \"wait_turn_ms\": %.3f"
+	       ", \"promotions\": %" PRIu64 ", \"wait_turn_ms\": %.3f, \"worker_idle_ms\": %.3f"
 	       ", \"digest\": \"%016" PRIx64 "\", \"verified\": %s, \"verify_msg\": \"%s\"}\n",
 	       mode_name, tm_backend_name(), o->workers, o->applier_executes ? "true" : "false",
 	       o->stream_clients, o->stream_hot ? "hot" : "tpcc", o->warehouses, o->batch_max,
@@ -261,6 +261,7 @@ int stream_run(server_state_t *st, const server_options_t *o, bool ordered,
 	       mean_ms, p99_ms,
 	       sink.ok, sink.rolled_back, sink.errors, ts.commits, ts.aborts, ts.early_fast,
 	       ts.fast_commits, ts.spec_commits, ts.promotions, (double)ts.wait_turn_ns / 1e6,
+	       (double)s.worker_idle_ns / 1e6,
 	       digest, v.failed ? "false" : "true", v.failed ? v.msg : "");
 	fflush(stdout);
 	if (v.failed)

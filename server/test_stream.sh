@@ -64,6 +64,14 @@ for workload in tpcc hot; do
 	fi
 done
 
+# worker_idle_ms: none without workers, some between pot's rounds.
+want=$n
+out=$("$dir/potm-server-pot" --mode sequential --stream $n $scale --seed 3)
+[ "$(field "$out" worker_idle_ms)" = 0.000 ] || fail "sequential: worker_idle_ms not 0: $out"
+out=$("$dir/potm-server-pot" --mode pot --stream $n $scale --seed 3)
+idle=$(field "$out" worker_idle_ms)
+[ -n "$idle" ] && [ "$idle" != 0.000 ] || fail "pot: no worker_idle_ms between $n/8 rounds: $out"
+
 # The digest is of the stream: another seed, another state.
 want=$n
 a=$(run potm-server-pot --mode pot --stream $n $scale --seed 3)
