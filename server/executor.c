@@ -39,7 +39,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ---- sessions: at-most-once execution per request id --------------------- */
@@ -229,7 +228,9 @@ void executor_status(executor_t *ex, executor_status_t *out)
 
 /* ---- running one request ------------------------------------------------------------ */
 
-static void run_op(executor_t *ex, tpcc_worker_t *scratch, batch_op_t *b)
+/* Supply b's slot (with its key in the keyed modes) for the calling
+ * thread's next transaction; nothing when the order is not ours. */
+static void supply_slot(executor_t *ex, batch_op_t *b)
 {
 	int rc = 0;
 	if (ex->ordered)
@@ -241,6 +242,11 @@ static void run_op(executor_t *ex, tpcc_worker_t *scratch, batch_op_t *b)
 		        tm_last_error());
 		abort();   /* the slots are the executor's own: a bug */
 	}
+}
+
+static void run_op(executor_t *ex, tpcc_worker_t *scratch, batch_op_t *b)
+{
+	supply_slot(ex, b);
 	state_execute(ex->st, scratch, &b->op, &b->resp);
 	if (ex->st->log != NULL)
 		b->stamp = potm_durable_last_stamp();
@@ -260,11 +266,7 @@ static void run_requests(executor_t *ex, tpcc_worker_t *scratch, unsigned first,
 		run_op(ex, scratch, head);
 		return;
 	}
-	if (ex->ordered && tm_set_next_order(head->op.slot) != 0) {
-		fprintf(stderr, "potm-server: slot %" PRIu64 ": %s\n", head->op.slot,
-		        tm_last_error());
-		abort();   /* the slots are the executor's own: a bug */
-	}
+	supply_slot(ex, head);
 	TM_BEGIN();
 	for (unsigned i = 0; i < n; i++) {
 		batch_op_t *b = &ex->ops[ex->run_list[first + i]];
@@ -294,13 +296,6 @@ static unsigned claim_and_run(executor_t *ex, tpcc_worker_t *scratch, uint64_t s
 		finished += n;
 	}
 	return finished;
-}
-
-static uint64_t executor_now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 static inline void spin_pause(void)
@@ -339,10 +334,10 @@ static void *worker_main(void *arg)
 		unsigned nrun = ex->batch_n;   /* this generation's, read with it */
 		pthread_mutex_unlock(&ex->lock);
 		if (idle_from != 0)
-			__atomic_fetch_add(&ex->worker_idle_ns, executor_now_ns() - idle_from,
+			__atomic_fetch_add(&ex->worker_idle_ns, bench_now_ns() - idle_from,
 			                   __ATOMIC_RELAXED);
 		unsigned finished = claim_and_run(ex, w->scratch, seen, nrun);
-		idle_from = executor_now_ns();
+		idle_from = bench_now_ns();
 		if (finished) {
 			pthread_mutex_lock(&ex->lock);
 			ex->done += finished;
@@ -807,8 +802,6 @@ executor_t *executor_start(server_state_t *st, const server_options_t *o, bool o
 		return NULL;
 	ex->st = st;
 	ex->opt = *o;
-	if (ex->opt.requests_per_tx == 0)
-		ex->opt.requests_per_tx = 1;   /* options built without --requests-per-tx */
 	ex->ordered = ordered;
 	ex->send = send;
 	ex->send_ctx = send_ctx;

@@ -2,10 +2,9 @@
 # t-server-stream: potm-server --stream (server/stream.c).  The same seed's
 # stream ends with the same digest in every ordered mode (sequential, pot,
 # pot+lsd, pot+fast, pot+lsd+fast; with --applier-executes and
-# --worker-spin; pot with --requests-per-tx, several requests per transaction, whole
-# groups and a partial last one; on potm-server-seq too), every request
-# answered and the
-# final checks passing; another seed gives another digest; occ and 2pl
+# --worker-spin; pot with --requests-per-tx, whole transactions and a
+# partial last one; on potm-server-seq too), every request answered and
+# the final checks passing; another seed gives another digest; occ and 2pl
 # answer everything and pass their checks; bad options exit 2.
 #
 #   test_stream.sh BUILD/server

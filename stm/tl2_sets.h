@@ -364,13 +364,11 @@ static void tl2_ws_grow(tl2_wset_t *ws)
 	ws->e = potm_xrealloc(ws->e, ws->cap * sizeof *ws->e);
 }
 
-/* A new entry for word (its product p), not in the set. */
-static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_add_p(tl2_wset_t *ws,
-                                                                        uintptr_t word,
-                                                                        uint64_t p)
+/* The next entry (the set has room) for word, nothing written to it yet:
+ * the set's new last.  Its filter bit or index slot is the caller's. */
+static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_take(tl2_wset_t *ws,
+                                                                       uintptr_t word)
 {
-	if (unlikely(ws->n == ws->cap))
-		tl2_ws_grow(ws);
 	size_t i = ws->n++;
 	tl2_wentry_t *e = &ws->e[i];
 	ws->last = i;
@@ -379,6 +377,18 @@ static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_add_p(tl2_wset
 	e->mask = 0;
 	e->owner = false;
 	e->fresh = false;
+	return e;
+}
+
+/* A new entry for word (its product p), not in the set. */
+static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_add_p(tl2_wset_t *ws,
+                                                                        uintptr_t word,
+                                                                        uint64_t p)
+{
+	if (unlikely(ws->n == ws->cap))
+		tl2_ws_grow(ws);
+	size_t i = ws->n;
+	tl2_wentry_t *e = tl2_ws_take(ws, word);
 	if (likely(!ws->indexed)) {
 		tl2_ws_filter_put(ws->written, p);   /* else the index sets it */
 		if (unlikely(ws->n == TL2_SETS_INDEX_FROM))
@@ -422,14 +432,9 @@ static inline __attribute__((always_inline)) bool tl2_ws_append_word(tl2_wset_t 
 	    (ws->indexed ? 4 * (n + 1) > ((size_t)1 << ws->index_bits)
 	                 : n + 1 >= TL2_SETS_INDEX_FROM))
 		return false;
-	tl2_wentry_t *e = &ws->e[n];
-	ws->n = n + 1;
-	ws->last = n;
-	e->addr = word;
+	tl2_wentry_t *e = tl2_ws_take(ws, word);
 	e->val = v;
 	e->mask = ~(tm_word_t)0;
-	e->owner = false;
-	e->fresh = false;
 	if (ws->indexed)
 		tl2_ws_index_insert(ws, n, p);   /* sets the filter's bit */
 	else

@@ -302,7 +302,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 for c in a.clients:
                     # A point whose server or clients fail is recorded as
                     # failed (left out of the medians); the others still run.
-                    args = [*a.server_arg, *mode_args(mode, a.requests_per_tx)]
+                    per_tx = mode_args(mode, a.requests_per_tx)
+                    args = [*a.server_arg, *per_tx]
                     try:
                         if a.stream:
                             p = run_stream_point(a.build, mode, w, c, a.stream_requests,
@@ -314,7 +315,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     except (RuntimeError, OSError, ValueError, KeyError) as e:
                         p = Point(mode, w, c, r, 0, 0.0, 0.0, 0.0, 0, False, error=str(e))
                         why = f" (FAILED: {e})"
-                    if mode_args(mode, a.requests_per_tx):
+                    if per_tx:
                         p.requests_per_tx = a.requests_per_tx
                     points.append(p)
                     print(f"w={w} {mode} clients={c} #{r + 1}: {p.throughput:.0f} tx/s{why}",
