@@ -228,16 +228,24 @@ START_TEST(test_retry_executes_once)
 END_TEST
 /* ---- replicas ------------------------------------------------------------------- */
 
-/* A loopback port free when asked. */
-static unsigned free_port(void)
+/* n distinct loopback ports, free when asked: every socket stays bound
+ * until all are chosen, since a port closed at once may be handed out
+ * again by the next bind (two replicas on one address). */
+static void free_ports(unsigned *port, unsigned n)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof a;
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	close(fd);
-	return ntohs(a.sin_port);
+	int fd[8];
+	ck_assert_uint_le(n, 8);
+	for (unsigned i = 0; i < n; i++) {
+		fd[i] = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in a = { .sin_family = AF_INET,
+		                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t len = sizeof a;
+		ck_assert_int_eq(bind(fd[i], (struct sockaddr *)&a, sizeof a), 0);
+		ck_assert_int_eq(getsockname(fd[i], (struct sockaddr *)&a, &len), 0);
+		port[i] = ntohs(a.sin_port);
+	}
+	for (unsigned i = 0; i < n; i++)
+		close(fd[i]);
 }
 
 /* A replica's STATUS values (server/PROTOCOL.md), or false if it does
@@ -291,8 +299,7 @@ START_TEST(test_cluster_client)
 	if (!POTM_SERVER_HAS_RAFT || !have_backend("pot"))
 		return;   /* built without libraft: --replica is refused */
 	unsigned port[6];
-	for (unsigned i = 0; i < 6; i++)
-		port[i] = free_port();
+	free_ports(port, 6);
 	char peers[256], dir[3][64], id[3][4], addr[3][32];
 	snprintf(peers, sizeof peers, "1=127.0.0.1:%u:%u,2=127.0.0.1:%u:%u,3=127.0.0.1:%u:%u",
 	         port[0], port[1], port[2], port[3], port[4], port[5]);
