@@ -2,33 +2,43 @@
  * server/executor.c — the execution phase: committed log entries become
  * transactions, in the agreed order.
  *
- * The applier thread takes the entries in log order, every entry queued
- * when it looks (up to EXECUTOR_GROUP_MAX) as one group: an entry holds
- * what the I/O thread read in one poll round, often a single request,
- * and the workers overlap only the requests of one group.  For each
- * group it first walks the entries' requests in order, on its own: each
- * gets its position in the agreed order; a request id already executed for its
- * client is not executed again (its cached response is sent again, or
- * STALE for an older id), and the requests left take consecutive Pot
- * slots.  Then the group executes:
+ * The applier thread walks the entries in log order, on its own: each
+ * request gets its position in the agreed order; a request id already
+ * executed for its client is not executed again (its response is sent
+ * again, or STALE for an older id), and the requests left are cut into
+ * transactions (--requests-per-tx consecutive requests each, one by
+ * default), each taking the next Pot slot.  Then they execute:
  *  - sequential: the applier runs them one by one;
  *  - pot, pot+lsd: the workers run them concurrently as preordered
- *    transactions, each taking the next request of the batch and
- *    supplying its slot (tm_set_next_order) before it begins, so they
- *    commit in the agreed order whatever thread runs them;
+ *    transactions, each claiming the next transaction and supplying its
+ *    slot (tm_set_next_order) before it begins, so they commit in the
+ *    agreed order whatever thread runs them;
  *  - pot+fast, pot+lsd+fast: the same, each slot supplied with the
  *    request's commutativity key (state_key, tm_set_next_order_key), so
  *    that consecutive requests of different keys run in fast mode at once;
  *  - occ, 2pl: the same without slots, committing in any order.
- * When every request of the group has committed the state is quiescent:
- * the applier takes its digest (when the group reached a multiple of
- * digest_every entries: the digest after its last entry), publishes it,
- * and only then sends the group's responses, so that a client that has
- * its response can read a digest that includes its request.
+ * The applier answers the requests in log order as they finish.
  *
- * The sessions (client id -> last request id and its response) change
- * only in the applier's walk, in log order, so every replica of the same
- * log decides the same duplicates.
+ * Continuous execution (the default).  Walked requests sit in a window
+ * (rings indexed by sequence numbers that only grow) until answered; the
+ * applier walks the next entries while the workers still run earlier
+ * ones, so a worker that finishes the last request of one entry claims
+ * the next entry's at once, and a speculative transaction runs ahead
+ * across entries, not only within one.  The applier stops walking only
+ * where the state must be quiescent: before a digest (published when the
+ * entries walked reach a multiple of digest_every, the digest of the state
+ * after them, before their responses go out, so that a client that has
+ * its response can read a digest that includes its request), before a
+ * snapshot or restore, and, with --log-dir, before the group's responses
+ * wait for the disk (group commit).  --barrier makes every walk pass such
+ * a point: the workers finish all of its requests, the applier answers
+ * them, and only then walks the entries that queued meanwhile (one
+ * group) — the batch-at-a-time execution it replaces, kept to measure it.
+ *
+ * The sessions (client id -> last request id) change only in the
+ * applier's walk, in log order, so every replica of the same log decides
+ * the same duplicates.  A client's response, remembered for its retries,
+ * is recorded when it is answered, in log order.
  */
 #include "server.h"
 
@@ -46,8 +56,7 @@
 typedef struct session {
 	uint64_t client_id;       /* 0: free slot */
 	uint64_t last_id;         /* the last request id seen in the log */
-	int pending;              /* index of its op in the current batch, or -1 */
-	uint8_t *frame;           /* the response to last_id, once executed */
+	uint8_t *frame;           /* the response to its last answered request */
 	size_t len;
 } session_t;
 
@@ -90,7 +99,7 @@ static session_t *session_find(sessions_t *s, uint64_t client_id, bool create)
 	if (s->slot[j].client_id == 0) {
 		if (!create)
 			return NULL;
-		s->slot[j] = (session_t){ .client_id = client_id, .pending = -1 };
+		s->slot[j] = (session_t){ .client_id = client_id };
 		s->used++;
 	}
 	return &s->slot[j];
@@ -106,7 +115,7 @@ static void sessions_free(sessions_t *s)
 /* ---- the queue of committed entries ------------------------------------------ */
 
 /* A request to the applier that is not a log entry: take a snapshot, or
- * restore one, at the quiescent point between two batches. */
+ * restore one, where everything walked before it is answered. */
 typedef struct control {
 	enum { CONTROL_SNAPSHOT, CONTROL_RESTORE } kind;
 	snap_writer_t w;          /* snapshot: the bytes written */
@@ -120,20 +129,33 @@ typedef struct entry {
 	struct entry *next;
 	control_t *control;       /* NULL: a committed log entry */
 	uint64_t index;
+	size_t requests;          /* its frames */
+	/* once walked (the applier's): */
+	uint64_t end;             /* the op sequence number after its last op */
+	uint64_t end_run;         /* the runs walked after it */
+	uint64_t ordinal;         /* the entries applied once it is */
+	uint64_t end_position;    /* the position after its last request */
+	uint64_t executed;        /* its requests that run */
 	size_t len;
 	uint8_t bytes[];
 } entry_t;
 
-/* One request of the batch being applied. */
+/* One walked request. */
 typedef struct batch_op {
 	server_op_t op;
 	potm_response_t resp;
-	int run;                  /* 1: execute it; 0: answered without executing */
-	int dup_of;               /* answered with this op's response, or -1 */
-	const uint8_t *cached;    /* its response, encoded (the session's frame) */
-	size_t cached_len;
+	bool run;                 /* executed; else answered without executing */
+	bool dup;                 /* a retry of its client's last request id */
+	uint32_t done;            /* run: executed, resp final (atomic: release by
+	                           * the worker, acquire by the applier) */
 	uint64_t stamp;           /* --log-dir: its thread's last logged commit after it */
 } batch_op_t;
+
+/* A transaction: runs [first, first + n). */
+typedef struct tx_span {
+	uint64_t first;
+	unsigned n;
+} tx_span_t;
 
 typedef struct worker {
 	executor_t *ex;
@@ -146,13 +168,24 @@ struct executor {
 	server_state_t *st;
 	server_options_t opt;
 	bool ordered;
+	bool barrier;             /* --barrier, or --log-dir: quiescent after every pass */
 	executor_send_fn send;
 	void *send_ctx;
 
 	pthread_mutex_t lock;
-	pthread_cond_t cv_entry, cv_work, cv_done, cv_control;
-	entry_t *head, *tail;
-	bool stopping;            /* no more entries: drain and stop */
+	pthread_cond_t cv_entry, cv_work, cv_control;
+	entry_t *head, *tail;     /* queued, not walked yet (under lock) */
+	bool stopping;            /* no more entries: drain and stop (under lock) */
+	bool kick;                /* the applier thread has work (under lock) */
+
+	/* The applier's role: walking, answering, releasing, under role.  The
+	 * applier thread takes it to run controls and when it is the only
+	 * executing thread; otherwise a worker takes it between two of its
+	 * transactions (try_apply), so that no third thread has to be woken
+	 * for every entry on two cores.  apply_req: a thread wanted the role
+	 * and found it taken; its holder looks again after letting go. */
+	pthread_mutex_t role;
+	int apply_req;
 	executor_status_t status; /* published under lock */
 
 	pthread_t applier;
@@ -161,35 +194,63 @@ struct executor {
 	tpcc_worker_t *applier_scratch;
 	int start_rc;             /* the threads' registration: 0 or -1 */
 
-	/* the batch being executed by the workers */
+	/* Under role.  The window: rings of cap slots (a power of two), indexed by
+	 * sequence numbers.  ops: every request walked and not yet answered,
+	 * in log order; runs: the sequence numbers of those that run; txs:
+	 * the transactions they form.  Slots are reused only once answered,
+	 * and a run is answered only once its worker is done with it, so
+	 * with at most cap ops in the window no ring slot in use is
+	 * overwritten (runs and transactions number no more than ops).  The
+	 * rings grow only when the window is empty. */
 	batch_op_t *ops;
-	size_t ops_cap;
-	unsigned *run_list;       /* indexes of the ops to execute */
-	unsigned nrun;
-	/* The batch's claim word (atomic): its generation (low 32 bits) in
-	 * the high half, the next run_list index to take in the low half.
-	 * A worker claims by compare-and-swap only while the generation is
-	 * the one it saw, below that generation's batch_n: one still leaving
-	 * an earlier batch, while the applier already walks the next group
-	 * into ops and run_list, can neither take an op of the next batch
-	 * (run twice) nor use up its index (never run). */
-	uint64_t claim;
-	unsigned batch_n;         /* the batch's ops (under lock, with generation):
-	                           * nrun changes as the next group is walked */
-	unsigned done;            /* ops finished (under lock) */
-	uint64_t generation;      /* a new batch for the workers (under lock) */
-	uint64_t worker_idle_ns;  /* executor_status_t's (atomic adds) */
+	uint64_t *runs;
+	tx_span_t *txs;
+	size_t cap;
+	uint64_t walked, answered;    /* op sequence numbers (also read under lock) */
+	uint64_t nruns, ntxs;         /* walked, closed */
+	uint64_t open_first;          /* the transaction being walked into: */
+	unsigned open_n;              /*   its first run and its runs so far */
+	uint64_t tx_slot;             /*   and its Pot slot */
+	entry_t *walk_head, *walk_tail;   /* walked entries not answered, in order */
+	entry_t *blocked;             /* the queue's head, when it cannot be walked yet
+	                               * (under lock: the workers sleep on it) */
+	uint64_t batches_walked;
+	uint64_t hold;                /* answers wait from this op on until the release */
+	bool holding;                 /* a quiescent point is due: no walking until
+	                               * every walked run is done and released */
+	bool digest_due;              /* ... and the release publishes a digest */
+
+	/* shared with the workers (atomics) */
+	uint64_t published;           /* transactions that may be claimed */
+	uint64_t claim;               /* the next one to claim */
+	uint64_t runs_done;           /* runs finished */
+	unsigned workers_sleeping;    /* (changed under lock) */
+	uint64_t worker_idle_ns;      /* executor_status_t's */
 
 	worker_t *workers;
 	unsigned nworkers;
 
 	sessions_t sessions;
-	uint64_t position;        /* next position in the agreed order */
-	uint64_t tx_slot;         /* the slot of the transaction being walked into
-	                           * (--requests-per-tx) */
+	uint64_t position;            /* next position in the agreed order */
 };
 
-/* Append e (e->next NULL) to the applier's queue and wake the applier. */
+static void kick_locked(executor_t *ex)
+{
+	ex->kick = true;
+	pthread_cond_signal(&ex->cv_entry);
+}
+
+static void kick_applier(executor_t *ex)
+{
+	pthread_mutex_lock(&ex->lock);
+	kick_locked(ex);
+	pthread_mutex_unlock(&ex->lock);
+}
+
+/* Append e (e->next NULL) to the queue.  The applier thread runs
+ * controls, and everything when it executes requests itself; an entry is
+ * otherwise walked by a worker: a sleeping one is woken, a busy one looks
+ * after its transaction. */
 static void enqueue(executor_t *ex, entry_t *e)
 {
 	pthread_mutex_lock(&ex->lock);
@@ -198,8 +259,24 @@ static void enqueue(executor_t *ex, entry_t *e)
 	else
 		ex->head = e;
 	ex->tail = e;
-	pthread_cond_signal(&ex->cv_entry);
+	if (e->control != NULL || ex->nworkers == 0 || ex->opt.applier_executes)
+		kick_locked(ex);
+	if (ex->workers_sleeping != 0)
+		pthread_cond_signal(&ex->cv_work);
 	pthread_mutex_unlock(&ex->lock);
+}
+
+/* The whole frames of an entry (net.c builds entries of whole frames). */
+static size_t entry_requests(const uint8_t *bytes, size_t len)
+{
+	size_t n = 0;
+	for (size_t off = 0; off + 4 <= len; n++) {
+		uint32_t flen = potm_frame_length(bytes + off);
+		if (flen > len - off - 4)
+			break;
+		off += 4 + flen;
+	}
+	return n;
 }
 
 void executor_apply(void *executor, uint64_t index, const void *bytes, size_t len)
@@ -210,10 +287,7 @@ void executor_apply(void *executor, uint64_t index, const void *bytes, size_t le
 		fprintf(stderr, "potm-server: out of memory for a log entry\n");
 		abort();   /* the state machine cannot skip an agreed entry */
 	}
-	e->next = NULL;
-	e->control = NULL;
-	e->index = index;
-	e->len = len;
+	*e = (entry_t){ .index = index, .len = len, .requests = entry_requests(bytes, len) };
 	memcpy(e->bytes, bytes, len);
 	enqueue(ex, e);
 }
@@ -226,7 +300,7 @@ void executor_status(executor_t *ex, executor_status_t *out)
 	out->worker_idle_ns = __atomic_load_n(&ex->worker_idle_ns, __ATOMIC_RELAXED);
 }
 
-/* ---- running one request ------------------------------------------------------------ */
+/* ---- running a transaction -------------------------------------------------------- */
 
 /* Supply b's slot (with its key in the keyed modes) for the calling
  * thread's next transaction; nothing when the order is not ours. */
@@ -244,58 +318,56 @@ static void supply_slot(executor_t *ex, batch_op_t *b)
 	}
 }
 
-static void run_op(executor_t *ex, tpcc_worker_t *scratch, batch_op_t *b)
+/* Claim the next published transaction: its number, or UINT64_MAX when
+ * every published one is taken.  Each number is claimed once: the
+ * compare-and-swap only moves the claim word below published. */
+static uint64_t claim_tx(executor_t *ex)
 {
-	supply_slot(ex, b);
-	state_execute(ex->st, scratch, &b->op, &b->resp);
-	if (ex->st->log != NULL)
-		b->stamp = potm_durable_last_stamp();
+	uint64_t c = __atomic_load_n(&ex->claim, __ATOMIC_RELAXED);
+	for (;;) {
+		if (c >= __atomic_load_n(&ex->published, __ATOMIC_ACQUIRE))
+			return UINT64_MAX;
+		if (__atomic_compare_exchange_n(&ex->claim, &c, c + 1, false, __ATOMIC_ACQ_REL,
+		                                __ATOMIC_RELAXED))
+			return c;
+	}
 }
 
-/* --requests-per-tx: the n ops from run_list[first] as one transaction,
- * in the slot walk_entry gave them all, their requests one after the
- * other inside it in the agreed order: each request's own transaction
- * joins it (flat nesting).  An abort re-runs all n.  Fewer, longer
+/* Run transaction t (claimed): its requests one after the other in the
+ * agreed order, in the slot the walk gave them all.  With several
+ * (--requests-per-tx), each request's own transaction joins the outer
+ * one (flat nesting) and an abort re-runs all of them: fewer, longer
  * transactions mean fewer hand-offs of the turn, and the lengths of n
  * requests vary less than one's, so a speculative transaction waits less
- * for its turn; the price is that a conflict re-runs n requests. */
-static void run_requests(executor_t *ex, tpcc_worker_t *scratch, unsigned first, unsigned n)
+ * for its turn; the price is that a conflict re-runs n requests.
+ * Then mark them done. */
+static void run_tx(executor_t *ex, tpcc_worker_t *scratch, uint64_t t)
 {
-	batch_op_t *head = &ex->ops[ex->run_list[first]];
-	if (n == 1) {
-		run_op(ex, scratch, head);
-		return;
+	size_t mask = ex->cap - 1;
+	batch_op_t *ops = ex->ops;
+	const uint64_t *runs = ex->runs;
+	tx_span_t span = ex->txs[t & mask];
+	batch_op_t *head = &ops[runs[span.first & mask] & mask];
+	if (span.n == 1) {
+		supply_slot(ex, head);
+		state_execute(ex->st, scratch, &head->op, &head->resp);
+		if (ex->st->log != NULL)
+			head->stamp = potm_durable_last_stamp();
+	} else {
+		supply_slot(ex, head);
+		TM_BEGIN();
+		for (unsigned i = 0; i < span.n; i++) {
+			batch_op_t *b = &ops[runs[(span.first + i) & mask] & mask];
+			state_execute(ex->st, scratch, &b->op, &b->resp);
+		}
+		TM_END();
 	}
-	supply_slot(ex, head);
-	TM_BEGIN();
-	for (unsigned i = 0; i < n; i++) {
-		batch_op_t *b = &ex->ops[ex->run_list[first + i]];
-		state_execute(ex->st, scratch, &b->op, &b->resp);
-	}
-	TM_END();
-}
-
-/* Claim and run the ops of the batch of generation seen (its batch_n is
- * nrun), a transaction's worth (--requests-per-tx consecutive ops) at a
- * time: the claim word counts transactions.  Until none is left; returns
- * how many ops this thread ran. */
-static unsigned claim_and_run(executor_t *ex, tpcc_worker_t *scratch, uint64_t seen,
-                              unsigned nrun)
-{
-	unsigned per = ex->opt.requests_per_tx, ntx = (nrun + per - 1) / per;
-	unsigned finished = 0;
-	for (;;) {
-		uint64_t c = __atomic_load_n(&ex->claim, __ATOMIC_ACQUIRE);
-		if (c >> 32 != (uint32_t)seen || (uint32_t)c >= ntx)
-			break;
-		if (!__atomic_compare_exchange_n(&ex->claim, &c, c + 1, false,
-		                                 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			continue;
-		unsigned first = (uint32_t)c * per, n = nrun - first < per ? nrun - first : per;
-		run_requests(ex, scratch, first, n);
-		finished += n;
-	}
-	return finished;
+	/* Once an op is done the applier may answer it and reuse its slot:
+	 * a run's slot is read before the op before it is marked. */
+	for (unsigned i = 0; i < span.n; i++)
+		__atomic_store_n(&ops[runs[(span.first + i) & mask] & mask].done, 1,
+		                 __ATOMIC_RELEASE);
+	__atomic_add_fetch(&ex->runs_done, span.n, __ATOMIC_SEQ_CST);
 }
 
 static inline void spin_pause(void)
@@ -307,77 +379,13 @@ static inline void spin_pause(void)
 #endif
 }
 
-static void *worker_main(void *arg)
+static bool work_published(executor_t *ex)
 {
-	worker_t *w = arg;
-	executor_t *ex = w->ex;
-	uint64_t seen = 0;
-	uint64_t idle_from = 0;   /* when this worker ran out of requests (0: before the first batch) */
-	for (;;) {
-		/* --worker-spin: the next batch's generation shows in the claim
-		 * word before the worker would be woken; polling it for a while
-		 * saves the sleep and the wake-up between small batches.  The
-		 * generation itself is still read under the lock below. */
-		for (unsigned i = 0; i < ex->opt.worker_spin; i++) {
-			if (__atomic_load_n(&ex->claim, __ATOMIC_ACQUIRE) >> 32 != (uint32_t)seen)
-				break;
-			spin_pause();
-		}
-		pthread_mutex_lock(&ex->lock);
-		while (ex->generation == seen && !ex->leave)
-			pthread_cond_wait(&ex->cv_work, &ex->lock);
-		if (ex->generation == seen) {   /* stopping */
-			pthread_mutex_unlock(&ex->lock);
-			break;
-		}
-		seen = ex->generation;
-		unsigned nrun = ex->batch_n;   /* this generation's, read with it */
-		pthread_mutex_unlock(&ex->lock);
-		if (idle_from != 0)
-			__atomic_fetch_add(&ex->worker_idle_ns, bench_now_ns() - idle_from,
-			                   __ATOMIC_RELAXED);
-		unsigned finished = claim_and_run(ex, w->scratch, seen, nrun);
-		idle_from = bench_now_ns();
-		if (finished) {
-			pthread_mutex_lock(&ex->lock);
-			ex->done += finished;
-			if (ex->done == ex->batch_n)
-				pthread_cond_signal(&ex->cv_done);
-			pthread_mutex_unlock(&ex->lock);
-		}
-	}
-	tm_thread_exit();
-	return NULL;
+	return __atomic_load_n(&ex->published, __ATOMIC_SEQ_CST) >
+	       __atomic_load_n(&ex->claim, __ATOMIC_SEQ_CST);
 }
 
-/* ---- applying one entry -------------------------------------------------------------- */
-
-static int grow_ops(executor_t *ex, size_t n)
-{
-	if (n <= ex->ops_cap)
-		return 0;
-	size_t cap = ex->ops_cap ? ex->ops_cap : 64;
-	while (cap < n)
-		cap *= 2;
-	batch_op_t *ops = realloc(ex->ops, cap * sizeof *ops);
-	unsigned *run = realloc(ex->run_list, cap * sizeof *run);
-	if (ops != NULL)
-		ex->ops = ops;
-	if (run != NULL)
-		ex->run_list = run;
-	if (ops == NULL || run == NULL)
-		return -1;
-	ex->ops_cap = cap;
-	return 0;
-}
-
-static void respond(executor_t *ex, uint64_t client_id, const potm_response_t *resp)
-{
-	uint8_t frame[4 + POTM_FRAME_MAX];
-	size_t len = potm_encode_response(resp, frame, sizeof frame);
-	if (len)
-		ex->send(ex->send_ctx, client_id, frame, len);
-}
+/* ---- the walk ------------------------------------------------------------------------ */
 
 static void error_response(potm_response_t *resp, const potm_request_t *req, uint64_t pos,
                            int status, const char *why)
@@ -390,32 +398,80 @@ static void error_response(potm_response_t *resp, const potm_request_t *req, uin
 	snprintf(resp->message, sizeof resp->message, "%s", why);
 }
 
-/* The walk in log order (see the head of this file), appending to the
-ops from n on.  Returns the ops. */
-static size_t walk_entry(executor_t *ex, const entry_t *e, size_t n)
+/* Make room for n ops in an empty window. */
+static int grow_window(executor_t *ex, size_t n)
 {
+	size_t cap = ex->cap ? ex->cap : 1024;
+	while (cap < n)
+		cap *= 2;
+	if (cap == ex->cap)
+		return 0;
+	batch_op_t *ops = realloc(ex->ops, cap * sizeof *ops);
+	if (ops != NULL)
+		ex->ops = ops;
+	uint64_t *runs = realloc(ex->runs, cap * sizeof *runs);
+	if (runs != NULL)
+		ex->runs = runs;
+	tx_span_t *txs = realloc(ex->txs, cap * sizeof *txs);
+	if (txs != NULL)
+		ex->txs = txs;
+	if (ops == NULL || runs == NULL || txs == NULL)
+		return -1;
+	ex->cap = cap;
+	return 0;
+}
+
+static void close_tx(executor_t *ex)
+{
+	if (ex->open_n == 0)
+		return;
+	ex->txs[ex->ntxs++ & (ex->cap - 1)] = (tx_span_t){ ex->open_first, ex->open_n };
+	ex->open_n = 0;
+}
+
+/* The transactions walked so far to the workers. */
+static void publish(executor_t *ex)
+{
+	close_tx(ex);
+	if (ex->ntxs == __atomic_load_n(&ex->published, __ATOMIC_RELAXED))
+		return;
+	/* Sequentially consistent against a worker's count of sleepers (its
+	 * fence): either a worker about to sleep sees the transactions, or
+	 * this sees it and wakes it. */
+	__atomic_store_n(&ex->published, ex->ntxs, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ex->workers_sleeping, __ATOMIC_SEQ_CST) != 0 ||
+	    ex->opt.applier_executes) {
+		pthread_mutex_lock(&ex->lock);
+		pthread_cond_broadcast(&ex->cv_work);
+		if (ex->opt.applier_executes)
+			kick_locked(ex);
+		pthread_mutex_unlock(&ex->lock);
+	}
+}
+
+/* The walk of one entry in log order (see the head of this file): its
+ * requests into the window, the requests that run into transactions. */
+static void walk_entry(executor_t *ex, entry_t *e)
+{
+	size_t mask = ex->cap - 1;
 	for (size_t off = 0; off + 4 <= e->len;) {
 		uint32_t len = potm_frame_length(e->bytes + off);
 		if (len > e->len - off - 4)
 			break;   /* entries are built by net.c from whole frames */
-		if (grow_ops(ex, n + 1) != 0) {
-			fprintf(stderr, "potm-server: out of memory for a batch\n");
-			abort();
-		}
-		batch_op_t *b = &ex->ops[n];
+		uint64_t seq = ex->walked++;
+		batch_op_t *b = &ex->ops[seq & mask];
 		potm_request_t req;
 		const char *why = NULL;
 		uint64_t pos = ex->position++;
-		b->run = 0;
-		b->dup_of = -1;
-		b->cached = NULL;
+		b->run = false;
+		b->dup = false;
+		b->done = 0;
 		int rc = potm_decode_request(e->bytes + off + 4, len, &req, &why);
 		off += 4 + len;
 		if (rc == 0)
 			rc = state_decode(ex->st, &req, &b->op, &why);
 		if (rc != 0) {   /* net.c checked it; a follower checks again */
 			error_response(&b->resp, &req, pos, rc, why);
-			n++;
 			continue;
 		}
 		session_t *s = session_find(&ex->sessions, req.client_id, true);
@@ -424,133 +480,212 @@ static size_t walk_entry(executor_t *ex, const entry_t *e, size_t n)
 			abort();
 		}
 		if (s->last_id != 0 && req.request_id == s->last_id) {
-			/* A retry: the same response again, not a second execution. */
+			/* A retry: the same response again, not a second
+			 * execution.  Answered in log order, after the request
+			 * it repeats: the session's response is then that one's
+			 * (STALE if none is kept). */
 			error_response(&b->resp, &req, pos, POTM_ERR_STALE,
 			               "the response to this request id is no longer kept");
-			/* The session's frame is decoded, not pointed at: a newer
-			 * request of the client later in this group replaces that
-			 * frame before the group's responses are sent. */
-			potm_response_t kept;
-			if (s->pending >= 0)
-				b->dup_of = s->pending;
-			else if (s->frame != NULL && s->len > 4 &&
-			         potm_decode_response(s->frame + 4, s->len - 4, &kept, NULL) == 0)
-				b->resp = kept;
-			n++;
+			b->dup = true;
 			continue;
 		}
 		if (req.request_id < s->last_id || req.request_id == 0) {
 			error_response(&b->resp, &req, pos, POTM_ERR_STALE,
 			               "request id below the client's last one, or 0");
-			n++;
 			continue;
 		}
 		s->last_id = req.request_id;
-		s->pending = (int)n;
-		b->run = 1;
+		b->run = true;
 		b->op.position = pos;
-		if (ex->ordered) {
-			/* one slot per transaction: --requests-per-tx runs */
-			if (ex->nrun % ex->opt.requests_per_tx == 0)
-				ex->tx_slot = (*ex->st->explicit_slot)++;
-			b->op.slot = ex->tx_slot;
-		}
 		memset(&b->resp, 0, offsetof(potm_response_t, values));
 		b->resp.client_id = req.client_id;
 		b->resp.request_id = req.request_id;
 		b->resp.position = pos;
-		ex->run_list[ex->nrun++] = (unsigned)n;
-		n++;
+		if (ex->open_n == 0) {
+			/* one slot per transaction */
+			ex->open_first = ex->nruns;
+			if (ex->ordered)
+				ex->tx_slot = (*ex->st->explicit_slot)++;
+		}
+		if (ex->ordered)
+			b->op.slot = ex->tx_slot;
+		ex->runs[ex->nruns++ & mask] = seq;
+		e->executed++;
+		if (++ex->open_n == ex->opt.requests_per_tx)
+			close_tx(ex);
 	}
-	return n;
+	e->end = ex->walked;
+	e->end_run = ex->nruns;
+	e->end_position = ex->position;
+	e->ordinal = ++ex->batches_walked;
+	e->next = NULL;
+	if (ex->walk_tail != NULL)
+		ex->walk_tail->next = e;
+	else
+		ex->walk_head = e;
+	ex->walk_tail = e;
 }
 
-static void execute_batch(executor_t *ex)
+/* Entries walked in one pass, at most. */
+#define EXECUTOR_PASS_MAX 64
+
+/* Walk the queued entries up to the next control entry, as many as the
+ * window holds (EXECUTOR_PASS_MAX at most), and publish their
+ * transactions: one pass.  It ends a transaction, so the requests of one
+ * pass are never held back waiting for the next entry.  Returns whether
+ * it walked any. */
+static bool walk_pass(executor_t *ex)
 {
-	if (ex->nrun == 0)
-		return;
-	if (ex->nworkers == 0) {
-		for (unsigned i = 0; i < ex->nrun; i++)
-			run_op(ex, ex->applier_scratch, &ex->ops[ex->run_list[i]]);
-		return;
-	}
-	pthread_mutex_lock(&ex->lock);
-	ex->done = 0;
-	ex->batch_n = ex->nrun;
-	uint64_t gen = ++ex->generation;
-	__atomic_store_n(&ex->claim, (uint64_t)(uint32_t)gen << 32, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&ex->cv_work);
-	if (ex->opt.applier_executes) {
-		/* The applier is a worker too until the batch is claimed: it is
-		 * registered (logical id 0) and would otherwise only wait. */
-		pthread_mutex_unlock(&ex->lock);
-		unsigned finished = claim_and_run(ex, ex->applier_scratch, gen, ex->nrun);
+	uint64_t first = ex->walked, before = ex->batches_walked;
+	unsigned k = 0;
+	while (k < EXECUTOR_PASS_MAX) {
 		pthread_mutex_lock(&ex->lock);
-		ex->done += finished;
+		entry_t *e = ex->head;
+		if (e == NULL) {
+			pthread_mutex_unlock(&ex->lock);
+			break;
+		}
+		/* A control waits until everything walked is answered; an
+		 * entry, until the window has room for it (it grows when
+		 * empty). */
+		bool fits = e->control == NULL && ex->walked - ex->answered + e->requests <= ex->cap;
+		if (!fits && e->control == NULL && ex->walked == ex->answered) {
+			pthread_mutex_unlock(&ex->lock);
+			if (grow_window(ex, e->requests) != 0) {
+				fprintf(stderr, "potm-server: out of memory for a batch\n");
+				abort();
+			}
+			continue;
+		}
+		if (!fits) {
+			ex->blocked = e;
+			pthread_mutex_unlock(&ex->lock);
+			break;
+		}
+		ex->head = e->next;
+		if (ex->head == NULL)
+			ex->tail = NULL;
+		ex->blocked = NULL;
+		pthread_mutex_unlock(&ex->lock);
+		walk_entry(ex, e);
+		k++;
 	}
-	while (ex->done < ex->batch_n)
-		pthread_cond_wait(&ex->cv_done, &ex->lock);
-	pthread_mutex_unlock(&ex->lock);
+	if (k == 0)
+		return false;
+	publish(ex);
+	unsigned every = ex->opt.digest_every;
+	bool digest = every != 0 && before / every != ex->batches_walked / every;
+	if (ex->barrier || digest) {
+		ex->holding = true;
+		ex->hold = first;
+		ex->digest_due = digest;
+	}
+	return true;
 }
 
+/* ---- answering ------------------------------------------------------------------------ */
+
+static void respond(executor_t *ex, uint64_t client_id, const potm_response_t *resp)
+{
+	uint8_t frame[4 + POTM_FRAME_MAX];
+	size_t len = potm_encode_response(resp, frame, sizeof frame);
+	if (len)
+		ex->send(ex->send_ctx, client_id, frame, len);
+}
+
+/* Send b's response.  A run's is remembered, encoded, as its client's
+ * last (for the client's retries): answers go in log order, so a retry,
+ * walked after the request it repeats, finds that request's response. */
+static void answer_op(executor_t *ex, const batch_op_t *b)
+{
+	session_t *s = b->run || b->dup ? session_find(&ex->sessions, b->resp.client_id, false)
+	                                : NULL;
+	if (b->run) {
+		uint8_t frame[4 + POTM_FRAME_MAX];
+		size_t len = potm_encode_response(&b->resp, frame, sizeof frame);
+		if (len == 0)
+			return;
+		if (s != NULL) {
+			uint8_t *copy = s->frame != NULL && len <= s->len ? s->frame
+			                                                  : realloc(s->frame, len);
+			if (copy == NULL) {   /* no response kept: a retry gets STALE */
+				free(s->frame);
+				s->frame = NULL;
+				s->len = 0;
+			} else {
+				memcpy(copy, frame, len);
+				s->frame = copy;
+				s->len = len;
+			}
+		}
+		ex->send(ex->send_ctx, b->resp.client_id, frame, len);
+	} else if (b->dup && s != NULL && s->frame != NULL) {
+		ex->send(ex->send_ctx, b->resp.client_id, s->frame, s->len);
+	} else {
+		respond(ex, b->resp.client_id, &b->resp);
+	}
+}
+
+/* Answer the walked ops that are done, in log order, up to the hold; then
+ * count the entries all of whose ops are answered (after their responses
+ * went out: net.c's shutdown waits for the count, then for its outbox).
+ * Returns whether any op was answered. */
+static bool answer_ready(executor_t *ex)
+{
+	uint64_t from = ex->answered;
+	size_t mask = ex->cap - 1;
+	while (ex->answered < ex->walked && ex->answered < ex->hold) {
+		const batch_op_t *b = &ex->ops[ex->answered & mask];
+		if (b->run && !__atomic_load_n(&b->done, __ATOMIC_ACQUIRE))
+			break;
+		answer_op(ex, b);
+		ex->answered++;
+	}
+	if (ex->walk_head != NULL && ex->walk_head->end <= ex->answered) {
+		pthread_mutex_lock(&ex->lock);
+		while (ex->walk_head != NULL && ex->walk_head->end <= ex->answered) {
+			entry_t *e = ex->walk_head;
+			ex->walk_head = e->next;
+			if (ex->walk_head == NULL)
+				ex->walk_tail = NULL;
+			ex->status.batches = e->ordinal;
+			ex->status.positions = e->end_position;
+			ex->status.executed += e->executed;
+			free(e);
+		}
+		pthread_mutex_unlock(&ex->lock);
+	}
+	return ex->answered != from;
+}
+
+/* Published with the entry count it belongs to: replicas compare digests
+ * of equal counts. */
 static void publish_digest(executor_t *ex)
 {
 	uint64_t d = state_digest(ex->st);
 	pthread_mutex_lock(&ex->lock);
 	ex->status.digest = d;
-	ex->status.digest_batches = ex->status.batches;
+	ex->status.digest_batches = ex->batches_walked;
 	pthread_mutex_unlock(&ex->lock);
 }
 
-/* Apply k consecutive entries as one execution batch: their requests take
- * consecutive positions and slots as if applied one by one (the walk is
- * the same), and run together, so that the workers have more than one
- * entry's requests to overlap when each entry holds few (one poll round's
- * worth).  The state after the group is the state after its last entry. */
-static void apply_entries(executor_t *ex, entry_t *const *es, size_t k)
+/* The quiescent point a pass ended with: every run walked is done, none
+ * answered past the hold.  --log-dir: group commit.  The pass's
+ * responses go out only once every commit they may depend on is durable:
+ * the applier logs the next position (a commit after all of the pass's)
+ * and waits for the largest stamp once per pass, not per request, while
+ * the next entries queue up and become one larger pass.  A read-only
+ * request waits as well: it may have read a write of this pass.  Then
+ * the digest, if one is due, and the answers may go on. */
+static void release(executor_t *ex)
 {
-	ex->nrun = 0;
-	size_t n = 0;
-	for (size_t i = 0; i < k; i++)
-		n = walk_entry(ex, es[i], n);
-	execute_batch(ex);
-
-	uint64_t executed = ex->nrun;
-	/* Remember each client's last response, for its retries, encoded
-	 * once: that frame is also what is sent.  It is the client's last op
-	 * of the group (pending), so no later op of the group reallocates it
-	 * before the sends below. */
-	uint8_t frame[4 + POTM_FRAME_MAX];
-	for (size_t i = 0; i < n; i++) {
-		batch_op_t *b = &ex->ops[i];
-		if (!b->run)
-			continue;
-		session_t *s = session_find(&ex->sessions, b->resp.client_id, false);
-		if (s == NULL || (int)i != s->pending)
-			continue;
-		s->pending = -1;
-		size_t len = potm_encode_response(&b->resp, frame, sizeof frame);
-		uint8_t *copy = len && len <= s->len ? s->frame : len ? realloc(s->frame, len) : NULL;
-		if (copy != NULL) {
-			memcpy(copy, frame, len);
-			s->frame = copy;
-			s->len = len;
-			b->cached = copy;
-			b->cached_len = len;
-		}
-	}
-
-	/* --log-dir: group commit.  The group's responses go out only once
-	 * every commit they may depend on is durable: the applier logs the
-	 * next position (a commit after all of the group's) and waits for the
-	 * largest stamp once per group, not per request, while the next
-	 * entries queue up and become one larger group.  A read-only request
-	 * waits as well: it may have read a write of this group. */
-	if (ex->st->log != NULL && n > 0) {
+	if (ex->st->log != NULL && ex->hold < ex->walked) {
 		uint64_t stamp = state_log_position(ex->st, ex->position);
-		for (size_t i = 0; i < n; i++)
-			if (ex->ops[i].run && ex->ops[i].stamp > stamp)
-				stamp = ex->ops[i].stamp;
+		for (uint64_t i = ex->hold; i < ex->walked; i++) {
+			const batch_op_t *b = &ex->ops[i & (ex->cap - 1)];
+			if (b->run && b->stamp > stamp)
+				stamp = b->stamp;
+		}
 		if (potm_durable_wait(ex->st->log, stamp) != 0) {
 			/* Nothing later can become durable: answering would
 			 * acknowledge results a restart loses. */
@@ -560,38 +695,19 @@ static void apply_entries(executor_t *ex, entry_t *const *es, size_t k)
 			_exit(1);
 		}
 	}
-
-	pthread_mutex_lock(&ex->lock);
-	uint64_t before = ex->status.batches;
-	ex->status.batches += k;
-	ex->status.positions = ex->position;
-	ex->status.executed += executed;
-	pthread_mutex_unlock(&ex->lock);
-	/* A digest whenever the group reached a multiple of digest_every: the
-	 * digest of the state after its last entry, labelled with that count
-	 * (digest_batches), so that replicas compare equal prefixes. */
-	if (ex->opt.digest_every &&
-	    before / ex->opt.digest_every != ex->status.batches / ex->opt.digest_every)
+	if (ex->digest_due)
 		publish_digest(ex);
-
-	for (size_t i = 0; i < n; i++) {
-		batch_op_t *b = &ex->ops[i];
-		if (b->cached != NULL)
-			ex->send(ex->send_ctx, b->resp.client_id, b->cached, b->cached_len);
-		else if (b->dup_of >= 0)
-			respond(ex, b->resp.client_id, &ex->ops[b->dup_of].resp);
-		else
-			respond(ex, b->resp.client_id, &b->resp);
-	}
+	ex->holding = false;
+	ex->digest_due = false;
+	ex->hold = UINT64_MAX;
 }
-
 /* ---- snapshots ------------------------------------------------------------------------ */
 
 #define SNAPSHOT_MAGIC 0x31504e534d544f50ull   /* "POTMSNP1" */
 
-/* On the applier, between batches: no request runs and no session is
- * pending, so the tables, the sessions and the counters are those after
- * the last applied entry. */
+/* On the applier, with everything walked answered: no request runs, so
+ * the tables, the sessions and the counters are those after the last
+ * applied entry. */
 static int take_snapshot(executor_t *ex, snap_writer_t *w)
 {
 	snap_put64(w, SNAPSHOT_MAGIC);
@@ -648,6 +764,7 @@ static int restore_snapshot(executor_t *ex, const void *bytes, size_t len)
 	sessions_free(&ex->sessions);
 	ex->sessions = fresh;
 	ex->position = position;
+	ex->batches_walked = batches;
 	pthread_mutex_lock(&ex->lock);
 	ex->status.batches = batches;
 	ex->status.positions = position;
@@ -715,10 +832,7 @@ int executor_restore(executor_t *ex, const void *bytes, size_t len)
 	return queue_control(ex, &c) == 0 ? wait_control(ex, &c) : -1;
 }
 
-/* Entries applied as one group, at most (apply_entries). */
-#define EXECUTOR_GROUP_MAX 64
-
-/* Run a snapshot or restore request between two groups. */
+/* Run a snapshot or restore request, everything walked before it answered. */
 static void run_control(executor_t *ex, control_t *c)
 {
 	c->rc = c->kind == CONTROL_SNAPSHOT ? take_snapshot(ex, &c->w)
@@ -729,34 +843,176 @@ static void run_control(executor_t *ex, control_t *c)
 	pthread_mutex_unlock(&ex->lock);
 }
 
-/* Take the queued entries up to the next control entry (a group), or that
- * control entry alone. */
+
+/* ---- the applier's role ------------------------------------------------------------------ */
+
+/* The head of the queue cannot be walked until the next release: the
+ * workers need not wake for it. */
+static void block_head(executor_t *ex)
+{
+	pthread_mutex_lock(&ex->lock);
+	ex->blocked = ex->head;
+	pthread_mutex_unlock(&ex->lock);
+}
+
+/* The next control entry, taken off the queue, if it heads it and every
+ * entry walked before it is answered. */
+static entry_t *take_control(executor_t *ex)
+{
+	entry_t *c = NULL;
+	pthread_mutex_lock(&ex->lock);
+	if (ex->head != NULL && ex->head->control != NULL && ex->answered == ex->walked) {
+		c = ex->head;
+		ex->head = c->next;
+		if (ex->head == NULL)
+			ex->tail = NULL;
+		ex->blocked = NULL;
+	}
+	pthread_mutex_unlock(&ex->lock);
+	return c;
+}
+
+/* One round of the applier's work, under role: answer what is done,
+ * release a quiescent point once it is reached, walk what is queued.  On
+ * a worker (applier false) the applier thread is kicked for what only it
+ * does: a control, whose turn has come; the release of a group commit
+ * (its transaction logs on the applier's thread); the end, once stopping
+ * and everything is answered.  Returns whether anything was done. */
+static bool apply_step(executor_t *ex, bool applier)
+{
+	bool did = false;
+	for (;;) {
+		bool progress = answer_ready(ex);
+		if (ex->holding) {
+			if (__atomic_load_n(&ex->runs_done, __ATOMIC_SEQ_CST) != ex->nruns) {
+				block_head(ex);
+				return did || progress;
+			}
+			if (ex->st->log != NULL && !applier) {
+				block_head(ex);
+				kick_applier(ex);
+				return did || progress;
+			}
+			release(ex);
+			did = true;
+			continue;
+		}
+		if (applier) {
+			entry_t *c = take_control(ex);
+			if (c != NULL) {
+				run_control(ex, c->control);
+				free(c);
+				did = true;
+				continue;
+			}
+		}
+		/* the requests walked that do not run are answered at once */
+		progress |= walk_pass(ex);
+		if (!progress)
+			break;
+		did = true;
+	}
+	if (!applier && ex->answered == ex->walked) {
+		pthread_mutex_lock(&ex->lock);
+		if (ex->head != NULL ? ex->head->control != NULL : ex->stopping)
+			kick_locked(ex);
+		pthread_mutex_unlock(&ex->lock);
+	}
+	return did;
+}
+
+/* A worker's turn at the role, if nobody has it: see apply_req. */
+static void try_apply(executor_t *ex)
+{
+	__atomic_store_n(&ex->apply_req, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&ex->apply_req, __ATOMIC_SEQ_CST) &&
+	       pthread_mutex_trylock(&ex->role) == 0) {
+		__atomic_store_n(&ex->apply_req, 0, __ATOMIC_SEQ_CST);
+		apply_step(ex, false);
+		pthread_mutex_unlock(&ex->role);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	worker_t *w = arg;
+	executor_t *ex = w->ex;
+	uint64_t idle_from = 0;   /* when this worker ran out of requests (0: running,
+	                           * or before its first) */
+	for (;;) {
+		uint64_t t = claim_tx(ex);
+		if (t != UINT64_MAX) {
+			if (idle_from != 0)
+				__atomic_fetch_add(&ex->worker_idle_ns, bench_now_ns() - idle_from,
+				                   __ATOMIC_RELAXED);
+			idle_from = 0;
+			run_tx(ex, w->scratch, t);
+			try_apply(ex);
+			if (!work_published(ex))
+				idle_from = bench_now_ns();
+			continue;
+		}
+		try_apply(ex);
+		/* --worker-spin: polling the published count for a while saves
+		 * the sleep and the wake-up when the next transactions come
+		 * soon. */
+		bool found = work_published(ex);
+		for (unsigned i = 0; i < ex->opt.worker_spin && !found; i++) {
+			spin_pause();
+			found = work_published(ex);
+		}
+		if (found)
+			continue;
+		pthread_mutex_lock(&ex->lock);
+		/* Sequentially consistent against publish's look at the
+		 * sleepers; the queue is read under the lock enqueue takes. */
+		__atomic_add_fetch(&ex->workers_sleeping, 1, __ATOMIC_SEQ_CST);
+		while (!work_published(ex) && !ex->leave &&
+		       (ex->head == NULL || ex->head == ex->blocked))
+			pthread_cond_wait(&ex->cv_work, &ex->lock);
+		__atomic_sub_fetch(&ex->workers_sleeping, 1, __ATOMIC_SEQ_CST);
+		bool leave = ex->leave && !work_published(ex);
+		pthread_mutex_unlock(&ex->lock);
+		if (leave)
+			break;
+	}
+	tm_thread_exit();
+	return NULL;
+}
+
+/* The applier thread: controls, the end, group commit's release, and all
+ * of the role when no worker executes (sequential) or when it executes
+ * requests beside them (--applier-executes). */
 static void *applier_main(void *arg)
 {
 	executor_t *ex = arg;
-	entry_t *group[EXECUTOR_GROUP_MAX];
+	bool runs_txs = ex->nworkers == 0 || ex->opt.applier_executes;
 	for (;;) {
+		pthread_mutex_lock(&ex->role);
+		__atomic_store_n(&ex->apply_req, 0, __ATOMIC_SEQ_CST);
+		bool did = apply_step(ex, true);
 		pthread_mutex_lock(&ex->lock);
-		while (ex->head == NULL && !ex->stopping)
-			pthread_cond_wait(&ex->cv_entry, &ex->lock);
-		size_t k = 0;
-		bool control = ex->head != NULL && ex->head->control != NULL;
-		size_t most = control ? 1 : EXECUTOR_GROUP_MAX;
-		while (ex->head != NULL && k < most && (ex->head->control != NULL) == control) {
-			group[k++] = ex->head;
-			ex->head = ex->head->next;
-		}
-		if (ex->head == NULL)
-			ex->tail = NULL;
+		bool finished = ex->stopping && ex->head == NULL && ex->answered == ex->walked &&
+		                !ex->holding;
 		pthread_mutex_unlock(&ex->lock);
-		if (k == 0)
+		pthread_mutex_unlock(&ex->role);
+		if (finished)
 			break;
-		if (control)
-			run_control(ex, group[0]->control);
-		else
-			apply_entries(ex, group, k);
-		for (size_t i = 0; i < k; i++)
-			free(group[i]);
+		if (runs_txs) {
+			/* one transaction, then the role again */
+			uint64_t t = claim_tx(ex);
+			if (t != UINT64_MAX) {
+				run_tx(ex, ex->applier_scratch, t);
+				continue;
+			}
+		}
+		if (did || __atomic_load_n(&ex->apply_req, __ATOMIC_SEQ_CST))
+			continue;
+		pthread_mutex_lock(&ex->lock);
+		while (!ex->kick && !(runs_txs && work_published(ex)))
+			pthread_cond_wait(&ex->cv_entry, &ex->lock);
+		ex->kick = false;
+		pthread_mutex_unlock(&ex->lock);
 	}
 	tm_thread_exit();
 	return NULL;
@@ -805,19 +1061,21 @@ executor_t *executor_start(server_state_t *st, const server_options_t *o, bool o
 	ex->ordered = ordered;
 	ex->send = send;
 	ex->send_ctx = send_ctx;
+	ex->barrier = o->barrier || st->log != NULL;
+	ex->hold = UINT64_MAX;
 	ex->nworkers = o->workers;
 	ex->position = st->start_position;
 	ex->status.positions = st->start_position;
 	pthread_mutex_init(&ex->lock, NULL);
+	pthread_mutex_init(&ex->role, NULL);
 	pthread_cond_init(&ex->cv_entry, NULL);
 	pthread_cond_init(&ex->cv_work, NULL);
-	pthread_cond_init(&ex->cv_done, NULL);
 	pthread_cond_init(&ex->cv_control, NULL);
 	ex->applier_scratch = state_scratch_new(st);
 	ex->workers = calloc(o->workers ? o->workers : 1, sizeof *ex->workers);
-	if (ex->applier_scratch == NULL || ex->workers == NULL || grow_ops(ex, 64) != 0) {
+	if (ex->applier_scratch == NULL || ex->workers == NULL || grow_window(ex, 1024) != 0) {
 		fprintf(stderr, "potm-server: out of memory\n");
-		executor_stop(ex);
+		executor_stop(ex, NULL);
 		return NULL;
 	}
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -850,19 +1108,19 @@ executor_t *executor_start(server_state_t *st, const server_options_t *o, bool o
 	if (started != (int)o->workers + 1 || ex->start_rc != 0) {
 		fprintf(stderr, "potm-server: could not start %u executing threads\n",
 		        o->workers + 1);
-		executor_stop(ex);
+		executor_stop(ex, NULL);
 		return NULL;
 	}
 	return ex;
 }
 
-void executor_stop(executor_t *ex)
+void executor_stop(executor_t *ex, executor_status_t *last)
 {
 	if (ex == NULL)
 		return;
 	pthread_mutex_lock(&ex->lock);
 	ex->stopping = true;
-	pthread_cond_broadcast(&ex->cv_entry);
+	kick_locked(ex);
 	pthread_mutex_unlock(&ex->lock);
 	if (ex->applier_started)
 		pthread_join(ex->applier, NULL);
@@ -872,6 +1130,8 @@ void executor_stop(executor_t *ex)
 	pthread_mutex_unlock(&ex->lock);
 	for (unsigned i = 0; i < ex->nworkers; i++)
 		pthread_join(ex->workers[i].thread, NULL);
+	if (last != NULL)
+		executor_status(ex, last);
 	for (unsigned i = 0; ex->workers != NULL && i < ex->opt.workers; i++)
 		state_scratch_free(ex->workers[i].scratch);
 	free(ex->workers);
@@ -880,13 +1140,18 @@ void executor_stop(executor_t *ex)
 		next = e->next;
 		free(e);
 	}
+	for (entry_t *e = ex->walk_head, *next; e != NULL; e = next) {
+		next = e->next;
+		free(e);
+	}
 	sessions_free(&ex->sessions);
 	free(ex->ops);
-	free(ex->run_list);
+	free(ex->runs);
+	free(ex->txs);
 	pthread_mutex_destroy(&ex->lock);
+	pthread_mutex_destroy(&ex->role);
 	pthread_cond_destroy(&ex->cv_entry);
 	pthread_cond_destroy(&ex->cv_work);
-	pthread_cond_destroy(&ex->cv_done);
 	pthread_cond_destroy(&ex->cv_control);
 	free(ex);
 }

@@ -86,6 +86,10 @@ static void usage(FILE *f)
 	        "  --applier-executes  the applier runs requests beside the workers (so\n"
 	        "                    --workers 1 is two executing threads)\n"
 	        "  --worker-spin N   polls for work before a worker sleeps (default 0)\n"
+	        "  --barrier         execute pass by pass: the entries queued at once run to\n"
+	        "                    their end and are answered before the next are walked\n"
+	        "                    (default: continuously, quiescent only for a digest,\n"
+	        "                    a snapshot or --log-dir's group commit)\n"
 	        "  --requests-per-tx N  run N consecutive requests as one transaction, in one\n"
 	        "                    slot (modes pot, occ, 2pl; 1..64, default 1)\n"
 	        "  --log-dir DIR     a single server's redo log: answer each request once its\n"
@@ -205,6 +209,7 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 		{ "worker-spin", required_argument, NULL, 'W' },
 		{ "requests-per-tx", required_argument, NULL, 'G' },
 		{ "log-dir", required_argument, NULL, 'L' },
+		{ "barrier", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -325,6 +330,9 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 			break;
 		case 'L':
 			o->log_dir = optarg;
+			break;
+		case 'B':
+			o->barrier = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -476,7 +484,7 @@ int main(int argc, char **argv)
 		ag = agreement_raft_create(&rc, executor_apply, ex);
 	}
 	if (ag == NULL) {
-		executor_stop(ex);
+		executor_stop(ex, NULL);
 		net_destroy(net);
 		if (tm_thread_enter(0) == 0) {
 			state_log_close(&st);
@@ -507,8 +515,7 @@ int main(int argc, char **argv)
 	/* The agreement first: no entry reaches the executor after it. */
 	agreement_destroy(ag);
 	executor_status_t s;
-	executor_status(ex, &s);
-	executor_stop(ex);
+	executor_stop(ex, &s);
 	net_destroy(net);
 
 	bench_verdict_t v = { .failed = false };

@@ -70,6 +70,7 @@ typedef struct server_options {
 	const char *log_dir;
 	unsigned worker_spin;     /* polls of the claim word before sleeping */
 	unsigned requests_per_tx;  /* consecutive requests run as one transaction */
+	bool barrier;             /* execute entries pass by pass (executor.c) */
 } server_options_t;
 
 /* ---- the state machine's database (state.c) ------------------------------- */
@@ -192,10 +193,9 @@ typedef struct executor_status {
 	uint64_t digest_batches;  /* ... which was this many batches in */
 	uint64_t snapshots;       /* snapshots taken by this process (not replicated state) */
 	uint64_t restores;        /* snapshots restored by this process */
-	uint64_t worker_idle_ns;  /* the workers' time from running out of a
-	                           * batch's requests to the next batch: its
-	                           * tail, and the gap while the applier
-	                           * answers and walks the next one */
+	uint64_t worker_idle_ns;  /* the workers' time with no request to claim:
+	                           * waiting for entries, for the walk, and
+	                           * (--barrier) for a pass's tail */
 } executor_status_t;
 
 /* Start the applier (logical id 0) and the workers (1..workers), which
@@ -219,8 +219,9 @@ int executor_snapshot_end(executor_t *ex, executor_snap_t *snap, void **bytes, s
  * batches; blocks until done.  0, or -1 if the bytes are not a snapshot
  * of this server (nothing changed). */
 int executor_restore(executor_t *ex, const void *bytes, size_t len);
-/* Apply everything queued, then stop every thread (they exit the TM). */
-void executor_stop(executor_t *ex);
+/* Apply everything queued, then stop every thread (they exit the TM);
+ * last (if not NULL): the status once everything is applied. */
+void executor_stop(executor_t *ex, executor_status_t *last);
 
 /* ---- the execution phase alone (stream.c) ------------------------------------ */
 

@@ -32,42 +32,15 @@
 #include <string.h>
 #include <time.h>
 
-/* What the executor sent back (executor_send_fn), counted on the applier. */
-typedef struct stream_sink {
-	pthread_mutex_t lock;
-	pthread_cond_t cv;
-	uint64_t answered;        /* under lock */
-	uint64_t want;            /* under lock: wake the driver at this count */
-	uint64_t ok, rolled_back, errors;   /* the applier's only */
-} stream_sink_t;
-
-/* A frame's status is the 16-bit word at byte 2 of its body
- * (server/PROTOCOL.md), read without decoding the rest. */
-static void stream_send(void *ctx, uint64_t client_id, const uint8_t *frame, size_t len)
-{
-	stream_sink_t *s = ctx;
-	(void)client_id;
-	unsigned status = len >= 8 ? (unsigned)frame[6] | (unsigned)frame[7] << 8 : 0xffffu;
-	if (status == POTM_OK)
-		s->ok++;
-	else if (status == POTM_ROLLED_BACK)
-		s->rolled_back++;
-	else
-		s->errors++;
-	pthread_mutex_lock(&s->lock);
-	/* One wake-up per round, not per response: a closed-loop round ends
-	 * with its last response. */
-	if (++s->answered == s->want)
-		pthread_cond_signal(&s->cv);
-	pthread_mutex_unlock(&s->lock);
-}
-
-/* The stream's log entries, encoded: entry k is bytes[off[k], off[k+1]),
- * round r is entries [round[r], round[r+1]). */
+/* The stream's log entries, encoded: entry k is bytes[off[k], off[k+1])
+ * and holds count[k] requests, those of client group group[k] (clients
+ * [group * batch_max, ...)); round r is entries [round[r], round[r+1]). */
 typedef struct stream_log {
 	uint8_t *bytes;
 	size_t len, cap;
 	size_t *off, *round;
+	unsigned *count;
+	size_t *group;
 	size_t nentries, nrounds;
 } stream_log_t;
 
@@ -103,7 +76,10 @@ static int build_log(stream_log_t *l, const server_options_t *o)
 	uint64_t *next_id = calloc(c, sizeof *next_id);
 	l->off = malloc((rounds * per_round + 1) * sizeof *l->off);
 	l->round = malloc((rounds + 1) * sizeof *l->round);
-	if (cl == NULL || next_id == NULL || l->off == NULL || l->round == NULL)
+	l->count = calloc(rounds * per_round + 1, sizeof *l->count);
+	l->group = calloc(rounds * per_round + 1, sizeof *l->group);
+	if (cl == NULL || next_id == NULL || l->off == NULL || l->round == NULL ||
+	    l->count == NULL || l->group == NULL)
 		goto oom;
 	for (unsigned i = 0; i < c; i++)
 		workload_client_init(&cl[i], &wo, i);
@@ -112,8 +88,11 @@ static int build_log(stream_log_t *l, const server_options_t *o)
 	for (size_t r = 0; r < rounds; r++) {
 		l->round[l->nrounds++] = l->nentries;
 		for (unsigned i = 0; i < c && drawn < n; i++, drawn++) {
-			if (i % o->batch_max == 0)
+			if (i % o->batch_max == 0) {
+				l->group[l->nentries] = i / o->batch_max;
 				l->off[l->nentries++] = l->len;
+			}
+			l->count[l->nentries - 1]++;
 			potm_request_t req = { .client_id = i + 1, .request_id = ++next_id[i] };
 			unsigned np;
 			req.type = workload_next(&cl[i], req.params, &np);
@@ -140,11 +119,79 @@ fail:
 	return -1;
 }
 
-/* One round's latency, shared by its n requests. */
+/* One entry's latency, shared by its n requests. */
 typedef struct round_lat {
 	double ms;
 	uint64_t n;
 } round_lat_t;
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The closed loop: every client group has one entry in flight; when its
+ * last response comes back (on the thread that answers, executor_send_fn)
+ * the group's next entry is proposed.  Entries are proposed in log order
+ * only, so the log is the same in every run: an entry whose group's
+ * previous entry is still in flight holds back the ones after it. */
+typedef struct stream_sink {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	const stream_log_t *log;
+	agreement_t *ag;
+	unsigned group_size;      /* clients per entry (batch_max) */
+	/* under lock: */
+	uint64_t *answered, *want;   /* per group: responses back, and in flight */
+	size_t *current;          /* per group: its entry in flight, or SIZE_MAX */
+	double *proposed_at;      /* per entry */
+	round_lat_t *lat;         /* per entry answered, in answer order */
+	size_t nlat;
+	size_t next;              /* the next entry to propose */
+	uint64_t ok, rolled_back, errors;
+} stream_sink_t;
+
+/* Propose every entry, in log order, whose group has none in flight. */
+static void stream_pump(stream_sink_t *s)
+{
+	const stream_log_t *l = s->log;
+	while (s->next < l->nentries && s->current[l->group[s->next]] == SIZE_MAX) {
+		size_t k = s->next++, g = l->group[k];
+		s->current[g] = k;
+		s->want[g] += l->count[k];
+		s->proposed_at[k] = now_s();
+		agreement_propose(s->ag, l->bytes + l->off[k], l->off[k + 1] - l->off[k]);
+	}
+}
+
+/* A frame's status is the 16-bit word at byte 2 of its body
+ * (server/PROTOCOL.md), read without decoding the rest. */
+static void stream_send(void *ctx, uint64_t client_id, const uint8_t *frame, size_t len)
+{
+	stream_sink_t *s = ctx;
+	unsigned status = len >= 8 ? (unsigned)frame[6] | (unsigned)frame[7] << 8 : 0xffffu;
+	size_t g = (size_t)(client_id - 1) / s->group_size;
+	pthread_mutex_lock(&s->lock);
+	if (status == POTM_OK)
+		s->ok++;
+	else if (status == POTM_ROLLED_BACK)
+		s->rolled_back++;
+	else
+		s->errors++;
+	if (++s->answered[g] == s->want[g]) {
+		/* each request of the entry waited this long */
+		size_t k = s->current[g];
+		s->lat[s->nlat++] = (round_lat_t){ .ms = (now_s() - s->proposed_at[k]) * 1e3,
+		                                   .n = s->log->count[k] };
+		s->current[g] = SIZE_MAX;
+		stream_pump(s);
+		if (s->nlat == s->log->nentries)
+			pthread_cond_signal(&s->cv);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
 
 static int cmp_lat(const void *a, const void *b)
 {
@@ -153,7 +200,7 @@ static int cmp_lat(const void *a, const void *b)
 }
 
 /* The requests' mean latency and their p99 by nearest rank (potm-load's
- * definition), from the rounds' (sorts lat). */
+ * definition), from the entries' (sorts lat). */
 static void latency_summary(round_lat_t *lat, size_t rounds, uint64_t total, double *mean,
                             double *p99)
 {
@@ -172,65 +219,52 @@ static void latency_summary(round_lat_t *lat, size_t rounds, uint64_t total, dou
 	}
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 int stream_run(server_state_t *st, const server_options_t *o, bool ordered,
                const char *mode_name)
 {
 	stream_log_t l = { 0 };
-	stream_sink_t sink = { .answered = 0 };
+	stream_sink_t sink = { .log = &l, .group_size = o->batch_max, .next = 0 };
 	pthread_mutex_init(&sink.lock, NULL);
 	pthread_cond_init(&sink.cv, NULL);
 	int rc = 1;
 	executor_t *ex = NULL;
 	agreement_t *ag = NULL;
-	round_lat_t *lat = NULL;
 	if (build_log(&l, o) != 0)
 		goto out;
-	lat = malloc(l.nrounds * sizeof *lat);
-	if (lat == NULL) {
+	size_t groups = (o->stream_clients + o->batch_max - 1) / o->batch_max;
+	sink.answered = calloc(groups, sizeof *sink.answered);
+	sink.want = calloc(groups, sizeof *sink.want);
+	sink.current = malloc(groups * sizeof *sink.current);
+	sink.proposed_at = calloc(l.nentries + 1, sizeof *sink.proposed_at);
+	sink.lat = calloc(l.nentries + 1, sizeof *sink.lat);
+	if (sink.answered == NULL || sink.want == NULL || sink.current == NULL ||
+	    sink.proposed_at == NULL || sink.lat == NULL) {
 		fprintf(stderr, "potm-server: --stream: out of memory\n");
 		goto out;
 	}
+	for (size_t g = 0; g < groups; g++)
+		sink.current[g] = SIZE_MAX;
 	ex = executor_start(st, o, ordered, stream_send, &sink);
 	ag = ex != NULL ? agreement_local_create(executor_apply, ex) : NULL;
 	if (ag == NULL)
 		goto out;
+	sink.ag = ag;
 
-	double t0 = now_s(), mark = t0;
-	uint64_t proposed = 0;
-	for (size_t r = 0; r < l.nrounds; r++) {
-		for (size_t k = l.round[r]; k < l.round[r + 1]; k++)
-			agreement_propose(ag, l.bytes + l.off[k], l.off[k + 1] - l.off[k]);
-		/* Every round holds one request per client but the last. */
-		uint64_t in_round = o->stream - proposed < o->stream_clients
-		                    ? o->stream - proposed : o->stream_clients;
-		proposed += in_round;
-		pthread_mutex_lock(&sink.lock);
-		sink.want = proposed;
-		while (sink.answered < proposed)
-			pthread_cond_wait(&sink.cv, &sink.lock);
-		pthread_mutex_unlock(&sink.lock);
-		/* Each request of the round waited from its proposal to the
-		 * round's end: a client's latency, without the network. */
-		double end = now_s();
-		lat[r] = (round_lat_t){ .ms = (end - mark) * 1e3, .n = in_round };
-		mark = end;
-	}
+	double t0 = now_s();
+	pthread_mutex_lock(&sink.lock);
+	stream_pump(&sink);
+	while (sink.nlat < l.nentries)
+		pthread_cond_wait(&sink.cv, &sink.lock);
+	pthread_mutex_unlock(&sink.lock);
 	double seconds = now_s() - t0;
 	double mean_ms = 0, p99_ms = 0;
-	latency_summary(lat, l.nrounds, o->stream, &mean_ms, &p99_ms);
+	latency_summary(sink.lat, sink.nlat, o->stream, &mean_ms, &p99_ms);
 
 	agreement_destroy(ag);
 	ag = NULL;
 	executor_status_t s;
-	executor_status(ex, &s);
-	executor_stop(ex);
+	executor_stop(ex, &s);
 	ex = NULL;
 
 	bench_verdict_t v = { .failed = false };
@@ -271,13 +305,19 @@ int stream_run(server_state_t *st, const server_options_t *o, bool ordered,
 out:
 	if (ag != NULL)
 		agreement_destroy(ag);
-	executor_stop(ex);
+	executor_stop(ex, NULL);
 	if (tm_thread_enter(0) == 0) {
 		state_destroy(st);
 		tm_thread_exit();
 	}
 done:
-	free(lat);
+	free(sink.answered);
+	free(sink.want);
+	free(sink.current);
+	free(sink.proposed_at);
+	free(sink.lat);
+	free(l.count);
+	free(l.group);
 	free(l.bytes);
 	free(l.off);
 	free(l.round);
