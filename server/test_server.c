@@ -226,6 +226,50 @@ START_TEST(test_retry_executes_once)
 	server_stop(&s);
 }
 END_TEST
+/* Continuous execution (no digest to wait for): retries sent back to back
+ * with their original, so that they are walked while it still runs, get
+ * its response; the request after them runs once. */
+START_TEST(test_retry_in_flight)
+{
+	const char *backend = have_backend("pot") ? "pot" : "seq";
+	const char *extra[] = { "--port", "0", "--digest-every", "0", NULL };
+	server_t s;
+	server_start_with(&s, backend, strcmp(backend, "pot") == 0 ? "pot" : "sequential", NULL,
+	                  extra);
+	potm_client_t *c = connect_to(&s, 77);
+	uint8_t frame[4 + POTM_FRAME_MAX];
+	for (int round = 0; round < 20; round++) {
+		potm_request_t q = { .type = POTM_TX_TRANSFER, .client_id = 77,
+		                     .request_id = 2 * (uint64_t)round + 1, .nparams = 3,
+		                     .params = { 2, 3, 10 } };
+		size_t n = potm_encode_request(&q, frame, sizeof frame);
+		for (int i = 0; i < 3; i++)   /* the request and two retries */
+			ck_assert_int_eq(potm_client_send_raw(c, frame, n), 0);
+		q.request_id++;
+		n = potm_encode_request(&q, frame, sizeof frame);
+		ck_assert_int_eq(potm_client_send_raw(c, frame, n), 0);
+		potm_response_t r[4];
+		for (int i = 0; i < 4; i++)
+			ck_assert_int_eq(potm_client_recv(c, &r[i]), 0);
+		for (int i = 0; i < 3; i++) {
+			ck_assert_int_eq(r[i].status, POTM_OK);
+			ck_assert_uint_eq(r[i].request_id, q.request_id - 1);
+			ck_assert_uint_eq(r[i].position, r[0].position);
+			ck_assert_int_eq(r[i].values[1], 1000 - 20 * round - 10);
+		}
+		ck_assert_int_eq(r[3].status, POTM_OK);
+		ck_assert_uint_eq(r[3].request_id, q.request_id);
+		ck_assert_int_eq(r[3].values[1], 1000 - 20 * round - 20);
+	}
+	potm_client_close(c);
+	c = connect_to(&s, 0);
+	ck_assert_int_eq(balance(c, 2), 1000 - 400);
+	ck_assert_int_eq(balance(c, 3), 1000 + 400);
+	potm_client_close(c);
+	server_stop(&s);
+}
+END_TEST
+
 /* ---- replicas ------------------------------------------------------------------- */
 
 /* n distinct loopback ports, free when asked: every socket stays bound
@@ -552,6 +596,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_frames_round_trip);
 	tcase_add_test(tc, test_retry_executes_once);
+	tcase_add_test(tc, test_retry_in_flight);
 	tcase_add_test(tc, test_bad_input);
 	tcase_add_test(tc, test_cluster_client);
 	tcase_add_test(tc, test_pot_digest_is_sequential_digest);

@@ -3,7 +3,9 @@
 # stream ends with the same digest in every ordered mode (sequential, pot,
 # pot+lsd, pot+fast, pot+lsd+fast; with --applier-executes and
 # --worker-spin; pot with --requests-per-tx, whole transactions and a
-# partial last one; on potm-server-seq too), every request answered and
+# partial last one; pot with --barrier, and pipelined in entries smaller
+# than a round, with and without digests; on potm-server-seq too), every
+# request answered and
 # the final checks passing; another seed gives another digest; occ and 2pl
 # answer everything and pass their checks; bad options exit 2.
 #
@@ -53,6 +55,16 @@ for workload in tpcc hot; do
 		d=$(run potm-server-pot --mode pot --stream $n $args --requests-per-tx $g)
 		[ "$d" = "$ref" ] || fail "$workload pot --requests-per-tx $g: digest $d, sequential's $ref"
 	done
+	# pass by pass; entries of 3 requests, each client group's next
+	# proposed on its last response (pipelined), with and without a
+	# digest every 2 entries (quiescent points in the continuous walk)
+	for extra in "--barrier" "--batch-max 3" "--batch-max 3 --digest-every 2" \
+		     "--batch-max 3 --requests-per-tx 2 --digest-every 5"; do
+		d=$(run potm-server-pot --mode pot --stream $n $args $extra)
+		[ "$d" = "$ref" ] || fail "$workload pot $extra: digest $d, sequential's $ref"
+	done
+	d=$(run potm-server-pot --mode sequential --stream $n $args --batch-max 3)
+	[ "$d" = "$ref" ] || fail "$workload sequential --batch-max 3: digest $d, sequential's $ref"
 	for extra in "--workers 1 --applier-executes" "--workers 3 --worker-spin 1000"; do
 		d=$(run potm-server-pot --mode pot+lsd+fast --stream $n $args $extra)
 		[ "$d" = "$ref" ] || fail "$workload pot+lsd+fast $extra: digest $d, sequential's $ref"
@@ -63,22 +75,25 @@ for workload in tpcc hot; do
 	fi
 done
 
-# worker_idle_ms: none without workers, some between pot's rounds.
+# worker_idle_ms: none without workers, some at --barrier's quiescent
+# point after every round.
 want=$n
 out=$("$dir/potm-server-pot" --mode sequential --stream $n $scale --seed 3)
 [ "$(field "$out" worker_idle_ms)" = 0.000 ] || fail "sequential: worker_idle_ms not 0: $out"
-out=$("$dir/potm-server-pot" --mode pot --stream $n $scale --seed 3)
+out=$("$dir/potm-server-pot" --mode pot --stream $n $scale --seed 3 --barrier)
 idle=$(field "$out" worker_idle_ms)
-[ -n "$idle" ] && [ "$idle" != 0.000 ] || fail "pot: no worker_idle_ms between $n/8 rounds: $out"
+[ -n "$idle" ] && [ "$idle" != 0.000 ] || fail "pot --barrier: no worker_idle_ms between $n/8 rounds: $out"
 
 # The digest is of the stream: another seed, another state.
 want=$n
 a=$(run potm-server-pot --mode pot --stream $n $scale --seed 3)
 b=$(run potm-server-pot --mode pot --stream $n $scale --seed 4)
 [ -n "$a" ] && [ "$a" != "$b" ] || fail "seeds 3 and 4 end with the same digest $a"
-# A partial last round: 13 requests of 8 clients.
+# A partial last round: 13 requests of 8 clients (in entries of 3: the
+# last round's second entry holds 2, its third none).
 want=13
 run potm-server-pot --mode pot+fast --stream 13 $scale >/dev/null
+run potm-server-pot --mode pot --stream 13 $scale --batch-max 3 >/dev/null
 
 want=$n
 for g in 1 3; do
@@ -89,7 +104,7 @@ done
 for bad in "--stream 0" "--stream 10 --port 7000" "--clients 4" "--stream 10 --workload tpcx" \
 	   "--stream 10 --clients 0" "--stream 10 --worker-spin x" "--stream 10 --requests-per-tx 0" \
 	   "--stream 10 --requests-per-tx 65" "--stream 10 --mode pot+fast --requests-per-tx 2" \
-	   "--stream 10 --mode pot+lsd --requests-per-tx 2"; do
+	   "--stream 10 --mode pot+lsd --requests-per-tx 2" "--stream 10 --barrier=1"; do
 	"$dir/potm-server-pot" $bad >/dev/null 2>&1
 	rc=$?
 	[ $rc = 2 ] || fail "potm-server-pot $bad: exit $rc, not 2"
