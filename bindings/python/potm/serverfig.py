@@ -16,9 +16,10 @@ drives it, stops it and keeps the run only if its final checks passed.
 
 With ``--stream`` each point is one ``potm-server --stream`` run instead
 (server/stream.c): the same clients' requests, drawn by the same generator,
-proposed round by round to the local agreement and executed with no sockets
-and no client threads, so that the cores run the execution phase only.  Its
-latencies are the rounds' (no network).  The ordered modes' digests of the
+proposed to the local agreement in entries of ``--entry`` requests (default
+32; a group of clients' next entry goes when its last response comes back)
+and executed with no sockets and no client threads, so that the cores run the
+execution phase only.  Its latencies are the entries' (no network).  The ordered modes' digests of the
 same (scale, clients, repeat) must agree: the summary says whether they do,
 and a disagreement fails the run.  ``--server-arg`` passes an option on to
 every server (e.g. ``--server-arg=--applier-executes``);
@@ -125,16 +126,24 @@ def run_point(build: Path, mode: str, warehouses: int, clients: int, requests: i
 ORDERED: tuple[str, ...] = ("sequential", "pot", "pot+lsd", "pot+fast", "pot+lsd+fast")
 
 
+#: Requests per log entry in a stream run (``--batch-max``): a round of
+#: more clients is several entries in flight, each group's next proposed
+#: when its last response comes back, which the executor overlaps.
+STREAM_ENTRY = 32
+
+
 def run_stream_point(build: Path, mode: str, warehouses: int, clients: int, requests: int,
                      workers: int, repeat: int, items: int, customers: int,
-                     server_args: Sequence[str] = (), timeout: float = 600.0) -> Point:
-    """One ``potm-server --stream`` run: requests in all, clients per round.
+                     server_args: Sequence[str] = (), timeout: float = 600.0,
+                     entry: int = STREAM_ENTRY) -> Point:
+    """One ``potm-server --stream`` run: requests in all, clients per round,
+    entries of entry requests.
 
     Raises RuntimeError when the server fails or prints no stream line."""
     binary = build / "server" / f"potm-server-{MODE_BACKENDS[mode]}"
     cmd = [str(binary), "--mode", mode, "--stream", str(requests), "--clients", str(clients),
            "-w", str(warehouses), "-I", str(items), "-C", str(customers),
-           "--seed", str(repeat + 1), "--digest-every", "0"]
+           "--seed", str(repeat + 1), "--digest-every", "0", "--batch-max", str(entry)]
     if mode != "sequential":
         cmd += ["--workers", str(workers)]
     cmd += list(server_args)
@@ -281,14 +290,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="an option for every server (repeatable; --server-arg=--x)")
     ap.add_argument("--requests-per-tx", type=int, default=1, metavar="N",
                     help="pot, occ and 2pl run N consecutive requests per transaction")
+    ap.add_argument("--entry", type=int, default=STREAM_ENTRY, metavar="N",
+                    help=f"with --stream: requests per log entry (default {STREAM_ENTRY})")
     a = ap.parse_args(argv)
     if a.quick:
         a.clients, a.repeat, a.requests = [2, 8], 1, 100
         a.stream_requests = min(a.stream_requests, 2000)
     if min(a.warehouses + a.clients) < 1 or a.requests < 1 or a.stream_requests < 1 \
-            or a.repeat < 1 or a.workers < 1 or not 1 <= a.requests_per_tx <= 64:
+            or a.repeat < 1 or a.workers < 1 or not 1 <= a.requests_per_tx <= 64 \
+            or not 1 <= a.entry <= 4096:
         ap.error("--warehouses, --clients, --requests, --stream-requests, --repeat and "
-                 "--workers must be >= 1, --requests-per-tx in 1..64")
+                 "--workers must be >= 1, --requests-per-tx in 1..64, --entry in 1..4096")
     name = "server-stream" if a.stream else "server"
     out = a.out or (Path("results/quick") / name if a.quick else Path("plots") / name)
     modes = available(a.build, a.modes)
@@ -307,7 +319,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     try:
                         if a.stream:
                             p = run_stream_point(a.build, mode, w, c, a.stream_requests,
-                                                 a.workers, r, a.items, a.customers, args)
+                                                 a.workers, r, a.items, a.customers, args,
+                                                 entry=a.entry)
                         else:
                             p = run_point(a.build, mode, w, c, a.requests, a.workers, r,
                                           a.items, a.customers, a.python_clients, args)

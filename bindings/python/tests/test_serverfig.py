@@ -36,10 +36,10 @@ def test_quick_pass_writes_table_and_figure(tmp_path: Path) -> None:
 
 
 def test_many_clients_on_two_workers_every_run_verified(tmp_path: Path) -> None:
-    """16 closed-loop clients keep the log's groups large: the workers of
-    one batch and the applier walking the next group overlap, which must
-    neither run a request twice nor skip one (each run's final checks and
-    every request answered)."""
+    """16 closed-loop clients keep the log's entries large: the workers
+    running one and the walk of the next overlap, which must neither run a
+    request twice nor skip one (each run's final checks and every request
+    answered)."""
     if not (build_dir() / "server" / "potm-load").exists():
         pytest.skip("potm-server and potm-load are not built")
     rc = main(["--build", str(build_dir()), "--out", str(tmp_path), "--modes", "pot",
@@ -82,6 +82,13 @@ def test_stream_pass_digests_agree_and_failures_are_recorded(tmp_path: Path) -> 
     text = (tmp_path / "per_tx" / "server.txt").read_text()
     assert rc == 0 and "ordered modes' digests: agree" in text, text
     assert "requests per transaction: pot 3" in text, text
+    # entries of one request: four in flight, each client's next proposed
+    # on its response; the log, and so every digest, is the same
+    rc = main(common + ["--out", str(tmp_path / "entry"), "--repeat", "1", "--entry", "1"])
+    text = (tmp_path / "entry" / "server.txt").read_text()
+    assert rc == 0 and "ordered modes' digests: agree" in text, text
+    with pytest.raises(SystemExit):
+        main(common + ["--out", str(tmp_path / "x"), "--entry", "0"])
     rc = main(common + ["--out", str(tmp_path / "bad"), "--repeat", "1",
                         "--server-arg=--no-such-option"])
     assert rc == 1
