@@ -193,14 +193,6 @@ struct executor {
 	bool leave;               /* the workers' signal to exit (under lock) */
 	tpcc_worker_t *applier_scratch;
 	int start_rc;             /* the threads' registration: 0 or -1 */
-	/* The applier thread is registered with the TM only while it runs
-	 * transactions: always when it executes requests or logs (sequential,
-	 * --applier-executes, --log-dir), else only around a control.  A
-	 * registered thread that sleeps would count as one more thread than
-	 * CPUs, and the sequencer's waiters would then yield the CPU at once
-	 * instead of polling for their turn. */
-	bool applier_lazy_tm;
-	bool applier_in_tm;
 
 	/* Under role.  The window: rings of cap slots (a power of two), indexed by
 	 * sequence numbers.  ops: every request walked and not yet answered,
@@ -214,7 +206,7 @@ struct executor {
 	uint64_t *runs;
 	tx_span_t *txs;
 	size_t cap;
-	uint64_t walked, answered;    /* op sequence numbers (also read under lock) */
+	uint64_t walked, answered;    /* op sequence numbers */
 	uint64_t nruns, ntxs;         /* walked, closed */
 	uint64_t open_first;          /* the transaction being walked into: */
 	unsigned open_n;              /*   its first run and its runs so far */
@@ -880,21 +872,6 @@ static entry_t *take_control(executor_t *ex)
 	return c;
 }
 
-/* Register the applier thread (on) or let it go (off, when lazy). */
-static void applier_tm(executor_t *ex, bool on)
-{
-	if (!ex->applier_lazy_tm || on == ex->applier_in_tm)
-		return;
-	if (!on) {
-		tm_thread_exit();
-	} else if (tm_thread_enter(0) != 0) {
-		/* it registered at start, and nothing else takes id 0 */
-		fprintf(stderr, "potm-server: the applier: tm_thread_enter: %s\n", tm_last_error());
-		abort();
-	}
-	ex->applier_in_tm = on;
-}
-
 /* One round of the applier's work, under role: answer what is done,
  * release a quiescent point once it is reached, walk what is queued.  On
  * a worker (applier false) the applier thread is kicked for what only it
@@ -923,9 +900,7 @@ static bool apply_step(executor_t *ex, bool applier)
 		if (applier) {
 			entry_t *c = take_control(ex);
 			if (c != NULL) {
-				applier_tm(ex, true);
 				run_control(ex, c->control);
-				applier_tm(ex, false);
 				free(c);
 				did = true;
 				continue;
@@ -1012,9 +987,6 @@ static void *applier_main(void *arg)
 {
 	executor_t *ex = arg;
 	bool runs_txs = ex->nworkers == 0 || ex->opt.applier_executes;
-	ex->applier_in_tm = true;
-	ex->applier_lazy_tm = !runs_txs && ex->st->log == NULL;
-	applier_tm(ex, false);
 	for (;;) {
 		pthread_mutex_lock(&ex->role);
 		__atomic_store_n(&ex->apply_req, 0, __ATOMIC_SEQ_CST);
@@ -1042,8 +1014,7 @@ static void *applier_main(void *arg)
 		ex->kick = false;
 		pthread_mutex_unlock(&ex->lock);
 	}
-	ex->applier_lazy_tm = true;
-	applier_tm(ex, false);
+	tm_thread_exit();
 	return NULL;
 }
 

@@ -161,12 +161,27 @@ static int parse_peers(const char *arg, server_options_t *o)
 		if (id == 0 || id > UINT32_MAX || raft_port == 0 || raft_port > 65535 ||
 		    client_port > 65535 || *q != '\0')
 			return bad_option("--peers: %s is not ID=HOST:RAFT_PORT[:CLIENT_PORT]", item);
+		if (client_port == raft_port)
+			return bad_option("--peers: %s: one port for Raft and for clients", item);
 		peer->id = id;
 		peer->raft_port = raft_port;
 		peer->client_port = client_port;
-		for (unsigned i = 0; i < o->npeers; i++)
-			if (o->peers[i].id == id)
+		for (unsigned i = 0; i < o->npeers; i++) {
+			const agreement_peer_t *other = &o->peers[i];
+			if (other->id == id)
 				return bad_option("--peers: replica id twice in %s", arg);
+			/* Raft knows a replica by its address too (libraft
+			 * refuses a configuration with one address twice), and a
+			 * port is one listener: no port of one host twice. */
+			unsigned long mine[2] = { raft_port, client_port };
+			bool taken = false;
+			for (unsigned k = 0; k < 2; k++)
+				taken |= mine[k] != 0 && (mine[k] == other->raft_port ||
+				                          mine[k] == other->client_port);
+			if (taken && strcmp(other->host, peer->host) == 0)
+				return bad_option("--peers: %s: a port another replica has on "
+				                  "that host", item);
+		}
 		o->npeers++;
 		p += len + (end != NULL);
 	}

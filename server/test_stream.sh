@@ -109,5 +109,15 @@ for bad in "--stream 0" "--stream 10 --port 7000" "--clients 4" "--stream 10 --w
 	rc=$?
 	[ $rc = 2 ] || fail "potm-server-pot $bad: exit $rc, not 2"
 done
+# one address for two replicas, or for Raft and clients: refused by name
+for peers in 1=127.0.0.1:7000,2=127.0.0.1:7000 1=127.0.0.1:7000:7100,2=127.0.0.1:7001:7100 \
+	     1=127.0.0.1:7000,2=127.0.0.1:7001:7000 1=127.0.0.1:7000:7000; do
+	err=$("$dir/potm-server-pot" --replica 1 --peers $peers 2>&1 >/dev/null)
+	rc=$?
+	[ $rc = 2 ] && printf '%s' "$err" | grep -q "port" ||
+		fail "potm-server-pot --peers $peers: exit $rc: $err"
+done
+"$dir/potm-server-pot" --replica 1 --peers 1=127.0.0.1:7000,2=127.0.0.2:7000 --help >/dev/null 2>&1 ||
+	fail "--peers: one port on two hosts refused"
 [ $failed = 0 ] && echo "t-server-stream: ok"
 exit $failed
