@@ -170,6 +170,7 @@ struct executor {
 	bool ordered;
 	bool barrier;             /* --barrier, or --log-dir: quiescent after every pass */
 	executor_send_fn send;
+	executor_flush_fn flush;  /* after each round of answers (NULL: none) */
 	void *send_ctx;
 
 	pthread_mutex_t lock;
@@ -641,6 +642,8 @@ static bool answer_ready(executor_t *ex)
 		answer_op(ex, b);
 		ex->answered++;
 	}
+	if (ex->answered != from && ex->flush != NULL)
+		ex->flush(ex->send_ctx);
 	if (ex->walk_head != NULL && ex->walk_head->end <= ex->answered) {
 		pthread_mutex_lock(&ex->lock);
 		while (ex->walk_head != NULL && ex->walk_head->end <= ex->answered) {
@@ -1051,7 +1054,7 @@ static void *thread_start(void *p)
 }
 
 executor_t *executor_start(server_state_t *st, const server_options_t *o, bool ordered,
-                           executor_send_fn send, void *send_ctx)
+                           executor_send_fn send, executor_flush_fn flush, void *send_ctx)
 {
 	executor_t *ex = calloc(1, sizeof *ex);
 	if (ex == NULL)
@@ -1060,6 +1063,7 @@ executor_t *executor_start(server_state_t *st, const server_options_t *o, bool o
 	ex->opt = *o;
 	ex->ordered = ordered;
 	ex->send = send;
+	ex->flush = flush;
 	ex->send_ctx = send_ctx;
 	ex->barrier = o->barrier || st->log != NULL;
 	ex->hold = UINT64_MAX;

@@ -485,7 +485,7 @@ int main(int argc, char **argv)
 
 	unsigned port = 0;
 	net_t *net = net_create(o.port, &port, &o, &st);
-	executor_t *ex = net ? executor_start(&st, &o, ordered, net_send, net) : NULL;
+	executor_t *ex = net ? executor_start(&st, &o, ordered, net_send, net_flush, net) : NULL;
 	agreement_t *ag = NULL;
 	if (ex != NULL && o.replica == 0) {
 		ag = agreement_local_create(executor_apply, ex);

@@ -82,6 +82,7 @@ struct net {
 
 	pthread_mutex_t lock;     /* the outbox */
 	outbox_item_t *out_head, *out_tail;
+	bool wake_due;            /* a response went into an empty outbox: net_flush wakes */
 };
 
 static int set_nonblocking(int fd)
@@ -150,14 +151,27 @@ void net_send(void *net, uint64_t client_id, const uint8_t *frame, size_t len)
 	it->len = len;
 	memcpy(it->frame, frame, len);
 	pthread_mutex_lock(&n->lock);
-	bool was_empty = n->out_head == NULL;
+	if (n->out_head == NULL)
+		n->wake_due = true;   /* the I/O thread took everything: wake it */
 	if (n->out_tail != NULL)
 		n->out_tail->next = it;
 	else
 		n->out_head = it;
 	n->out_tail = it;
 	pthread_mutex_unlock(&n->lock);
-	if (was_empty) {
+}
+
+/* One wake-up for the responses the executor sent since its last flush:
+ * the thread that sends may hold Pot's turn next, and the woken I/O
+ * thread may take its CPU. */
+void net_flush(void *net)
+{
+	net_t *n = net;
+	pthread_mutex_lock(&n->lock);
+	bool due = n->wake_due;
+	n->wake_due = false;
+	pthread_mutex_unlock(&n->lock);
+	if (due) {
 		char c = 'r';
 		ssize_t r = write(n->wake[1], &c, 1);
 		(void)r;   /* full pipe: a wake-up is pending anyway */

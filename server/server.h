@@ -180,9 +180,12 @@ int state_restore(server_state_t *st, snap_reader_t *r, const char **why);
 
 typedef struct executor executor_t;
 
-/* Where responses go: a frame for client_id (net.c's outbox). */
+/* Where responses go: a frame for client_id (net.c's outbox).  The
+ * executor sends the responses it has, then flushes once (NULL: nothing
+ * to flush): net.c wakes its I/O thread then, not at every frame. */
 typedef void (*executor_send_fn)(void *ctx, uint64_t client_id, const uint8_t *frame,
                                  size_t len);
+typedef void (*executor_flush_fn)(void *ctx);
 
 /* What the server publishes after each applied batch. */
 typedef struct executor_status {
@@ -202,7 +205,7 @@ typedef struct executor_status {
  * register with the TM themselves.  ordered: supply Pot slots from
  * *st->explicit_slot. */
 executor_t *executor_start(server_state_t *st, const server_options_t *o, bool ordered,
-                           executor_send_fn send, void *send_ctx);
+                           executor_send_fn send, executor_flush_fn flush, void *send_ctx);
 /* agreement_apply_fn: queue a committed entry (copied) for execution. */
 void executor_apply(void *executor, uint64_t index, const void *entry, size_t len);
 void executor_status(executor_t *ex, executor_status_t *out);
@@ -240,8 +243,10 @@ typedef struct net net_t;
 net_t *net_create(unsigned port, unsigned *bound, const server_options_t *o,
                   const server_state_t *st);
 void net_attach(net_t *n, agreement_t *ag, executor_t *ex);
-/* executor_send_fn: queue a response for the I/O thread. */
+/* executor_send_fn: queue a response for the I/O thread; executor_flush_fn:
+ * wake it if a response was queued into an empty outbox since the last. */
 void net_send(void *net, uint64_t client_id, const uint8_t *frame, size_t len);
+void net_flush(void *net);
 /* Serve until net_request_stop; then propose what was read, wait until the
  * executor applied it and the responses are written.  Returns 0. */
 int net_serve(net_t *n);

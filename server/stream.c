@@ -245,7 +245,7 @@ int stream_run(server_state_t *st, const server_options_t *o, bool ordered,
 	}
 	for (size_t g = 0; g < groups; g++)
 		sink.current[g] = SIZE_MAX;
-	ex = executor_start(st, o, ordered, stream_send, &sink);
+	ex = executor_start(st, o, ordered, stream_send, NULL, &sink);
 	ag = ex != NULL ? agreement_local_create(executor_apply, ex) : NULL;
 	if (ag == NULL)
 		goto out;
