@@ -59,7 +59,8 @@ for workload in tpcc hot; do
 	# proposed on its last response (pipelined), with and without a
 	# digest every 2 entries (quiescent points in the continuous walk)
 	for extra in "--barrier" "--batch-max 3" "--batch-max 3 --digest-every 2" \
-		     "--batch-max 3 --requests-per-tx 2 --digest-every 5"; do
+		     "--batch-max 3 --requests-per-tx 2 --digest-every 5" \
+		     "--batch-max 1 --workers 4 --digest-every 7"; do
 		d=$(run potm-server-pot --mode pot --stream $n $args $extra)
 		[ "$d" = "$ref" ] || fail "$workload pot $extra: digest $d, sequential's $ref"
 	done

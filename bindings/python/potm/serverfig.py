@@ -97,6 +97,7 @@ class Point:
     digest: str = ""         # the state's after the run (--stream)
     error: str = ""          # why the point failed, if it did
     requests_per_tx: int = 1  # consecutive requests per transaction
+    entry: int = 0           # requests per log entry (--stream; 0: the server's batching)
 
 
 def run_point(build: Path, mode: str, warehouses: int, clients: int, requests: int,
@@ -162,7 +163,8 @@ def run_stream_point(build: Path, mode: str, warehouses: int, clients: int, requ
     return Point(mode, warehouses, clients, repeat, int(r["requests"]), float(r["throughput"]),
                  float(r["mean_latency_ms"]), float(r["p99_latency_ms"]),
                  int(r["early_fast"]), ok, int(r["aborts"]), str(r["digest"]),
-                 "" if ok else (r.get("verify_msg") or f"exit {done.returncode}"))
+                 "" if ok else (r.get("verify_msg") or f"exit {done.returncode}"),
+                 entry=entry)
 
 
 def digest_disagreements(points: Sequence[Point]) -> list[str]:
@@ -218,6 +220,9 @@ def summary(points: Sequence[Point]) -> str:
     if per_tx:
         lines.append("requests per transaction: " +
                      ", ".join(f"{mode} {n}" for mode, n in per_tx))
+    entries = sorted({p.entry for p in points if p.entry})
+    if entries:
+        lines.append("requests per log entry: " + ", ".join(map(str, entries)))
     if any(p.digest for p in points):
         differ = digest_disagreements(points)
         lines.append("ordered modes' digests: " + ("agree" if not differ else

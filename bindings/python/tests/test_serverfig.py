@@ -87,6 +87,7 @@ def test_stream_pass_digests_agree_and_failures_are_recorded(tmp_path: Path) -> 
     rc = main(common + ["--out", str(tmp_path / "entry"), "--repeat", "1", "--entry", "1"])
     text = (tmp_path / "entry" / "server.txt").read_text()
     assert rc == 0 and "ordered modes' digests: agree" in text, text
+    assert "requests per log entry: 1" in text, text
     with pytest.raises(SystemExit):
         main(common + ["--out", str(tmp_path / "x"), "--entry", "0"])
     rc = main(common + ["--out", str(tmp_path / "bad"), "--repeat", "1",
