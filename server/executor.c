@@ -927,12 +927,19 @@ static bool apply_step(executor_t *ex, bool applier)
 /* A worker's turn at the role, if nobody has it: see apply_req. */
 static void try_apply(executor_t *ex)
 {
+	/* Either this trylock sees the holder's lock, and the holder, after
+	 * its unlock, sees the flag; or this thread takes the role.  Both
+	 * sides are a store then a load of the other's word, so each needs a
+	 * full fence in between (a mutex's unlock is only a release, and a
+	 * failed trylock only a load, on POWER). */
 	__atomic_store_n(&ex->apply_req, 1, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&ex->apply_req, __ATOMIC_SEQ_CST) &&
 	       pthread_mutex_trylock(&ex->role) == 0) {
 		__atomic_store_n(&ex->apply_req, 0, __ATOMIC_SEQ_CST);
 		apply_step(ex, false);
 		pthread_mutex_unlock(&ex->role);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	}
 }
 
@@ -999,6 +1006,7 @@ static void *applier_main(void *arg)
 		                !ex->holding;
 		pthread_mutex_unlock(&ex->lock);
 		pthread_mutex_unlock(&ex->role);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);   /* as try_apply's, before apply_req */
 		if (finished)
 			break;
 		if (runs_txs) {

@@ -81,7 +81,8 @@ static void usage(FILE *f)
 	        "  -I N, -C N        items (default 100000), customers per district (default 3000)\n"
 	        "  --accounts N      bank accounts (1..1000000, default 16)\n"
 	        "  --seed S          population seed (default 1)\n"
-	        "  --batch-max N     requests per log entry (1..4096, default 256)\n"
+	        "  --batch-max N     requests per log entry (1..4096, default 256; with\n"
+	        "                    --stream %u)\n"
 	        "  --digest-every N  publish a digest every N batches (0: never; default 1)\n"
 	        "  --applier-executes  the applier runs requests beside the workers (so\n"
 	        "                    --workers 1 is two executing threads)\n"
@@ -106,7 +107,7 @@ static void usage(FILE *f)
 	        "  --data-dir DIR    this replica's log and snapshots (created if missing)\n"
 	        "  --snapshot-every N  log entries between snapshots (default: libraft's, 1024)\n"
 	        "  --election-ms N   election timeout, ms (default: libraft's, 1000)\n",
-	        tm_backend_name(), TPCC_MAX_WAREHOUSES,
+	        tm_backend_name(), TPCC_MAX_WAREHOUSES, STREAM_BATCH_MAX,
 	        agreement_raft_available ? "" : " -- not in this build (no libraft)",
 	        AGREEMENT_PEERS_MAX);
 }
@@ -228,7 +229,7 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool workers_given = false, stream_args = false;
+	bool workers_given = false, stream_args = false, batch_given = false;
 	int c;
 	uint64_t v;
 	opterr = 0;
@@ -285,6 +286,7 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 			if (parse_uint("--batch-max", optarg, 1, 4096, &v))
 				return 2;
 			o->batch_max = (unsigned)v;
+			batch_given = true;
 			break;
 		case 'D':
 			if (parse_uint("--digest-every", optarg, 0, UINT32_MAX, &v))
@@ -406,6 +408,11 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 	}
 	if (stream_args && o->stream == 0)
 		return bad_option("%s: --clients and --workload go with --stream", "options");
+	/* A stream's entries are what one poll round would read: with
+	 * continuous execution, responses go out as requests finish, so the
+	 * clients' next requests arrive spread over several rounds. */
+	if (o->stream != 0 && !batch_given)
+		o->batch_max = STREAM_BATCH_MAX;
 	if (o->stream != 0 && (o->replica != 0 || o->port != 0))
 		return bad_option("--stream: %s: it runs on the local agreement, no sockets",
 		                  o->replica != 0 ? "not a replica" : "no --port");

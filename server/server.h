@@ -44,13 +44,16 @@ static inline bool server_mode_keys(server_mode_t m)
 	return m == SERVER_POT_FAST || m == SERVER_POT_LSD_FAST;
 }
 
+#define STREAM_BATCH_MAX 32u
+
 typedef struct server_options {
 	server_mode_t mode;
 	unsigned workers;        /* executing threads besides the applier (0: sequential) */
 	unsigned port;           /* 0: any free port, announced on stdout */
 	uint32_t warehouses, items, customers, accounts;
 	uint64_t seed;
-	unsigned batch_max;      /* requests per log entry, at most */
+	unsigned batch_max;      /* requests per log entry, at most (--stream:
+	                          * STREAM_BATCH_MAX unless given) */
 	unsigned digest_every;   /* publish a digest every this many batches */
 	/* replication (0: a single server, the local agreement) */
 	uint64_t replica;         /* this replica's id among peers */
