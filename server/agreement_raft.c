@@ -366,6 +366,39 @@ static int fail(const char *what, int rv, const char *detail)
 	return -1;
 }
 
+/* How far agreement_raft_create got, for abandon. */
+enum raft_stage { STAGE_LOOP, STAGE_TRANSPORT, STAGE_IO, STAGE_RAFT, STAGE_HANDLES };
+
+static void on_abandoned_handle(uv_handle_t *h)
+{
+	(void)h;
+}
+
+/* A start that failed at stage: close what was opened, in reverse, run
+ * the loop until every close has completed (libuv frees a handle's
+ * resources in its close callback), then free the replica. */
+static agreement_t *abandon(agreement_raft_t *a, enum raft_stage stage)
+{
+	if (stage >= STAGE_HANDLES) {
+		uv_close((uv_handle_t *)&a->check, on_abandoned_handle);
+		uv_close((uv_handle_t *)&a->wake, on_abandoned_handle);
+	}
+	if (stage >= STAGE_RAFT) {
+		raft_close(&a->raft, on_raft_closed);   /* then io and transport */
+	} else {
+		if (stage >= STAGE_IO)
+			raft_uv_close(&a->io);
+		if (stage >= STAGE_TRANSPORT)
+			raft_uv_tcp_close(&a->transport);
+	}
+	uv_run(&a->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&a->loop);
+	pthread_mutex_destroy(&a->lock);
+	free(a->peers);
+	free(a);
+	return NULL;
+}
+
 agreement_t *agreement_raft_create(const agreement_raft_config_t *cfg,
                                    agreement_apply_fn apply, void *ctx)
 {
@@ -399,20 +432,21 @@ agreement_t *agreement_raft_create(const agreement_raft_config_t *cfg,
 	char address[96];
 	snprintf(address, sizeof address, "%s:%u", self->host, self->raft_port);
 
-	/* Failures past this point leave the loop's resources to the exit
-	 * that follows (the server does not start). */
 	int rv = uv_loop_init(&a->loop);
 	if (rv != 0) {
 		fprintf(stderr, "potm-server: uv_loop_init: %s\n", uv_strerror(rv));
+		pthread_mutex_destroy(&a->lock);
+		free(a->peers);
+		free(a);
 		return NULL;
 	}
 	if ((rv = raft_uv_tcp_init(&a->transport, &a->loop)) != 0) {
 		fail("raft_uv_tcp_init", rv, NULL);
-		return NULL;
+		return abandon(a, STAGE_LOOP);
 	}
 	if ((rv = raft_uv_init(&a->io, &a->loop, cfg->data_dir, &a->transport)) != 0) {
 		fail("raft_uv_init", rv, a->io.errmsg);
-		return NULL;
+		return abandon(a, STAGE_TRANSPORT);
 	}
 	raft_uv_set_connect_retry_delay(&a->io, 100);
 	raft_uv_set_snapshot_compression(&a->io, false);
@@ -423,7 +457,7 @@ agreement_t *agreement_raft_create(const agreement_raft_config_t *cfg,
 	                            .snapshot_async = pool ? fsm_snapshot_async : NULL };
 	if ((rv = raft_init(&a->raft, &a->io, &a->fsm, self->id, address)) != 0) {
 		fail("raft_init", rv, raft_errmsg(&a->raft));
-		return NULL;
+		return abandon(a, STAGE_IO);
 	}
 	a->raft.data = a;
 	if (cfg->election_ms) {
@@ -447,14 +481,14 @@ agreement_t *agreement_raft_create(const agreement_raft_config_t *cfg,
 		if ((rv = raft_configuration_add(&conf, cfg->peers[i].id, peer, RAFT_VOTER)) != 0) {
 			raft_configuration_close(&conf);
 			fail("raft_configuration_add", rv, peer);
-			return NULL;
+			return abandon(a, STAGE_RAFT);
 		}
 	}
 	rv = raft_bootstrap(&a->raft, &conf);
 	raft_configuration_close(&conf);
 	if (rv != 0 && rv != RAFT_CANTBOOTSTRAP) {
 		fail("raft_bootstrap", rv, raft_errmsg(&a->raft));
-		return NULL;
+		return abandon(a, STAGE_RAFT);
 	}
 	uv_async_init(&a->loop, &a->wake, on_wake);
 	a->wake.data = a;
@@ -464,12 +498,12 @@ agreement_t *agreement_raft_create(const agreement_raft_config_t *cfg,
 	/* Loads the data directory: its last snapshot is restored here. */
 	if ((rv = raft_start(&a->raft)) != 0) {
 		fail("raft_start", rv, raft_errmsg(&a->raft));
-		return NULL;
+		return abandon(a, STAGE_HANDLES);
 	}
 	refresh_role(a);
 	if (pthread_create(&a->thread, NULL, loop_main, a) != 0) {
 		fprintf(stderr, "potm-server: cannot start the raft thread\n");
-		return NULL;
+		return abandon(a, STAGE_HANDLES);
 	}
 	return &a->base;
 }

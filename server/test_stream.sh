@@ -120,5 +120,14 @@ for peers in 1=127.0.0.1:7000,2=127.0.0.1:7000 1=127.0.0.1:7000:7100,2=127.0.0.1
 done
 "$dir/potm-server-pot" --replica 1 --peers 1=127.0.0.1:7000,2=127.0.0.2:7000 --help >/dev/null 2>&1 ||
 	fail "--peers: one port on two hosts refused"
+# A replica that cannot start (its data directory is a file): exit 1 with
+# the reason, everything it opened closed (under ASan, a leak is another
+# exit status).
+notdir=$(mktemp)
+err=$("$dir/potm-server-pot" --replica 1 --peers 1=127.0.0.1:7000,2=127.0.0.1:7001 \
+	--data-dir "$notdir" -w 1 -I 1000 -C 30 2>&1 >/dev/null)
+rc=$?
+rm -f "$notdir"
+[ $rc = 1 ] || fail "--data-dir on a file: exit $rc, not 1: $err"
 [ $failed = 0 ] && echo "t-server-stream: ok"
 exit $failed
