@@ -135,6 +135,17 @@ uint64_t tm_last_order(void)
 	return order->last_order(t);
 }
 
+int tm_order_reached(void)
+{
+	potm_thread_t *t = potm_self();
+	if (t == NULL || !tm_in_tx())
+		return potm_error("tm_order_reached: called outside a transaction");
+	const potm_order_ops_t *order = potm_backend.order;
+	if (order == NULL || order->turn_reached == NULL)
+		return 1;
+	return order->turn_reached(t) ? 1 : 0;
+}
+
 /* The caller of an order setting (fn): a registered thread outside any
  * transaction, or NULL after potm_error. */
 int tm_set_next_order(uint64_t seqno)

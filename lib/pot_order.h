@@ -299,6 +299,13 @@ static void pot_order_end_run(potm_thread_t *t)
 		pot_order_pass(p);
 }
 
+/* The turn of the running transaction's slot: a speculative attempt
+ * that would wait at its commit sees false. */
+static bool pot_order_turn_reached(potm_thread_t *t)
+{
+	return pot_is_turn((pot_thread_t *)t);
+}
+
 static const potm_order_ops_t pot_order_ops = {
 	.arrive = pot_order_arrive,
 	.park = pot_order_park,
@@ -308,6 +315,7 @@ static const potm_order_ops_t pot_order_ops = {
 	.set_weight = pot_order_set_weight,
 	.last_order = pot_order_last,
 	.end_run = pot_order_end_run,
+	.turn_reached = pot_order_turn_reached,
 };
 
 #endif /* POTM_POT_ORDER_H */

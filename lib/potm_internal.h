@@ -313,6 +313,8 @@ typedef struct potm_order_ops {
 	                          uint64_t key);                 /* -1: potm_error */
 	int (*set_weight)(potm_thread_t *t, uint32_t weight);    /* -1: potm_error */
 	uint64_t (*last_order)(potm_thread_t *t);
+	/* Optional: tm_order_reached() inside a transaction (NULL: 1). */
+	bool (*turn_reached)(potm_thread_t *t);
 	/* The thread, between transactions, is about to wait for the
 	 * others (tm_reclaim_barrier): if it kept the turn at its last
 	 * commit (a run of turns, lib/sequencer.h), it passes it now. */

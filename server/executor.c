@@ -157,11 +157,18 @@ typedef struct tx_span {
 	unsigned n;
 } tx_span_t;
 
+/* --extend: transactions one transaction took in after its own, at most. */
+#define EXECUTOR_EXTEND_MAX 64
+
 typedef struct worker {
 	executor_t *ex;
 	unsigned id;              /* logical id: 1.. */
 	pthread_t thread;
 	tpcc_worker_t *scratch;
+	/* --extend: the transactions the running one took in (kept across
+	 * its retries, which run them again) */
+	uint64_t taken[EXECUTOR_EXTEND_MAX];
+	unsigned ntaken;
 } worker_t;
 
 struct executor {
@@ -334,6 +341,41 @@ static uint64_t claim_tx(executor_t *ex)
 	}
 }
 
+/* Claim exactly transaction t: only if it is the next to claim and
+ * published (--extend takes in the one after its own, or none). */
+static bool claim_exact(executor_t *ex, uint64_t t)
+{
+	uint64_t c = t;
+	return t < __atomic_load_n(&ex->published, __ATOMIC_ACQUIRE) &&
+	       __atomic_compare_exchange_n(&ex->claim, &c, t + 1, false, __ATOMIC_ACQ_REL,
+	                                   __ATOMIC_RELAXED);
+}
+
+/* Transaction t's requests, one after the other in the agreed order
+ * (inside a transaction: each request's own one nests flat). */
+static void run_requests(executor_t *ex, tpcc_worker_t *scratch, uint64_t t)
+{
+	size_t mask = ex->cap - 1;
+	tx_span_t span = ex->txs[t & mask];
+	for (unsigned i = 0; i < span.n; i++) {
+		batch_op_t *b = &ex->ops[ex->runs[(span.first + i) & mask] & mask];
+		state_execute(ex->st, scratch, &b->op, &b->resp);
+	}
+}
+
+/* Mark transaction t's requests done: the applier may then answer them
+ * and reuse their slots (a run's slot is read before its op is marked).
+ * Returns how many. */
+static unsigned mark_done(executor_t *ex, uint64_t t)
+{
+	size_t mask = ex->cap - 1;
+	tx_span_t span = ex->txs[t & mask];
+	for (unsigned i = 0; i < span.n; i++)
+		__atomic_store_n(&ex->ops[ex->runs[(span.first + i) & mask] & mask].done, 1,
+		                 __ATOMIC_RELEASE);
+	return span.n;
+}
+
 /* Run transaction t (claimed): its requests one after the other in the
  * agreed order, in the slot the walk gave them all.  With several
  * (--requests-per-tx), each request's own transaction joins the outer
@@ -341,34 +383,51 @@ static uint64_t claim_tx(executor_t *ex)
  * transactions mean fewer hand-offs of the turn, and the lengths of n
  * requests vary less than one's, so a speculative transaction waits less
  * for its turn; the price is that a conflict re-runs n requests.
- * Then mark them done. */
-static void run_tx(executor_t *ex, tpcc_worker_t *scratch, uint64_t t)
+ *
+ * --extend N (w not NULL): a speculative transaction that has done its
+ * requests before its turn came would wait for it; instead it takes in
+ * the next transaction of the order, if nobody has claimed it yet, and
+ * runs its requests too, up to N times while its turn has not come
+ * (tm_order_reached).  The order is unchanged: the transactions taken in
+ * follow this one's requests, in order, and nothing can run between them.
+ * Their slots are then passed at once, each by an empty transaction in
+ * its turn, which comes right after this commit. */
+static void run_tx(executor_t *ex, tpcc_worker_t *scratch, uint64_t t, worker_t *w)
 {
 	size_t mask = ex->cap - 1;
-	batch_op_t *ops = ex->ops;
-	const uint64_t *runs = ex->runs;
 	tx_span_t span = ex->txs[t & mask];
-	batch_op_t *head = &ops[runs[span.first & mask] & mask];
-	if (span.n == 1) {
-		supply_slot(ex, head);
+	batch_op_t *head = &ex->ops[ex->runs[span.first & mask] & mask];
+	unsigned most = w != NULL ? ex->opt.extend : 0;
+	supply_slot(ex, head);
+	if (span.n == 1 && most == 0) {
 		state_execute(ex->st, scratch, &head->op, &head->resp);
 		if (ex->st->log != NULL)
 			head->stamp = potm_durable_last_stamp();
 	} else {
-		supply_slot(ex, head);
+		if (w != NULL)
+			w->ntaken = 0;
 		TM_BEGIN();
-		for (unsigned i = 0; i < span.n; i++) {
-			batch_op_t *b = &ops[runs[(span.first + i) & mask] & mask];
-			state_execute(ex->st, scratch, &b->op, &b->resp);
+		run_requests(ex, scratch, t);
+		for (unsigned i = 0; w != NULL && i < w->ntaken; i++)   /* a retry's */
+			run_requests(ex, scratch, w->taken[i]);
+		while (w != NULL && w->ntaken < most && tm_order_reached() == 0) {
+			uint64_t next = (w->ntaken ? w->taken[w->ntaken - 1] : t) + 1;
+			if (!claim_exact(ex, next))
+				break;
+			w->taken[w->ntaken++] = next;
+			run_requests(ex, scratch, next);
 		}
 		TM_END();
 	}
-	/* Once an op is done the applier may answer it and reuse its slot:
-	 * a run's slot is read before the op before it is marked. */
-	for (unsigned i = 0; i < span.n; i++)
-		__atomic_store_n(&ops[runs[(span.first + i) & mask] & mask].done, 1,
-		                 __ATOMIC_RELEASE);
-	__atomic_add_fetch(&ex->runs_done, span.n, __ATOMIC_SEQ_CST);
+	unsigned n = mark_done(ex, t);
+	for (unsigned i = 0; w != NULL && i < w->ntaken; i++) {
+		uint64_t u = w->taken[i];
+		supply_slot(ex, &ex->ops[ex->runs[ex->txs[u & mask].first & mask] & mask]);
+		TM_BEGIN();
+		TM_END();
+		n += mark_done(ex, u);   /* committed with t */
+	}
+	__atomic_add_fetch(&ex->runs_done, n, __ATOMIC_SEQ_CST);
 }
 
 static inline void spin_pause(void)
@@ -956,7 +1015,7 @@ static void *worker_main(void *arg)
 				__atomic_fetch_add(&ex->worker_idle_ns, bench_now_ns() - idle_from,
 				                   __ATOMIC_RELAXED);
 			idle_from = 0;
-			run_tx(ex, w->scratch, t);
+			run_tx(ex, w->scratch, t, w);
 			try_apply(ex);
 			if (!work_published(ex))
 				idle_from = bench_now_ns();
@@ -1013,7 +1072,7 @@ static void *applier_main(void *arg)
 			/* one transaction, then the role again */
 			uint64_t t = claim_tx(ex);
 			if (t != UINT64_MAX) {
-				run_tx(ex, ex->applier_scratch, t);
+				run_tx(ex, ex->applier_scratch, t, NULL);
 				continue;
 			}
 		}

@@ -87,6 +87,9 @@ static void usage(FILE *f)
 	        "  --applier-executes  the applier runs requests beside the workers (so\n"
 	        "                    --workers 1 is two executing threads)\n"
 	        "  --worker-spin N   polls for work before a worker sleeps (default 0)\n"
+	        "  --extend N        pot: a transaction whose turn has not come when its\n"
+	        "                    requests are done takes in the next one, up to N times\n"
+	        "                    (0..64, default 0)\n"
 	        "  --barrier         execute pass by pass: the entries queued at once run to\n"
 	        "                    their end and are answered before the next are walked\n"
 	        "                    (default: continuously, quiescent only for a digest,\n"
@@ -226,6 +229,7 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 		{ "requests-per-tx", required_argument, NULL, 'G' },
 		{ "log-dir", required_argument, NULL, 'L' },
 		{ "barrier", no_argument, NULL, 'B' },
+		{ "extend", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -351,6 +355,11 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 		case 'B':
 			o->barrier = true;
 			break;
+		case 'X':
+			if (parse_uint("--extend", optarg, 0, 64, &v))
+				return 2;
+			o->extend = (unsigned)v;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -424,6 +433,10 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 		                  "requests per transaction (it has no commutativity key and no "
 		                  "LSD body)",
 		                  modes[o->mode].name);
+	if (o->extend > 0 && o->mode != SERVER_POT)
+		return bad_option("--extend with --mode %s: only pot (its transactions have no "
+		                  "commutativity key and no LSD body, and its order waits)",
+		                  modes[o->mode].name);
 	if (o->requests_per_tx > 1 && o->log_dir != NULL)
 		return bad_option("--requests-per-tx: %s", "not with --log-dir");
 	if (o->mode == SERVER_SEQUENTIAL)
@@ -467,7 +480,8 @@ int main(int argc, char **argv)
 		        /* With several requests per transaction a New-Order that
 		         * cancelled would take the others with it: it looks for
 		         * its unused item first instead, as on seq. */
-		        .can_cancel = strcmp(tm_backend_name(), "seq") != 0 && o.requests_per_tx <= 1 },
+		        .can_cancel = strcmp(tm_backend_name(), "seq") != 0 && o.requests_per_tx <= 1 &&
+		                      o.extend == 0 },
 		.naccounts = o.accounts,
 		.explicit_slot = ordered ? &slot : NULL,
 	};

@@ -74,6 +74,7 @@ typedef struct server_options {
 	unsigned worker_spin;     /* polls of the claim word before sleeping */
 	unsigned requests_per_tx;  /* consecutive requests run as one transaction */
 	bool barrier;             /* execute entries pass by pass (executor.c) */
+	unsigned extend;          /* pot: transactions a waiting one may take in */
 } server_options_t;
 
 /* ---- the state machine's database (state.c) ------------------------------- */

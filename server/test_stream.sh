@@ -3,8 +3,9 @@
 # stream ends with the same digest in every ordered mode (sequential, pot,
 # pot+lsd, pot+fast, pot+lsd+fast; with --applier-executes and
 # --worker-spin; pot with --requests-per-tx, whole transactions and a
-# partial last one; pot with --barrier, and pipelined in entries smaller
-# than a round, with and without digests; on potm-server-seq too), every
+# partial last one; pot with --barrier, with --extend, and pipelined in
+# entries smaller than a round, with and without digests; on
+# potm-server-seq too), every
 # request answered and
 # the final checks passing; another seed gives another digest; occ and 2pl
 # answer everything and pass their checks; bad options exit 2.
@@ -60,7 +61,8 @@ for workload in tpcc hot; do
 	# digest every 2 entries (quiescent points in the continuous walk)
 	for extra in "--barrier" "--batch-max 3" "--batch-max 3 --digest-every 2" \
 		     "--batch-max 3 --requests-per-tx 2 --digest-every 5" \
-		     "--batch-max 1 --workers 4 --digest-every 7"; do
+		     "--batch-max 1 --workers 4 --digest-every 7" "--extend 2" \
+		     "--extend 3 --batch-max 3 --digest-every 4" "--extend 2 --requests-per-tx 2"; do
 		d=$(run potm-server-pot --mode pot --stream $n $args $extra)
 		[ "$d" = "$ref" ] || fail "$workload pot $extra: digest $d, sequential's $ref"
 	done
@@ -105,7 +107,8 @@ done
 for bad in "--stream 0" "--stream 10 --port 7000" "--clients 4" "--stream 10 --workload tpcx" \
 	   "--stream 10 --clients 0" "--stream 10 --worker-spin x" "--stream 10 --requests-per-tx 0" \
 	   "--stream 10 --requests-per-tx 65" "--stream 10 --mode pot+fast --requests-per-tx 2" \
-	   "--stream 10 --mode pot+lsd --requests-per-tx 2" "--stream 10 --barrier=1"; do
+	   "--stream 10 --mode pot+lsd --requests-per-tx 2" "--stream 10 --barrier=1" \
+	   "--stream 10 --extend 65" "--stream 10 --mode pot+fast --extend 2"; do
 	"$dir/potm-server-pot" $bad >/dev/null 2>&1
 	rc=$?
 	[ $rc = 2 ] || fail "potm-server-pot $bad: exit $rc, not 2"

@@ -349,6 +349,15 @@ uint64_t tm_last_order(void);
  * transaction when this is true, or its result may depend on timing. */
 bool tm_is_deterministic(void);
 
+/* Inside a transaction: 1 if its turn in the deterministic order has come,
+ * so that it may commit without waiting (Pot: it runs, or will run from
+ * its next access, in fast mode), 0 if its commit would wait for the
+ * transactions before it; 1 on a backend that orders nothing.  A program
+ * may use a wait it sees coming: potm-server extends a speculative
+ * transaction with the next request of the order instead of idling.
+ * -1 with tm_last_error() outside a transaction. */
+int tm_order_reached(void);
+
 /* Explicit order (POTM_SEQUENCER=explicit, backend pot): the calling
  * thread's next top-level transaction takes slot seqno.  Slots are
  * numbered from 0 at tm_init and each must be supplied exactly once, by

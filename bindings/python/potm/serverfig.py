@@ -24,7 +24,8 @@ same (scale, clients, repeat) must agree: the summary says whether they do,
 and a disagreement fails the run.  ``--server-arg`` passes an option on to
 every server (e.g. ``--server-arg=--applier-executes``);
 ``--requests-per-tx N`` runs N consecutive requests per transaction in the
-modes that can (``pot``, ``occ``, ``2pl``; server/README.md).
+modes that can (``pot``, ``occ``, ``2pl``; server/README.md), and ``--extend N``
+lets ``pot`` take in up to N next transactions instead of waiting for its turn.
 
     python3 -m potm.serverfig --stream --modes sequential pot pot+lsd pot+fast \
         pot+lsd+fast --warehouses 8 1 --clients 16 --stream-requests 20000 --repeat 5
@@ -39,6 +40,8 @@ registry: its runs are servers and clients, not the benchmark library.
 True
 >>> mode_args("pot", 4), mode_args("pot+fast", 4), mode_args("occ", 1)
 (['--requests-per-tx', '4'], [], [])
+>>> mode_args("pot", 1, extend=3), mode_args("occ", 1, extend=3)
+(['--extend', '3'], [])
 """
 
 from __future__ import annotations
@@ -64,13 +67,17 @@ MODES: tuple[str, ...] = ("sequential", "pot", "pot+lsd", "pot+fast", "pot+lsd+f
 PER_TX_MODES: frozenset[str] = frozenset({"pot", "occ", "2pl"})
 
 
-def mode_args(mode: str, requests_per_tx: int) -> list[str]:
-    """The server options --requests-per-tx adds for mode: none where the
-    mode runs one request per transaction (sequential, the keyed and LSD
-    modes) or when it is 1."""
+def mode_args(mode: str, requests_per_tx: int, extend: int = 0) -> list[str]:
+    """The server options --requests-per-tx and --extend add for mode: none
+    where the mode runs one request per transaction (sequential, the keyed
+    and LSD modes) or when they are 1 and 0; --extend only for pot, the
+    mode whose transactions wait for their turn."""
+    args = []
     if requests_per_tx > 1 and mode in PER_TX_MODES:
-        return ["--requests-per-tx", str(requests_per_tx)]
-    return []
+        args += ["--requests-per-tx", str(requests_per_tx)]
+    if extend > 0 and mode == "pot":
+        args += ["--extend", str(extend)]
+    return args
 
 
 #: The issue's targets: (warehouses, mode, over, at least).
@@ -97,6 +104,7 @@ class Point:
     digest: str = ""         # the state's after the run (--stream)
     error: str = ""          # why the point failed, if it did
     requests_per_tx: int = 1  # consecutive requests per transaction
+    extend: int = 0          # pot: transactions a waiting one may take in
     entry: int = 0           # requests per log entry (--stream; 0: the server's batching)
 
 
@@ -216,6 +224,10 @@ def summary(points: Sequence[Point]) -> str:
                      f"{statistics.median(p.mean_latency_ms for p in ps):>8.2f} "
                      f"{statistics.median(p.p99_latency_ms for p in ps):>8.2f} "
                      f"{statistics.median(p.early_fast for p in ps):>6.0f}")
+    taken = sorted({(p.mode, p.extend) for p in points if p.extend > 0})
+    if taken:
+        lines.append("transactions taken in while waiting (--extend): " +
+                     ", ".join(f"{mode} {n}" for mode, n in taken))
     per_tx = sorted({(p.mode, p.requests_per_tx) for p in points if p.requests_per_tx > 1})
     if per_tx:
         lines.append("requests per transaction: " +
@@ -295,6 +307,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="an option for every server (repeatable; --server-arg=--x)")
     ap.add_argument("--requests-per-tx", type=int, default=1, metavar="N",
                     help="pot, occ and 2pl run N consecutive requests per transaction")
+    ap.add_argument("--extend", type=int, default=0, metavar="N",
+                    help="pot takes in up to N next transactions instead of waiting")
     ap.add_argument("--entry", type=int, default=STREAM_ENTRY, metavar="N",
                     help=f"with --stream: requests per log entry (default {STREAM_ENTRY})")
     a = ap.parse_args(argv)
@@ -303,9 +317,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         a.stream_requests = min(a.stream_requests, 2000)
     if min(a.warehouses + a.clients) < 1 or a.requests < 1 or a.stream_requests < 1 \
             or a.repeat < 1 or a.workers < 1 or not 1 <= a.requests_per_tx <= 64 \
-            or not 1 <= a.entry <= 4096:
+            or not 1 <= a.entry <= 4096 or not 0 <= a.extend <= 64:
         ap.error("--warehouses, --clients, --requests, --stream-requests, --repeat and "
-                 "--workers must be >= 1, --requests-per-tx in 1..64, --entry in 1..4096")
+                 "--workers must be >= 1, --requests-per-tx in 1..64, --entry in 1..4096, "
+                 "--extend in 0..64")
     name = "server-stream" if a.stream else "server"
     out = a.out or (Path("results/quick") / name if a.quick else Path("plots") / name)
     modes = available(a.build, a.modes)
@@ -319,7 +334,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 for c in a.clients:
                     # A point whose server or clients fail is recorded as
                     # failed (left out of the medians); the others still run.
-                    per_tx = mode_args(mode, a.requests_per_tx)
+                    per_tx = mode_args(mode, a.requests_per_tx, a.extend)
                     args = [*a.server_arg, *per_tx]
                     try:
                         if a.stream:
@@ -333,8 +348,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     except (RuntimeError, OSError, ValueError, KeyError) as e:
                         p = Point(mode, w, c, r, 0, 0.0, 0.0, 0.0, 0, False, error=str(e))
                         why = f" (FAILED: {e})"
-                    if per_tx:
+                    if "--requests-per-tx" in per_tx:
                         p.requests_per_tx = a.requests_per_tx
+                    if "--extend" in per_tx:
+                        p.extend = a.extend
                     points.append(p)
                     print(f"w={w} {mode} clients={c} #{r + 1}: {p.throughput:.0f} tx/s{why}",
                           file=sys.stderr)

@@ -88,6 +88,12 @@ def test_stream_pass_digests_agree_and_failures_are_recorded(tmp_path: Path) -> 
     text = (tmp_path / "entry" / "server.txt").read_text()
     assert rc == 0 and "ordered modes' digests: agree" in text, text
     assert "requests per log entry: 1" in text, text
+    # pot taking in the next transactions while it waits: same states
+    rc = main(common + ["--out", str(tmp_path / "extend"), "--repeat", "1", "--extend", "2",
+                        "--entry", "2"])
+    text = (tmp_path / "extend" / "server.txt").read_text()
+    assert rc == 0 and "ordered modes' digests: agree" in text, text
+    assert "transactions taken in while waiting (--extend): pot 2" in text, text
     with pytest.raises(SystemExit):
         main(common + ["--out", str(tmp_path / "x"), "--entry", "0"])
     rc = main(common + ["--out", str(tmp_path / "bad"), "--repeat", "1",

@@ -9,7 +9,8 @@
  *    the call with another sequencer or inside a transaction, destm with
  *    the explicit sequencer, bad POTM_MODE / POTM_SEQUENCER values;
  *  - a gap in the supplied order is reported (SIGABRT), not waited on
- *    forever; so is a transaction begun without a supplied slot.
+ *    forever; so is a transaction begun without a supplied slot;
+ *  - tm_order_reached: 0 before the slot's turn, 1 after, -1 outside.
  */
 #define _GNU_SOURCE
 #include "test_pot_util.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void use_explicit(const char *mode)
 {
@@ -177,6 +179,57 @@ START_TEST(test_supply_duplicate)
 }
 END_TEST
 
+/* tm_order_reached: 0 in a transaction whose slot's turn has not come,
+ * 1 once the slot before it committed; -1 outside a transaction.  Thread
+ * 1 runs slot 1 speculatively (pot; pot-rtm without hardware begins it in
+ * its turn instead) while thread 0 holds slot 0 back until it has looked
+ * (bounded: a backend that waits at the begin never looks first). */
+static volatile int reached_first, reached_after, looked;
+
+static void reached_thread(unsigned id, void *p)
+{
+	(void)p;
+	if (id == 1) {
+		ck_assert_int_eq(tm_set_next_order(1), 0);
+		TM_BEGIN();
+			TM_STORE(&scratch, TM_LOAD(&scratch) + 1);
+			if (!looked) {   /* the first attempt's view */
+				reached_first = tm_order_reached();
+				looked = 1;
+			}
+			for (long i = 0; i < 2000000000L && tm_order_reached() == 0; i++)
+				;
+			reached_after = tm_order_reached();
+		TM_END();
+	} else {
+		for (long i = 0; i < 20000 && !looked; i++)
+			usleep(100);
+		ck_assert_int_eq(tm_set_next_order(0), 0);
+		plain_tx();
+	}
+}
+
+START_TEST(test_order_reached)
+{
+	use_explicit("pot");
+	scratch = 0;
+	looked = 0;
+	pot_init_or_fail();
+	ck_assert_int_eq(tm_thread_enter(0), 0);
+	ck_assert_int_eq(tm_order_reached(), -1);
+	ck_assert_msg(strstr(tm_last_error(), "outside a transaction") != NULL, "%s",
+	              tm_last_error());
+	tm_thread_exit();
+	pot_run_threads(2, reached_thread, NULL);
+	bool speculates = strcmp(tm_backend_name(), "pot") == 0;
+	tm_shutdown();
+	if (speculates)
+		ck_assert_int_eq(reached_first, 0);
+	ck_assert_int_eq(reached_after, 1);
+	ck_assert_int_eq(scratch, 2);
+}
+END_TEST
+
 START_TEST(test_round_robin_refuses_supply)
 {
 	pot_use_mode("pot");
@@ -262,6 +315,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_supplied_order_is_commit_order, 0, POT_NSEQUENCED);
 	tcase_add_test(tc, test_supply_errors);
 	tcase_add_test(tc, test_supply_duplicate);
+	tcase_add_test(tc, test_order_reached);
 	tcase_add_test(tc, test_round_robin_refuses_supply);
 	tcase_add_test(tc, test_settings_are_checked);
 	tcase_add_loop_test_raise_signal(tc, test_gap_is_reported, SIGABRT, 0, POT_NSEQUENCED);
