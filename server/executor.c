@@ -12,7 +12,9 @@
  *  - pot, pot+lsd: the workers run them concurrently as preordered
  *    transactions, each claiming the next transaction and supplying its
  *    slot (tm_set_next_order) before it begins, so they commit in the
- *    agreed order whatever thread runs them;
+ *    agreed order whatever thread runs them; with --extend, a pot
+ *    transaction that would wait for its turn takes in the next ones
+ *    (run_tx);
  *  - pot+fast, pot+lsd+fast: the same, each slot supplied with the
  *    request's commutativity key (state_key, tm_set_next_order_key), so
  *    that consecutive requests of different keys run in fast mode at once;
