@@ -134,10 +134,7 @@ typedef struct entry {
 	size_t requests;          /* its frames */
 	/* once walked (the applier's): */
 	uint64_t end;             /* the op sequence number after its last op */
-	uint64_t end_run;         /* the runs walked after it */
 	uint64_t ordinal;         /* the entries applied once it is */
-	uint64_t end_position;    /* the position after its last request */
-	uint64_t executed;        /* its requests that run */
 	size_t len;
 	uint8_t bytes[];
 } entry_t;
@@ -150,6 +147,7 @@ typedef struct batch_op {
 	bool dup;                 /* a retry of its client's last request id */
 	uint32_t done;            /* run: executed, resp final (atomic: release by
 	                           * the worker, acquire by the applier) */
+	uint64_t position;        /* in the agreed order */
 	uint64_t stamp;           /* --log-dir: its thread's last logged commit after it */
 } batch_op_t;
 
@@ -525,6 +523,7 @@ static void walk_entry(executor_t *ex, entry_t *e)
 		potm_request_t req;
 		const char *why = NULL;
 		uint64_t pos = ex->position++;
+		b->position = pos;
 		b->run = false;
 		b->dup = false;
 		b->done = 0;
@@ -572,13 +571,10 @@ static void walk_entry(executor_t *ex, entry_t *e)
 		if (ex->ordered)
 			b->op.slot = ex->tx_slot;
 		ex->runs[ex->nruns++ & mask] = seq;
-		e->executed++;
 		if (++ex->open_n == ex->opt.requests_per_tx)
 			close_tx(ex);
 	}
 	e->end = ex->walked;
-	e->end_run = ex->nruns;
-	e->end_position = ex->position;
 	e->ordinal = ++ex->batches_walked;
 	e->next = NULL;
 	if (ex->walk_tail != NULL)
@@ -688,38 +684,52 @@ static void answer_op(executor_t *ex, const batch_op_t *b)
 	}
 }
 
-/* Answer the walked ops that are done, in log order, up to the hold; then
- * count the entries all of whose ops are answered (after their responses
- * went out: net.c's shutdown waits for the count, then for its outbox).
+/* Answer the walked ops that are done, in log order, up to the hold.
+ * They are counted first, so that STATUS (positions, executed) includes a
+ * request before its client has the response, as a client that asks
+ * after its response expects; an entry counts as applied (batches) once
+ * all of its requests are.  The status's answered moves only after the
+ * responses went out: net.c's shutdown waits for it, then for its outbox.
  * Returns whether any op was answered. */
 static bool answer_ready(executor_t *ex)
 {
-	uint64_t from = ex->answered;
+	uint64_t from = ex->answered, end = from, executed = 0;
 	size_t mask = ex->cap - 1;
-	while (ex->answered < ex->walked && ex->answered < ex->hold) {
-		const batch_op_t *b = &ex->ops[ex->answered & mask];
+	while (end < ex->walked && end < ex->hold) {
+		const batch_op_t *b = &ex->ops[end & mask];
 		if (b->run && !__atomic_load_n(&b->done, __ATOMIC_ACQUIRE))
 			break;
-		answer_op(ex, b);
-		ex->answered++;
+		executed += b->run;
+		end++;
 	}
-	if (ex->answered != from && ex->flush != NULL)
+	if (end == from && (ex->walk_head == NULL || ex->walk_head->end > end))
+		return false;
+	pthread_mutex_lock(&ex->lock);
+	if (end != from) {
+		ex->status.positions = ex->ops[(end - 1) & mask].position + 1;
+		ex->status.executed += executed;
+	}
+	while (ex->walk_head != NULL && ex->walk_head->end <= end) {
+		entry_t *e = ex->walk_head;
+		ex->walk_head = e->next;
+		if (ex->walk_head == NULL)
+			ex->walk_tail = NULL;
+		ex->status.batches = e->ordinal;
+		free(e);
+	}
+	pthread_mutex_unlock(&ex->lock);
+	if (end == from)
+		return false;
+	for (uint64_t i = from; i < end; i++)
+		answer_op(ex, &ex->ops[i & mask]);
+	ex->answered = end;
+	if (ex->flush != NULL)
 		ex->flush(ex->send_ctx);
-	if (ex->walk_head != NULL && ex->walk_head->end <= ex->answered) {
-		pthread_mutex_lock(&ex->lock);
-		while (ex->walk_head != NULL && ex->walk_head->end <= ex->answered) {
-			entry_t *e = ex->walk_head;
-			ex->walk_head = e->next;
-			if (ex->walk_head == NULL)
-				ex->walk_tail = NULL;
-			ex->status.batches = e->ordinal;
-			ex->status.positions = e->end_position;
-			ex->status.executed += e->executed;
-			free(e);
-		}
-		pthread_mutex_unlock(&ex->lock);
-	}
-	return ex->answered != from;
+	uint64_t position = ex->ops[(end - 1) & mask].position + 1;
+	pthread_mutex_lock(&ex->lock);
+	ex->status.answered = position;
+	pthread_mutex_unlock(&ex->lock);
+	return true;
 }
 
 /* Published with the entry count it belongs to: replicas compare digests
@@ -832,6 +842,7 @@ static int restore_snapshot(executor_t *ex, const void *bytes, size_t len)
 	pthread_mutex_lock(&ex->lock);
 	ex->status.batches = batches;
 	ex->status.positions = position;
+	ex->status.answered = position;
 	ex->status.executed = executed;
 	ex->status.restores++;
 	pthread_mutex_unlock(&ex->lock);
@@ -1139,6 +1150,7 @@ executor_t *executor_start(server_state_t *st, const server_options_t *o, bool o
 	ex->nworkers = o->workers;
 	ex->position = st->start_position;
 	ex->status.positions = st->start_position;
+	ex->status.answered = st->start_position;
 	pthread_mutex_init(&ex->lock, NULL);
 	pthread_mutex_init(&ex->role, NULL);
 	pthread_cond_init(&ex->cv_entry, NULL);

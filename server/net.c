@@ -470,11 +470,11 @@ int net_serve(net_t *n)
 			bool pending = false;
 			for (unsigned i = 0; i < n->nconns; i++)
 				pending |= n->conns[i]->out_len > 0;
-			if (s.positions >= n->proposed && outbox_empty(n) && !pending)
+			if (s.answered >= n->proposed && outbox_empty(n) && !pending)
 				return 0;
 			/* A client that does not read its responses does not hold
 			 * the shutdown up for long: a bounded number of polls. */
-			if (s.positions >= n->proposed && ++stopping_rounds > 500)
+			if (s.answered >= n->proposed && ++stopping_rounds > 500)
 				return 0;
 			/* A replica's proposal may never commit (leadership lost):
 			 * the wait is bounded too. */

@@ -194,7 +194,10 @@ typedef void (*executor_flush_fn)(void *ctx);
 /* What the server publishes after each applied batch. */
 typedef struct executor_status {
 	uint64_t batches;         /* entries applied */
-	uint64_t positions;       /* requests in them (the next position) */
+	uint64_t positions;       /* requests in them (the next position), counted
+	                           * before their responses are sent */
+	uint64_t answered;        /* the position after the last request whose
+	                           * response was sent */
 	uint64_t executed;        /* requests executed (duplicates and errors not) */
 	uint64_t digest;          /* of the state after the last digested batch */
 	uint64_t digest_batches;  /* ... which was this many batches in */
