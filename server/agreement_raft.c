@@ -369,19 +369,14 @@ static int fail(const char *what, int rv, const char *detail)
 /* How far agreement_raft_create got, for abandon. */
 enum raft_stage { STAGE_LOOP, STAGE_TRANSPORT, STAGE_IO, STAGE_RAFT, STAGE_HANDLES };
 
-static void on_abandoned_handle(uv_handle_t *h)
-{
-	(void)h;
-}
-
 /* A start that failed at stage: close what was opened, in reverse, run
  * the loop until every close has completed (libuv frees a handle's
  * resources in its close callback), then free the replica. */
 static agreement_t *abandon(agreement_raft_t *a, enum raft_stage stage)
 {
 	if (stage >= STAGE_HANDLES) {
-		uv_close((uv_handle_t *)&a->check, on_abandoned_handle);
-		uv_close((uv_handle_t *)&a->wake, on_abandoned_handle);
+		uv_close((uv_handle_t *)&a->check, NULL);
+		uv_close((uv_handle_t *)&a->wake, NULL);
 	}
 	if (stage >= STAGE_RAFT) {
 		raft_close(&a->raft, on_raft_closed);   /* then io and transport */

@@ -35,7 +35,7 @@
  * wait for the disk (group commit).  --barrier makes every walk pass such
  * a point: the workers finish all of its requests, the applier answers
  * them, and only then walks the entries that queued meanwhile (one
- * group) — the batch-at-a-time execution it replaces, kept to measure it.
+ * group): batch-at-a-time execution, kept to measure what the window saves.
  *
  * The sessions (client id -> last request id) change only in the
  * applier's walk, in log order, so every replica of the same log decides
@@ -147,7 +147,6 @@ typedef struct batch_op {
 	bool dup;                 /* a retry of its client's last request id */
 	uint32_t done;            /* run: executed, resp final (atomic: release by
 	                           * the worker, acquire by the applier) */
-	uint64_t position;        /* in the agreed order */
 	uint64_t stamp;           /* --log-dir: its thread's last logged commit after it */
 } batch_op_t;
 
@@ -326,6 +325,13 @@ static void supply_slot(executor_t *ex, batch_op_t *b)
 	}
 }
 
+/* The op of run r (in the window). */
+static inline batch_op_t *op_of_run(const executor_t *ex, uint64_t r)
+{
+	size_t mask = ex->cap - 1;
+	return &ex->ops[ex->runs[r & mask] & mask];
+}
+
 /* Claim the next published transaction: its number, or UINT64_MAX when
  * every published one is taken.  Each number is claimed once: the
  * compare-and-swap only moves the claim word below published. */
@@ -355,10 +361,9 @@ static bool claim_exact(executor_t *ex, uint64_t t)
  * (inside a transaction: each request's own one nests flat). */
 static void run_requests(executor_t *ex, tpcc_worker_t *scratch, uint64_t t)
 {
-	size_t mask = ex->cap - 1;
-	tx_span_t span = ex->txs[t & mask];
+	tx_span_t span = ex->txs[t & (ex->cap - 1)];
 	for (unsigned i = 0; i < span.n; i++) {
-		batch_op_t *b = &ex->ops[ex->runs[(span.first + i) & mask] & mask];
+		batch_op_t *b = op_of_run(ex, span.first + i);
 		state_execute(ex->st, scratch, &b->op, &b->resp);
 	}
 }
@@ -368,11 +373,9 @@ static void run_requests(executor_t *ex, tpcc_worker_t *scratch, uint64_t t)
  * Returns how many. */
 static unsigned mark_done(executor_t *ex, uint64_t t)
 {
-	size_t mask = ex->cap - 1;
-	tx_span_t span = ex->txs[t & mask];
+	tx_span_t span = ex->txs[t & (ex->cap - 1)];
 	for (unsigned i = 0; i < span.n; i++)
-		__atomic_store_n(&ex->ops[ex->runs[(span.first + i) & mask] & mask].done, 1,
-		                 __ATOMIC_RELEASE);
+		__atomic_store_n(&op_of_run(ex, span.first + i)->done, 1, __ATOMIC_RELEASE);
 	return span.n;
 }
 
@@ -396,7 +399,7 @@ static void run_tx(executor_t *ex, tpcc_worker_t *scratch, uint64_t t, worker_t 
 {
 	size_t mask = ex->cap - 1;
 	tx_span_t span = ex->txs[t & mask];
-	batch_op_t *head = &ex->ops[ex->runs[span.first & mask] & mask];
+	batch_op_t *head = op_of_run(ex, span.first);
 	unsigned most = w != NULL ? ex->opt.extend : 0;
 	supply_slot(ex, head);
 	if (span.n == 1 && most == 0) {
@@ -422,7 +425,7 @@ static void run_tx(executor_t *ex, tpcc_worker_t *scratch, uint64_t t, worker_t 
 	unsigned n = mark_done(ex, t);
 	for (unsigned i = 0; w != NULL && i < w->ntaken; i++) {
 		uint64_t u = w->taken[i];
-		supply_slot(ex, &ex->ops[ex->runs[ex->txs[u & mask].first & mask] & mask]);
+		supply_slot(ex, op_of_run(ex, ex->txs[u & mask].first));
 		TM_BEGIN();
 		TM_END();
 		n += mark_done(ex, u);   /* committed with t */
@@ -523,7 +526,6 @@ static void walk_entry(executor_t *ex, entry_t *e)
 		potm_request_t req;
 		const char *why = NULL;
 		uint64_t pos = ex->position++;
-		b->position = pos;
 		b->run = false;
 		b->dup = false;
 		b->done = 0;
@@ -705,8 +707,10 @@ static bool answer_ready(executor_t *ex)
 	if (end == from && (ex->walk_head == NULL || ex->walk_head->end > end))
 		return false;
 	pthread_mutex_lock(&ex->lock);
+	/* every op's response carries its position, errors' too */
+	uint64_t position = end != from ? ex->ops[(end - 1) & mask].resp.position + 1 : 0;
 	if (end != from) {
-		ex->status.positions = ex->ops[(end - 1) & mask].position + 1;
+		ex->status.positions = position;
 		ex->status.executed += executed;
 	}
 	while (ex->walk_head != NULL && ex->walk_head->end <= end) {
@@ -725,7 +729,6 @@ static bool answer_ready(executor_t *ex)
 	ex->answered = end;
 	if (ex->flush != NULL)
 		ex->flush(ex->send_ctx);
-	uint64_t position = ex->ops[(end - 1) & mask].position + 1;
 	pthread_mutex_lock(&ex->lock);
 	ex->status.answered = position;
 	pthread_mutex_unlock(&ex->lock);
@@ -775,6 +778,7 @@ static void release(executor_t *ex)
 	ex->digest_due = false;
 	ex->hold = UINT64_MAX;
 }
+
 /* ---- snapshots ------------------------------------------------------------------------ */
 
 #define SNAPSHOT_MAGIC 0x31504e534d544f50ull   /* "POTMSNP1" */

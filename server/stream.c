@@ -5,18 +5,21 @@
  * the agreed stream; with sockets and client threads on the same cores,
  * the measurement is of the scheduler instead.  This mode keeps the rest
  * of the path: C closed-loop clients draw their requests as potm-load's
- * do (workload.c), each round every client has one request outstanding,
- * and the I/O thread would have read them in one poll round: they become
- * one round of log entries (batch_max requests each at most), proposed
- * to the local agreement, applied by the executor (its applier, its
- * workers, the configured mode) exactly as from the network.  The next
- * round is proposed once every response of this one came back, which is
- * what closed-loop clients do.  The frames are encoded before the clock
- * starts: the clients' cost is not the server's.
+ * do (workload.c), one outstanding per client; the clients form groups
+ * of batch_max, and a group's requests of one round are one log entry,
+ * as the I/O thread would read them in one poll round.  Entries are
+ * proposed to the local agreement and applied by the executor (its
+ * applier, its workers, the configured mode) exactly as from the
+ * network.  A group's next entry is proposed when the last response of
+ * its current one comes back, which is what closed-loop clients do, and
+ * entries go in log order only, so the log does not depend on timing.
+ * The frames are encoded before the clock starts: the clients' cost is
+ * not the server's.
  *
  * Then the run prints one JSON line: the requests, the seconds from the
  * first proposal to the last response, the throughput, the mean and p99
- * latency (a request's: its round's), the responses' statuses, the TM's commits and aborts, and the digest of the state
+ * latency (a request's: its entry's), the responses' statuses, the TM's
+ * commits and aborts, and the digest of the state
  * after the stream.  Every request of the stream takes the same position
  * and slot in every mode, so the deterministic modes (sequential, pot,
  * pot+lsd, pot+fast, pot+lsd+fast) end with the same digest for the same
@@ -34,14 +37,14 @@
 
 /* The stream's log entries, encoded: entry k is bytes[off[k], off[k+1])
  * and holds count[k] requests, those of client group group[k] (clients
- * [group * batch_max, ...)); round r is entries [round[r], round[r+1]). */
+ * [group * batch_max, ...)). */
 typedef struct stream_log {
 	uint8_t *bytes;
 	size_t len, cap;
-	size_t *off, *round;
+	size_t *off;
 	unsigned *count;
 	size_t *group;
-	size_t nentries, nrounds;
+	size_t nentries;
 } stream_log_t;
 
 static int log_put(stream_log_t *l, const uint8_t *frame, size_t n)
@@ -75,10 +78,9 @@ static int build_log(stream_log_t *l, const server_options_t *o)
 	workload_client_t *cl = calloc(c, sizeof *cl);
 	uint64_t *next_id = calloc(c, sizeof *next_id);
 	l->off = malloc((rounds * per_round + 1) * sizeof *l->off);
-	l->round = malloc((rounds + 1) * sizeof *l->round);
 	l->count = calloc(rounds * per_round + 1, sizeof *l->count);
 	l->group = calloc(rounds * per_round + 1, sizeof *l->group);
-	if (cl == NULL || next_id == NULL || l->off == NULL || l->round == NULL ||
+	if (cl == NULL || next_id == NULL || l->off == NULL ||
 	    l->count == NULL || l->group == NULL)
 		goto oom;
 	for (unsigned i = 0; i < c; i++)
@@ -86,7 +88,6 @@ static int build_log(stream_log_t *l, const server_options_t *o)
 	uint8_t frame[4 + POTM_FRAME_MAX];
 	uint64_t drawn = 0;
 	for (size_t r = 0; r < rounds; r++) {
-		l->round[l->nrounds++] = l->nentries;
 		for (unsigned i = 0; i < c && drawn < n; i++, drawn++) {
 			if (i % o->batch_max == 0) {
 				l->group[l->nentries] = i / o->batch_max;
@@ -107,7 +108,6 @@ static int build_log(stream_log_t *l, const server_options_t *o)
 		}
 	}
 	l->off[l->nentries] = l->len;
-	l->round[l->nrounds] = l->nentries;
 	free(cl);
 	free(next_id);
 	return 0;
@@ -120,10 +120,10 @@ fail:
 }
 
 /* One entry's latency, shared by its n requests. */
-typedef struct round_lat {
+typedef struct entry_lat {
 	double ms;
 	uint64_t n;
-} round_lat_t;
+} entry_lat_t;
 
 static double now_s(void)
 {
@@ -147,7 +147,7 @@ typedef struct stream_sink {
 	uint64_t *answered, *want;   /* per group: responses back, and in flight */
 	size_t *current;          /* per group: its entry in flight, or SIZE_MAX */
 	double *proposed_at;      /* per entry */
-	round_lat_t *lat;         /* per entry answered, in answer order */
+	entry_lat_t *lat;         /* per entry answered, in answer order */
 	size_t nlat;
 	size_t next;              /* the next entry to propose */
 	uint64_t ok, rolled_back, errors;
@@ -183,7 +183,7 @@ static void stream_send(void *ctx, uint64_t client_id, const uint8_t *frame, siz
 	if (++s->answered[g] == s->want[g]) {
 		/* each request of the entry waited this long */
 		size_t k = s->current[g];
-		s->lat[s->nlat++] = (round_lat_t){ .ms = (now_s() - s->proposed_at[k]) * 1e3,
+		s->lat[s->nlat++] = (entry_lat_t){ .ms = (now_s() - s->proposed_at[k]) * 1e3,
 		                                   .n = s->log->count[k] };
 		s->current[g] = SIZE_MAX;
 		stream_pump(s);
@@ -195,22 +195,22 @@ static void stream_send(void *ctx, uint64_t client_id, const uint8_t *frame, siz
 
 static int cmp_lat(const void *a, const void *b)
 {
-	double x = ((const round_lat_t *)a)->ms, y = ((const round_lat_t *)b)->ms;
+	double x = ((const entry_lat_t *)a)->ms, y = ((const entry_lat_t *)b)->ms;
 	return (x > y) - (x < y);
 }
 
 /* The requests' mean latency and their p99 by nearest rank (potm-load's
  * definition), from the entries' (sorts lat). */
-static void latency_summary(round_lat_t *lat, size_t rounds, uint64_t total, double *mean,
+static void latency_summary(entry_lat_t *lat, size_t n, uint64_t total, double *mean,
                             double *p99)
 {
 	double sum = 0;
-	for (size_t r = 0; r < rounds; r++)
+	for (size_t r = 0; r < n; r++)
 		sum += lat[r].ms * (double)lat[r].n;
 	*mean = total ? sum / (double)total : 0;
-	qsort(lat, rounds, sizeof *lat, cmp_lat);
+	qsort(lat, n, sizeof *lat, cmp_lat);
 	uint64_t rank = (99 * total + 99) / 100, seen = 0;
-	for (size_t r = 0; r < rounds; r++) {
+	for (size_t r = 0; r < n; r++) {
 		seen += lat[r].n;
 		if (seen >= rank) {
 			*p99 = lat[r].ms;
@@ -320,7 +320,6 @@ done:
 	free(l.group);
 	free(l.bytes);
 	free(l.off);
-	free(l.round);
 	pthread_cond_destroy(&sink.cv);
 	pthread_mutex_destroy(&sink.lock);
 	return rc;
