@@ -31,6 +31,11 @@
  * registers and memory restored by the hardware — the stack frames of
  * tm_tx_start_ (lib/tx_gen.h) and of its caller included — so the
  * hardware path needs no setjmp.
+ *
+ * No reclamation read-side section and no grace period
+ * (BACKEND_NO_READ_SECTION, frees_at_commit): a hardware transaction that
+ * reached a block is aborted by the store that unlinks it, before the
+ * block can be freed, and the fallback runs alone.
  */
 #ifndef POTM_HTM_GL_H
 #define POTM_HTM_GL_H
@@ -40,7 +45,8 @@
 typedef struct htm_thread {
 	potm_thread_t th;
 	potm_undo_t undo;     /* fallback path only */
-	bool in_hw;           /* the running attempt is a hardware transaction */
+	bool in_hw;           /* the running attempt is a hardware transaction
+	                         (unless HTM_RUNNING asks the CPU) */
 } htm_thread_t;
 
 static struct {
@@ -48,6 +54,16 @@ static struct {
 	unsigned retries;
 	bool fallback_only;           /* POTM_HTM_FALLBACK_ONLY */
 } htm;
+
+/* HTM_RUNNING(h): is h's attempt a hardware transaction?  The CPU's own
+ * test where the primitives have one (no store inside the transaction),
+ * else a flag in the descriptor. */
+#ifdef HTM_RUNNING
+#define HTM_SET_RUNNING(h, v) ((void)(h))
+#else
+#define HTM_RUNNING(h) ((h)->in_hw)
+#define HTM_SET_RUNNING(h, v) ((h)->in_hw = (v))
+#endif
 
 static inline bool htm_locked(void)
 {
@@ -84,7 +100,7 @@ static void htm_unlock(void)
 static void htm_enter_fallback(htm_thread_t *h)
 {
 	htm_lock();
-	h->in_hw = false;
+	HTM_SET_RUNNING(h, false);
 	h->th.txd.flags |= TM_TXD_UNDO;
 	POTM_STAT_INC(&h->th, htm_fallbacks);
 }
@@ -104,7 +120,7 @@ static void htm_attempt(htm_thread_t *h)
 		if (HTM_BEGIN()) {
 			if (htm_locked())
 				HTM_ABORT(HTM_CODE_LOCKED);
-			h->in_hw = true;
+			HTM_SET_RUNNING(h, true);
 			return;
 		}
 		struct htm_decision d = htm_decide(HTM_STATUS());
@@ -131,9 +147,9 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	htm_thread_t *h = (htm_thread_t *)d;
-	if (h->in_hw) {
+	if (HTM_RUNNING(h)) {
 		HTM_END();
-		h->in_hw = false;
+		HTM_SET_RUNNING(h, false);
 		POTM_STAT_INC(&h->th, htm_commits);
 		return false;   /* the hardware does not say */
 	}
@@ -144,6 +160,7 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 	return ro;
 }
 
+#define BACKEND_NO_READ_SECTION 1
 #include "tx_gen.h"
 
 /* Leave the fallback path after an explicit abort: undo, unlock. */
@@ -158,7 +175,7 @@ static potm_thread_t *htm_fallback_rollback(htm_thread_t *h)
 void tm_restart(void)
 {
 	htm_thread_t *h = (htm_thread_t *)potm_self_in_tx("tm_restart");
-	if (h->in_hw)
+	if (HTM_RUNNING(h))
 		HTM_ABORT(HTM_CODE_RESTART);
 	potm_tx_aborted(htm_fallback_rollback(h), TM_ABORT_EXPLICIT);
 }
@@ -166,7 +183,7 @@ void tm_restart(void)
 void tm_cancel(void)
 {
 	htm_thread_t *h = (htm_thread_t *)potm_self_in_tx("tm_cancel");
-	if (h->in_hw)
+	if (HTM_RUNNING(h))
 		HTM_ABORT(HTM_CODE_CANCEL);
 	potm_tx_cancelled(htm_fallback_rollback(h));
 }
@@ -206,6 +223,7 @@ static void htm_thread_fini(potm_thread_t *t)
 const potm_backend_t potm_backend = {
 	.name = HTM_NAME,
 	.thread_size = sizeof(htm_thread_t),
+	.frees_at_commit = true,
 	.init = htm_init,
 	.thread_fini = htm_thread_fini,
 };

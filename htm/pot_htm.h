@@ -65,6 +65,10 @@
  * transaction at commit).  With the global lock (pogl) every transaction
  * runs fast, in its turn.
  *
+ * Reclamation: no read-side section, frees at commit (as htm_gl.h): the
+ * transactions that read beside others run in hardware, and the fast one
+ * runs alone in its turn.
+ *
  * Statistics: htm_starts/htm_commits count hardware transactions (SPEC
  * and rollback-only), spec_commits the SPEC commits, fast_commits the
  * commits in fast mode (rollback-only or SW), htm_fallbacks the
@@ -269,6 +273,7 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 	return ro;
 }
 
+#define BACKEND_NO_READ_SECTION 1
 #include "tx_gen.h"
 
 /* ---- explicit aborts ------------------------------------------------------------------- */
@@ -364,6 +369,7 @@ static const char *const pot_htm_env[] = { POT_HTM_ENV NULL };
 const potm_backend_t potm_backend = {
 	.name = HTM_NAME,
 	.thread_size = sizeof(pot_htm_thread_t),
+	.frees_at_commit = true,
 	.init = pot_htm_init,
 	.shutdown = pot_htm_shutdown,
 	.thread_init = pot_htm_thread_init,

@@ -19,7 +19,19 @@
 
 static __thread unsigned rtm_status;
 
-#define HTM_BEGIN()     ((rtm_status = _xbegin()) == _XBEGIN_STARTED)
+/* The status is stored after an abort only: a store inside the
+ * transaction would add a line to its write set. */
+static inline __attribute__((always_inline)) bool rtm_begin(void)
+{
+	unsigned s = _xbegin();
+	if (s == _XBEGIN_STARTED)
+		return true;
+	rtm_status = s;
+	return false;
+}
+
+#define HTM_BEGIN()     rtm_begin()
+#define HTM_RUNNING(h)  (_xtest() != 0)   /* inside a transaction */
 #define HTM_STATUS()    rtm_status
 #define HTM_END()       _xend()
 #define HTM_ABORT(code) _xabort(code)

@@ -269,6 +269,13 @@ typedef struct potm_backend {
 	const char *name;
 	size_t thread_size;     /* its descriptor; starts with potm_thread_t */
 	unsigned max_threads;   /* threads it can run at once; 0 = no limit */
+	/* A committed free goes back to the allocator at once, without a
+	 * grace period: every transaction that reads beside a writer runs
+	 * in hardware, whose strong isolation aborts it when a block it
+	 * reached is unlinked, before the block is freed; the software
+	 * paths run alone (rtm's fallback under its lock, Pot's fast mode
+	 * in its turn).  seq's one thread frees at commit as well. */
+	bool frees_at_commit;
 	int (*init)(const tm_config_t *cfg);       /* -1: potm_error() set */
 	void (*shutdown)(void);
 	int (*thread_init)(potm_thread_t *t);       /* -1: potm_error() set */

@@ -67,11 +67,12 @@ void potm_tx_committed_slow_(potm_thread_t *t, bool read_only)
 		size_t mine = t->frees.n - t->frees_committed;
 		POTM_STAT_ADD(t, frees, mine);
 		t->frees_committed = t->frees.n;
-		/* One thread at a time (seq): nobody else can hold them.  A
+		/* frees_at_commit: nobody else can hold them (seq, the
+		 * hardware backends).  Elsewhere a
 		 * transaction that freed a big batch has it back at once
 		 * (the polled grace period, lib/reclaim.c); the small ones
 		 * gather for a while (POTM_RECLAIM_PERIOD_US). */
-		if (potm_backend.max_threads == 1)
+		if (potm_backend.frees_at_commit)
 			potm_reclaim_now(t);
 		else if (mine >= POTM_RECLAIM_POLLED || t->frees_committed >= POTM_RECLAIM_MAX ||
 		         (t->frees_committed >= POTM_RECLAIM_BATCH &&

@@ -78,14 +78,19 @@ for workload in tpcc hot; do
 	fi
 done
 
-# worker_idle_ms: none without workers, some at --barrier's quiescent
-# point after every round.
+# worker_idle_ms: none without workers; a number with them.  How much a
+# worker idles at --barrier's quiescent points depends on timing (the
+# worker that answers a pass walks and publishes the next one itself), so
+# only its form is checked.
 want=$n
 out=$("$dir/potm-server-pot" --mode sequential --stream $n $scale --seed 3)
 [ "$(field "$out" worker_idle_ms)" = 0.000 ] || fail "sequential: worker_idle_ms not 0: $out"
 out=$("$dir/potm-server-pot" --mode pot --stream $n $scale --seed 3 --barrier)
 idle=$(field "$out" worker_idle_ms)
-[ -n "$idle" ] && [ "$idle" != 0.000 ] || fail "pot --barrier: no worker_idle_ms between $n/8 rounds: $out"
+case "$idle" in
+[0-9]*.[0-9][0-9][0-9]) ;;
+*) fail "pot --barrier: worker_idle_ms is not a number: $out" ;;
+esac
 
 # The digest is of the stream: another seed, another state.
 want=$n

@@ -14,10 +14,11 @@ const potm_backend_t potm_backend = {
 	.name = "seq",
 	.thread_size = sizeof(potm_thread_t),
 	.max_threads = 1,
+	.frees_at_commit = true,
 };
 
 /* One thread (max_threads): potm_tx_committed reclaims what it freed at
- * once, so no read-side section is needed. */
+ * once (frees_at_commit), so no read-side section is needed. */
 #define BACKEND_NO_READ_SECTION 1
 
 /* One thread, in place: nothing to start, nothing to publish.  Writes
