@@ -104,12 +104,21 @@ typedef struct pot_htm_thread {
 	enum pot_htm_path path;   /* written inside hardware transactions too:
 	                             an abort restores it */
 	char *begin_sp;           /* pot-rot: stack pointer at the SPEC tbegin. */
+	uint64_t spec_wait;       /* pot-rtm: ticks a SPEC transaction lets pass
+	                             at its commit before it reads the turn */
 } pot_htm_thread_t;
+
+/* Runs of turns (lib/sequencer.h S4): what each transaction costs of a
+ * run's budget (POTM_TURN_BATCH), as if it made this many accesses.  A
+ * hardware transaction's accesses are not counted, so every transaction
+ * costs the same: a run is budget / (POT_HTM_RUN_COST + 1) transactions
+ * (64 with the default budget of 1,024), which a speculative transaction
+ * of another thread waits for at its commit. */
+#define POT_HTM_RUN_COST 15
 
 static struct {
 	unsigned retries;         /* POTM_HTM_RETRIES */
 	bool fallback_only;       /* POTM_HTM_FALLBACK_ONLY */
-	bool wait_inside;         /* pot-rtm: POTM_POTRTM_WAIT=inside */
 } pot_htm;
 
 /* ---- the backend's hooks ------------------------------------------------------ */
@@ -121,6 +130,12 @@ static void pot_htm_commit_spec(pot_htm_thread_t *h);
 /* Begin the fast path (we hold the turn): a rollback-only transaction, or
  * software in place (pot_htm_enter_sw). */
 static void pot_htm_run_fast(pot_htm_thread_t *h);
+
+/* A SPEC transaction committed (outside it now); or one was early
+ * (aborted with HTM_CODE_TURN) and then waited `waited' ticks outside for
+ * its turn.  What the backend learns of how long a turn takes to come. */
+static void pot_htm_spec_committed(pot_htm_thread_t *h);
+static void pot_htm_spec_early(pot_htm_thread_t *h, uint64_t waited);
 
 /* ---- common pieces ------------------------------------------------------------------ */
 
@@ -172,7 +187,7 @@ static void pot_htm_cancel_in_turn(pot_htm_thread_t *h) __attribute__((noreturn)
 static void pot_htm_cancel_in_turn(pot_htm_thread_t *h)
 {
 	h->path = POT_PATH_NONE;
-	h->pt.last_order = seqr_clock();
+	h->pt.last_order = pot_order_clock(&h->pt);
 	pot_order_pass(&h->pt);
 	__atomic_store_n(h->pt.busy, 0, __ATOMIC_RELAXED);
 	potm_tx_cancelled(&h->pt.th);
@@ -197,6 +212,7 @@ static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 		pot_htm_run_fast(h);   /* fast mode: begun in its turn */
 		return;
 	}
+	bool early = false;
 	if (!pot_htm.fallback_only) {
 		for (unsigned attempt = 0; attempt < pot_htm.retries; attempt++) {
 			POT_HTM_BEFORE_BEGIN(h);
@@ -209,6 +225,7 @@ static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 			struct htm_decision d = htm_decide(HTM_STATUS());
 			POTM_STAT_INC(&p->th, aborts);
 			POTM_STAT_INC(&p->th, aborts_by_cause[d.cause]);
+			early = d.explicit_code == HTM_CODE_TURN;
 			if (d.explicit_code == HTM_CODE_TURN ||
 			    d.explicit_code == HTM_CODE_RESTART ||
 			    d.explicit_code == HTM_CODE_CANCEL)
@@ -225,7 +242,10 @@ static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 			seqr_wait_holder_idle(p->th.id);
 		}
 	}
+	uint64_t from = early ? potm_ticks() : 0;
 	pot_wait_outside_rcu(p, POT_WAIT_COMMIT);
+	if (early)
+		pot_htm_spec_early(h, potm_ticks() - from);
 	pot_htm_run_fast(h);
 }
 
@@ -247,6 +267,7 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 	switch (h->path) {
 	case POT_PATH_SPEC:
 		pot_htm_commit_spec(h);   /* returns committed, in our turn */
+		pot_htm_spec_committed(h);
 		POTM_STAT_INC(&h->pt.th, htm_commits);
 		POTM_STAT_INC(&h->pt.th, spec_commits);
 		break;
@@ -266,9 +287,11 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 	}
 	h->path = POT_PATH_NONE;
 	/* Committed in our turn (H1): the clock is our slot; passing the turn
-	 * publishes the commit to the order. */
-	h->pt.last_order = seqr_clock();
-	pot_order_pass(&h->pt);
+	 * publishes the commit to the order, unless the run of turns goes on
+	 * (every transaction costs the same, whichever path it took: the
+	 * path depends on timing, the order must not). */
+	h->pt.last_order = pot_order_clock(&h->pt);
+	pot_order_pass_run(&h->pt, POT_HTM_RUN_COST);
 	__atomic_store_n(h->pt.busy, 0, __ATOMIC_RELAXED);
 	return ro;
 }
@@ -353,6 +376,7 @@ static int pot_htm_thread_init(potm_thread_t *t)
 {
 	pot_htm_thread_t *h = (pot_htm_thread_t *)t;
 	h->path = POT_PATH_NONE;
+	h->spec_wait = 0;
 	pot_order_thread_init(&h->pt);
 	return 0;
 }

@@ -12,7 +12,8 @@
  *    reproduces every result and the final state;
  *  - pot-rtm's POTM_POTRTM_WAIT is checked (a bad value names the variable
  *    and the allowed values; other backends do not know it), and its
- *    alternative, waiting inside the transaction, is deterministic too;
+ *    alternatives, the late turn check and waiting inside the
+ *    transaction, are deterministic too;
  *  - on a machine without the hardware, and without the variables that
  *    make the tests run anyway (POTM_HTM_FALLBACK_ONLY, POTM_HTM_FORCE),
  *    tm_init fails with TM_ERR_UNSUPPORTED and says why.
@@ -128,7 +129,7 @@ START_TEST(test_wait_setting_is_checked)
 	ck_assert_int_eq(rc, -1);
 	if (is_backend("pot-rtm"))
 		ck_assert_msg(strstr(tm_last_error(), "POTM_POTRTM_WAIT=\"sideways\"") != NULL &&
-		              strstr(tm_last_error(), "outside, inside") != NULL,
+		              strstr(tm_last_error(), "outside, late, inside") != NULL,
 		              "%s", tm_last_error());
 	else   /* only pot-rtm knows it */
 		ck_assert_msg(strstr(tm_last_error(), "unknown environment variable "
@@ -136,7 +137,7 @@ START_TEST(test_wait_setting_is_checked)
 }
 END_TEST
 
-static const char *const waits[] = { "outside", "inside" };
+static const char *const waits[] = { "outside", "late", "inside" };
 
 START_TEST(test_wait_policies_are_deterministic)
 {
