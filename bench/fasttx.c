@@ -11,7 +11,9 @@
  * writes in place with an undo log, no validation.  Built for pot, tl2 and
  * seq (bench/pot.cmake), the runs give, point by point, the speedup of a
  * fast transaction over a TL2 transaction and its distance from
- * uninstrumented code (seq inlines plain loads and stores).
+ * uninstrumented code (seq inlines plain loads and stores).  Built for rtm
+ * and pot-rtm too: -a 0 is a hardware transaction's entry and exit alone
+ * (rtm), or pot-rtm's software fast mode's.
  *
  * Each point (kind, accesses) is one run with the harness's JSON line;
  * without -k and -a the program sweeps every kind over 0, 1, 2, 4, ... 64
