@@ -108,13 +108,6 @@ typedef struct pot_htm_thread {
 	                             at its commit before it reads the turn */
 } pot_htm_thread_t;
 
-/* Runs of turns (lib/sequencer.h S4): what each transaction costs of a
- * run's budget (POTM_TURN_BATCH), as if it made this many accesses.  A
- * hardware transaction's accesses are not counted, so every transaction
- * costs the same: a run is budget / (POT_HTM_RUN_COST + 1) transactions
- * (64 with the default budget of 1,024), which a speculative transaction
- * of another thread waits for at its commit. */
-#define POT_HTM_RUN_COST 15
 
 static struct {
 	unsigned retries;         /* POTM_HTM_RETRIES */
@@ -201,6 +194,9 @@ static void pot_htm_cancel_in_turn(pot_htm_thread_t *h)
 static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 {
 	pot_thread_t *p = &h->pt;
+	/* This attempt's accesses, for its run of turns: a hardware abort
+	 * restores the 0, and every path below starts from it. */
+	p->th.txd.accesses = 0;
 	if (pot_order.mode.global_lock) {   /* PoGL: the turn is the lock */
 		pot_wait_outside_rcu(p, POT_WAIT_TURN);
 		pot_htm_run_fast(h);
@@ -287,11 +283,13 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 	}
 	h->path = POT_PATH_NONE;
 	/* Committed in our turn (H1): the clock is our slot; passing the turn
-	 * publishes the commit to the order, unless the run of turns goes on
-	 * (every transaction costs the same, whichever path it took: the
-	 * path depends on timing, the order must not). */
+	 * publishes the commit to the order, unless the run of turns goes on.
+	 * The accesses are counted on every path (htm_access.h, the inline
+	 * ones of tm.h) and are those of the execution that commits, made on
+	 * the state of its slot (H2, H3): the same whichever path it took, so
+	 * the order does not depend on timing. */
 	h->pt.last_order = pot_order_clock(&h->pt);
-	pot_order_pass_run(&h->pt, POT_HTM_RUN_COST);
+	pot_order_pass_run(&h->pt, d->accesses);
 	__atomic_store_n(h->pt.busy, 0, __ATOMIC_RELAXED);
 	return ro;
 }
@@ -342,6 +340,7 @@ static inline potm_undo_t *htm_undo_of(potm_thread_t *t)
 	return &((pot_htm_thread_t *)t)->undo;
 }
 
+#define POTM_GEN_COUNT_ACCESSES 1
 #include "htm_access.h"
 
 /* ---- life cycle --------------------------------------------------------------------------- */

@@ -36,21 +36,32 @@
 #include <string.h>
 
 #ifdef POTM_GEN_IN_PLACE
+/* POTM_GEN_COUNT_ACCESSES (pot-rtm, pot-rot): every access adds to the
+ * attempt's count, as pot's do, since the count decides the runs of
+ * turns whichever path the attempt takes. */
+#ifdef POTM_GEN_COUNT_ACCESSES
+#define POTM_GEN_COUNT_(t, n) ((t)->txd.accesses += (n))
+#else
+#define POTM_GEN_COUNT_(t, n) ((void)(t), (void)(n))
+#endif
+
 tm_word_t tm_read(const tm_word_t *a)
 {
-	potm_self_in_tx("tm_read");
+	POTM_GEN_COUNT_(potm_self_in_tx("tm_read"), 1);
 	return *a;
 }
 
 void tm_write(tm_word_t *a, tm_word_t v)
 {
-	BACKEND_LOG_WRITE(potm_self_writing("tm_write"), a, sizeof *a);
+	potm_thread_t *t = potm_self_writing("tm_write");
+	POTM_GEN_COUNT_(t, 1);
+	BACKEND_LOG_WRITE(t, a, sizeof *a);
 	*a = v;
 }
 
 static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
 {
-	potm_self_in_tx("tm_read");
+	POTM_GEN_COUNT_(potm_self_in_tx("tm_read"), 1);
 	uint64_t b = 0;
 	memcpy(&b, a, size);
 	return b;
@@ -58,7 +69,9 @@ static inline uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)
 
 static inline void BACKEND_WRITE_BYTES(void *a, unsigned size, uint64_t b)
 {
-	BACKEND_LOG_WRITE(potm_self_writing("tm_write"), a, size);
+	potm_thread_t *t = potm_self_writing("tm_write");
+	POTM_GEN_COUNT_(t, 1);
+	BACKEND_LOG_WRITE(t, a, size);
 	memcpy(a, &b, size);
 }
 #endif
@@ -100,7 +113,7 @@ POTM_GEN_ACCESS_(double, _double)
 void tm_read_bytes(void *dst, const void *src, size_t n)
 {
 #ifdef POTM_GEN_IN_PLACE
-	potm_self_in_tx("tm_read_bytes");
+	POTM_GEN_COUNT_(potm_self_in_tx("tm_read_bytes"), tm_bytes_accesses_(src, n));
 	memcpy(dst, src, n);
 #else
 	/* Where a read is a plain load (TM_TXD_PLAIN_READS: pot's fast mode,
@@ -110,10 +123,7 @@ void tm_read_bytes(void *dst, const void *src, size_t n)
 	 * turns are decided by that count and must not depend on the path. */
 	tm_txd_t *x = tm_self_;
 	if (x != NULL && x->depth > 0 && (x->flags & TM_TXD_PLAIN_READS)) {
-		size_t head = (size_t)(-(uintptr_t)src & 7);
-		if (head > n)
-			head = n;
-		x->accesses += (unsigned)(head + (n - head) / 8 + (n - head) % 8);
+		x->accesses += tm_bytes_accesses_(src, n);
 		memcpy(dst, src, n);
 		return;
 	}

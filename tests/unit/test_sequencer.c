@@ -58,17 +58,13 @@ static void init_order(const char *mode, const char *sequencer)
 }
 
 /* Whether a mode keeps the turn in runs on this backend: the modes with
- * fast mode, on the STM (the HTM backends cannot count the accesses of
- * a hardware transaction). */
-static bool is_pot_htm(void)
-{
-	return strcmp(tm_backend_name(), "pot-rtm") == 0 ||
-	       strcmp(tm_backend_name(), "pot-rot") == 0;
-}
-
+ * fast mode, on pot and on Pot over HTM (which counts a hardware
+ * transaction's accesses as pot counts its own). */
 static bool runs_apply(const char *mode)
 {
-	return (strcmp(tm_backend_name(), "pot") == 0 || is_pot_htm()) &&
+	return (strcmp(tm_backend_name(), "pot") == 0 ||
+	        strcmp(tm_backend_name(), "pot-rtm") == 0 ||
+	        strcmp(tm_backend_name(), "pot-rot") == 0) &&
 	       (strcmp(mode, "pot") == 0 || strcmp(mode, "pot-fast") == 0);
 }
 
@@ -123,13 +119,9 @@ static void parse(const sched_t *s, unsigned w_all, parsed_t *p)
 }
 
 /* What a step's transaction (step_tx) costs a run of turns: its five
- * accesses + 1 on pot (the model's hand-checked cost); on pot-rtm and
- * pot-rot, which do not count accesses, what every transaction costs
- * there (POT_HTM_RUN_COST + 1 in htm/pot_htm.h). */
-#define STEP_COST_POT 6u
-#define STEP_COST_POT_HTM 16u
-static unsigned step_cost = STEP_COST_POT;
-#define STEP_COST step_cost
+ * accesses + 1 (the model's hand-checked cost), on every backend with
+ * runs. */
+#define STEP_COST 6u
 #define RUN_BUDGET 112  /* short: < 7; runs of up to 19 transactions */
 #define NO_RUN_BUDGET 96 /* short: < 6, which step_tx is not */
 
@@ -246,7 +238,6 @@ static void run_and_check_runs(const sched_t *s, unsigned w_all, bool model_weig
                                unsigned budget, const char *what)
 {
 	parse(s, w_all, &run_p);
-	step_cost = is_pot_htm() ? STEP_COST_POT_HTM : STEP_COST_POT;
 	uint64_t want[MAXT][MAXOPS + 1];
 	model(&run_p, model_weighted, budget, want);
 	for (unsigned b = 0; b < MAXB; b++)

@@ -112,11 +112,31 @@ void tm_undo_log_(void *a, unsigned size);
 #else
 #define POTM_LOG_WRITE_(a, size) ((void)0)
 #endif
+#ifdef POTM_BACKEND_POT_RTM
+/* pot-rtm: every access is counted, on the hardware path as on the
+ * software one, since the count decides the runs of turns
+ * (lib/sequencer.h S4) and the order must not depend on the path.  In a
+ * hardware transaction the count is one more line of its write set, and
+ * an abort restores it. */
+#define POTM_COUNT_ACCESSES_(n)                                          \
+	do {                                                             \
+		tm_txd_t *d_ = tm_self_;                                 \
+		if (__builtin_expect(d_ != NULL, 1))                     \
+			d_->accesses += (n);                             \
+	} while (0)
+#else
+#define POTM_COUNT_ACCESSES_(n) ((void)0)
+#endif
 #define POTM_ACCESS_(T, sfx)                                             \
 	static inline T tm_read##sfx(const T *a)                         \
-	{ POTM_CHECK_IN_TX_(); return *a; }                              \
+	{ POTM_CHECK_IN_TX_(); POTM_COUNT_ACCESSES_(1); return *a; }     \
 	static inline void tm_write##sfx(T *a, T v)                      \
-	{ POTM_CHECK_WRITE_(); POTM_LOG_WRITE_(a, sizeof(T)); *a = v; }
+	{                                                                \
+		POTM_CHECK_WRITE_();                                     \
+		POTM_COUNT_ACCESSES_(1);                                 \
+		POTM_LOG_WRITE_(a, sizeof(T));                           \
+		*a = v;                                                  \
+	}
 #define POTM_INLINE_WRITES_ 1
 #elif defined(POTM_BACKEND_GL) && !defined(POTM_BUILDING_LIBRARY)
 /* gl: inside a transaction this thread holds the lock, so a read is a
@@ -351,10 +371,23 @@ POTM_ALWAYS_INLINE_ int tm_guard_holds_(const tm_guard_t *g)
 
 /* tm_read_bytes (tm.h): a plain copy where accesses are plain loads; the
  * library's otherwise. */
+/* The accesses a range of n bytes at src counts as where accesses are
+ * counted (pot, pot-rtm): those of byte reads up to the first word
+ * boundary, word reads, byte reads after the last word, whether the
+ * range is read that way or copied at once. */
+static inline unsigned tm_bytes_accesses_(const void *src, size_t n)
+{
+	size_t head = (size_t)(-(uintptr_t)src & 7);
+	if (head > n)
+		head = n;
+	return (unsigned)(head + (n - head) / 8 + (n - head) % 8);
+}
+
 #ifdef POTM_PLAIN_ACCESS
 static inline void tm_read_bytes(void *dst, const void *src, size_t n)
 {
 	POTM_CHECK_IN_TX_();
+	POTM_COUNT_ACCESSES_(tm_bytes_accesses_(src, n));
 	__builtin_memcpy(dst, src, n);
 }
 #else
