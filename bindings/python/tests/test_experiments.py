@@ -47,7 +47,7 @@ from potm.reproduce import exit_status, reproduce, run_experiment
 EXPECTED_IDS = {
     "overhead", "fig-3.11", "determinism-cost",
     "fig-3.6", "fig-3.7", "fig-3.8", "fig-3.10", "fig-3.12", "fig-3.13", "fig-3.14",
-    "fig-7-1", "fig-7-2", "fig-7-3", "fig-7-4", "fig-7-6", "table-7.3", "rubis",
+    "fig-3.14-rtm",    "fig-7-1", "fig-7-2", "fig-7-3", "fig-7-4", "fig-7-6", "table-7.3", "rubis",
     "tpcc", "tpcc-dora", "tpcc-dora-remote", "tpcc-dora-latency", "tm1-dora", "fig-4.7",
     "fig-4.8-hotkey", "fig-4.8-assert", "ycsb",
 }
@@ -737,12 +737,14 @@ def test_htm_figures_run_stamp() -> None:
     STAMP case, the hardware backends required; fig-3.13 shows persistent
     aborts over hardware starts in percent, fig-3.14 times over rot's."""
     stamp_cases = {c.name for c in experiment("fig-3.7").grid("full").cases}
-    for exp_id, needs in (("fig-3.13", ("rtm", "pot-rtm")), ("fig-3.14", ("rot", "pot-rot"))):
+    for exp_id, needs in (("fig-3.13", ("rtm", "pot-rtm")), ("fig-3.14", ("rot", "pot-rot")),
+                          ("fig-3.14-rtm", ("rtm", "pot-rtm"))):
         exp = experiment(exp_id)
-        assert exp.requires == needs and exp.provisional
+        assert exp.requires == needs and exp.provisional == (exp_id != "fig-3.14-rtm")
         for scale in ("quick", "full"):
             assert {c.name for c in exp.grid(scale).cases} == stamp_cases
-    assert experiment("fig-3.13").needs_rtm_cpu
+    assert experiment("fig-3.13").needs_rtm_cpu and experiment("fig-3.14-rtm").needs_rtm_cpu
+    assert experiment("fig-3.14-rtm").render.baseline == "rtm"
     t = synthetic_table({"benchmark": ["labyrinth", "kmeans"], "variant": ["rtm", "pot-rtm"],
                          "threads": [2]}, lambda p: 1.0)
     t = with_columns(t, [Column("htm_starts", "elapsed", 1.0),

@@ -23,7 +23,7 @@ Example:
     >>> experiment("fig-3.11").requires
     ('tl2',)
     >>> [e.id for e in select(["fig-3.1*"])]
-    ['fig-3.10', 'fig-3.11', 'fig-3.12', 'fig-3.13', 'fig-3.14']
+    ['fig-3.10', 'fig-3.11', 'fig-3.12', 'fig-3.13', 'fig-3.14', 'fig-3.14-rtm']
 """
 
 from __future__ import annotations
