@@ -744,7 +744,8 @@ def test_htm_figures_run_stamp() -> None:
         for scale in ("quick", "full"):
             assert {c.name for c in exp.grid(scale).cases} == stamp_cases
     assert experiment("fig-3.13").needs_rtm_cpu and experiment("fig-3.14-rtm").needs_rtm_cpu
-    assert experiment("fig-3.14-rtm").render.baseline == "rtm"
+    render = experiment("fig-3.14-rtm").render
+    assert isinstance(render, NormalizedBars) and render.baseline == "rtm"
     t = synthetic_table({"benchmark": ["labyrinth", "kmeans"], "variant": ["rtm", "pot-rtm"],
                          "threads": [2]}, lambda p: 1.0)
     t = with_columns(t, [Column("htm_starts", "elapsed", 1.0),
