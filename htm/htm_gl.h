@@ -32,6 +32,23 @@
  * tm_tx_start_ (lib/tx_gen.h) and of its caller included — so the
  * hardware path needs no setjmp.
  *
+ * Coalescing (HTM_COALESCES, rtm; POTM_HTM_COALESCE transactions per
+ * hardware transaction): the commit of a transaction that may still be
+ * joined leaves its hardware transaction open, and the thread's next
+ * transaction runs inside it, the code between the two included.  Nothing
+ * of the group is visible before its last commit, and an abort anywhere
+ * in it rolls the whole group back to the first begin, every store and
+ * register included, as if the thread had not got that far: the first
+ * transaction then runs alone (an explicit abort, tm_cancel's, may have
+ * come from any member), and the thread runs its next transactions alone
+ * for a while, twice as long after each group that aborts (a system call
+ * or a long stretch between transactions), half as long after each that
+ * commits.  What that saves: xbegin and xend let no cache miss overlap
+ * them, so a program whose transactions are one or two updates between
+ * plain misses (ssca2) pays them once per group.  The group is closed
+ * before the thread waits for others (tm_barrier_wait) or leaves
+ * (potm_backend.flush).
+ *
  * No reclamation read-side section and no grace period
  * (BACKEND_NO_READ_SECTION, frees_at_commit): a hardware transaction that
  * reached a block is aborted by the store that unlinks it, before the
@@ -47,13 +64,23 @@ typedef struct htm_thread {
 	potm_undo_t undo;     /* fallback path only */
 	bool in_hw;           /* the running attempt is a hardware transaction
 	                         (unless HTM_RUNNING asks the CPU) */
+	/* Coalescing.  Set before the group's xbegin: */
+	unsigned group;       /* transactions that may join the group */
+	unsigned alone_left;  /* transactions to run alone before the next group */
+	unsigned backoff;     /* alone_left after the next group that aborts */
+	/* Set inside the group (rolled back with it): */
+	unsigned join_left;   /* commits that may still leave it open */
+	bool open;            /* the last commit left it open */
 } htm_thread_t;
 
 static struct {
 	uint32_t lock POTM_ALIGNED;   /* fallback lock: 0 free, 1 held */
 	unsigned retries;
 	bool fallback_only;           /* POTM_HTM_FALLBACK_ONLY */
+	unsigned coalesce;            /* POTM_HTM_COALESCE; 1 without HTM_COALESCES */
 } htm;
+
+#define HTM_BACKOFF_MAX 4095   /* transactions alone after groups that abort */
 
 /* HTM_RUNNING(h): is h's attempt a hardware transaction?  The CPU's own
  * test where the primitives have one (no store inside the transaction),
@@ -105,25 +132,63 @@ static void htm_enter_fallback(htm_thread_t *h)
 	POTM_STAT_INC(&h->th, htm_fallbacks);
 }
 
-/* Start the attempt: hardware first, then the fallback.  (The allocation
- * and free logs need no reset after a hardware abort: their stores were
- * undone with the rest.) */
+/* The size of the next group: 1 while the thread backs off. */
+static inline unsigned htm_group_size(htm_thread_t *h)
+{
+	if (htm.coalesce <= 1)
+		return 1;
+	if (h->alone_left > 0) {
+		h->alone_left--;
+		return 1;
+	}
+	return htm.coalesce;
+}
+
+/* A group aborted (rolled back to its first begin): run alone a while. */
+static void htm_group_aborted(htm_thread_t *h)
+{
+	h->alone_left = h->backoff + 1;
+	if (h->backoff < HTM_BACKOFF_MAX)
+		h->backoff = h->backoff * 2 + 1;
+}
+
+/* Start the attempt: join the open group, else hardware first, then the
+ * fallback.  (The allocation and free logs need no reset after a hardware
+ * abort: their stores were undone with the rest.) */
 static void htm_attempt(htm_thread_t *h)
 {
+	if (h->open) {
+		h->open = false;   /* inside the group's hardware transaction */
+		return;
+	}
 	if (htm.fallback_only) {
 		htm_enter_fallback(h);
 		return;
 	}
+	unsigned group = htm_group_size(h);
 	for (unsigned attempt = 0; attempt < htm.retries; attempt++) {
 		htm_wait_unlocked();
+		h->group = group;
 		POTM_STAT_INC(&h->th, htm_starts);
 		if (HTM_BEGIN()) {
 			if (htm_locked())
 				HTM_ABORT(HTM_CODE_LOCKED);
 			HTM_SET_RUNNING(h, true);
+			h->join_left = h->group - 1;
 			return;
 		}
 		struct htm_decision d = htm_decide(HTM_STATUS());
+		if (group > 1 && d.explicit_code != HTM_CODE_LOCKED) {
+			/* Any member may have aborted it: the first runs alone
+			 * from here on, and this attempt does not count as its
+			 * own (attempt wraps to 0). */
+			POTM_STAT_INC(&h->th, aborts);
+			POTM_STAT_INC(&h->th, aborts_by_cause[d.cause]);
+			htm_group_aborted(h);
+			group = 1;
+			attempt--;
+			continue;
+		}
 		if (d.explicit_code == HTM_CODE_CANCEL)
 			potm_tx_cancelled(&h->th);   /* resumes at TM_BEGIN: skip */
 		POTM_STAT_INC(&h->th, aborts);
@@ -148,9 +213,16 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	htm_thread_t *h = (htm_thread_t *)d;
 	if (HTM_RUNNING(h)) {
+		POTM_STAT_INC(&h->th, htm_commits);
+		if (h->join_left > 0) {
+			h->join_left--;
+			h->open = true;   /* the next transaction joins */
+			return false;
+		}
 		HTM_END();
 		HTM_SET_RUNNING(h, false);
-		POTM_STAT_INC(&h->th, htm_commits);
+		if (h->group > 1)
+			h->backoff /= 2;
 		return false;   /* the hardware does not say */
 	}
 	bool ro = potm_undo_count(&h->undo) == 0;
@@ -204,6 +276,11 @@ static int htm_init(const tm_config_t *cfg)
 	htm.lock = 0;
 	htm.retries = cfg->htm_retries;
 	htm.fallback_only = cfg->htm_fallback_only;
+#ifdef HTM_COALESCES
+	htm.coalesce = cfg->htm_coalesce;
+#else
+	htm.coalesce = 1;
+#endif
 	if (htm.fallback_only) {
 		fprintf(stderr, "potm: %s: POTM_HTM_FALLBACK_ONLY=1: every transaction "
 		        "runs on the software fallback lock, none in hardware\n", HTM_NAME);
@@ -213,6 +290,17 @@ static int htm_init(const tm_config_t *cfg)
 	if (!htm_hw_available(cfg, &why))
 		return potm_unsupported("%s: %s", HTM_NAME, why);
 	return 0;
+}
+
+/* Close the group the thread's last commit left open. */
+static void htm_flush(potm_thread_t *t)
+{
+	htm_thread_t *h = (htm_thread_t *)t;
+	if (h->open) {
+		h->open = false;
+		HTM_END();
+		HTM_SET_RUNNING(h, false);
+	}
 }
 
 static void htm_thread_fini(potm_thread_t *t)
@@ -226,6 +314,7 @@ const potm_backend_t potm_backend = {
 	.frees_at_commit = true,
 	.init = htm_init,
 	.thread_fini = htm_thread_fini,
+	.flush = htm_flush,
 };
 
 #endif /* POTM_HTM_GL_H */

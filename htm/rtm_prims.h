@@ -35,6 +35,7 @@ static inline __attribute__((always_inline)) bool rtm_begin(void)
 #define HTM_STATUS()    rtm_status
 #define HTM_END()       _xend()
 #define HTM_ABORT(code) _xabort(code)
+#define HTM_COALESCES   1                 /* htm_gl.h's coalescing */
 #define htm_decision    rtm_decision
 #define htm_decide      rtm_decide
 

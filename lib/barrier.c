@@ -92,6 +92,8 @@ int tm_barrier_wait(tm_barrier_t *b)
 	if (b->parked == NULL)
 		tm_misuse_("tm_barrier_wait on a barrier that was not initialized "
 		           "(tm_barrier_init) or was destroyed");
+	if (t != NULL && potm_backend.flush)
+		potm_backend.flush(t);
 	const potm_order_ops_t *order = potm_backend.order;
 	bool ordered = order != NULL && t != NULL;
 

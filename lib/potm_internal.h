@@ -280,6 +280,10 @@ typedef struct potm_backend {
 	void (*shutdown)(void);
 	int (*thread_init)(potm_thread_t *t);       /* -1: potm_error() set */
 	void (*thread_fini)(potm_thread_t *t);
+	/* Optional: close what the thread's last commit left open (rtm's
+	 * coalesced group, htm_gl.h) before it waits for other threads
+	 * (tm_barrier_wait) or leaves (tm_thread_exit). */
+	void (*flush)(potm_thread_t *t);
 	/* Optional; NULL unless the backend runs transactions in an order of
 	 * its own (Pot): what tm_barrier_wait, tm_set_next_order and
 	 * tm_last_order need from it (see potm_order_ops_t below). */

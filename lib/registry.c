@@ -245,6 +245,8 @@ void tm_thread_exit(void)
 		tm_misuse_("tm_thread_exit on a thread that is not registered");
 	if (t->txd.depth != 0)
 		tm_misuse_("tm_thread_exit inside a transaction");
+	if (potm_backend.flush)
+		potm_backend.flush(t);
 	if (potm_backend.thread_fini)
 		potm_backend.thread_fini(t);
 	potm_reclaim_thread_exit(t);

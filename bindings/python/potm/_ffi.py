@@ -50,6 +50,7 @@ typedef struct tm_config {
     unsigned serial_writes;
     int silo_global_tid;
     unsigned silo_snapshot_epochs;
+    unsigned htm_coalesce;
 } tm_config_t;
 
 void tm_config_default(tm_config_t *cfg);
