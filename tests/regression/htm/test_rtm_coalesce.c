@@ -190,7 +190,8 @@ END_TEST
 
 /* ---- a barrier closes the group ---------------------------------------------------- */
 
-START_TEST(barrier_closes_the_group)
+/* 200 transactions, each followed by a barrier: the aborts. */
+static uint64_t increments_and_barriers(void)
 {
 	counter = 0;
 	start();
@@ -205,9 +206,27 @@ START_TEST(barrier_closes_the_group)
 	ck_assert_int_eq(tm_barrier_destroy(&b), 0);
 	tm_stats_t s = stop();
 	ck_assert_int_eq(counter, 200);
+	printf("200 transactions and barriers: %llu aborts (%llu conflict, %llu "
+	       "capacity, %llu other)\n", (unsigned long long)s.aborts,
+	       (unsigned long long)s.aborts_by_cause[TM_ABORT_HTM_CONFLICT],
+	       (unsigned long long)s.aborts_by_cause[TM_ABORT_HTM_CAPACITY],
+	       (unsigned long long)s.aborts_by_cause[TM_ABORT_HTM_OTHER]);
+	return s.aborts;
+}
+
+START_TEST(barrier_closes_the_group)
+{
+	/* Left open, the groups would abort about log2(200) times in every
+	 * run (the back-off); closed, only an interrupt or a preemption
+	 * aborts one, which a loaded machine makes likelier: the best of
+	 * three runs. */
+	uint64_t best = increments_and_barriers();
+	for (int run = 1; run < 3 && best > 2; run++) {
+		uint64_t a = increments_and_barriers();
+		best = a < best ? a : best;
+	}
 	if (on_hardware())
-		/* An interrupt may still abort one. */
-		ck_assert_uint_le(s.aborts, 4);
+		ck_assert_uint_le(best, 2);
 }
 END_TEST
 
