@@ -42,8 +42,8 @@
  * transaction then runs alone (an explicit abort, tm_cancel's, may have
  * come from any member), and the thread runs its next transactions alone
  * for a while, twice as long after each group that aborts (a system call
- * or a long stretch between transactions), a sixteenth less after each
- * that commits.  What that saves: xbegin and xend let no cache miss overlap
+ * or a long stretch between transactions), a 64th less after each that
+ * commits.  What that saves: xbegin and xend let no cache miss overlap
  * them, so a program whose transactions are one or two updates between
  * plain misses (ssca2) pays them once per group.  The group is closed
  * before the thread waits for others (tm_barrier_wait) or leaves
@@ -152,13 +152,13 @@ static void htm_group_aborted(htm_thread_t *h)
 		h->backoff = h->backoff * 2 + 1;
 }
 
-/* A group committed whole: back off a sixteenth less.  Against the
- * doubling above, groups keep forming while about one in seventeen
- * aborts at most (a halving would let every other one abort, each
- * wasting the work of the members it rolls back). */
+/* A group committed whole: back off a 64th less.  Against the doubling
+ * above, groups keep forming while at most about one in 45 aborts (a
+ * halving would let every other one abort, each wasting the work of the
+ * members it rolls back, and the code between them). */
 static inline void htm_group_committed(htm_thread_t *h)
 {
-	h->backoff -= (h->backoff + 15) / 16;
+	h->backoff -= (h->backoff + 63) / 64;
 }
 
 /* Start the attempt: join the open group, else hardware first, then the

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "check_run.h"
+#include "test_init.h"
 #include "test_threads.h"
 
 /* Under ASan or an emulator (POTM_TEST_EMULATED, tests/CMakeLists.txt):
@@ -42,12 +43,7 @@ typedef test_work_fn work_fn;
  * run fn on n registered threads; returns after all have exited. */
 static void run_threads(unsigned n, work_fn fn)
 {
-	int rc = tm_init(NULL);
-	if (rc == TM_ERR_UNSUPPORTED) {
-		printf("skipped: %s\n", tm_last_error());
-		exit(77);
-	}
-	ck_assert_msg(rc == 0, "tm_init: %s", tm_last_error());
+	test_tm_init(NULL);
 	test_run_threads(n, fn);
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check_run.h"
+#include "test_init.h"
 
 #define IS(b) (strcmp(POTM_BACKEND_NAME, b) == 0)
 /* seq keeps no log: it cannot roll back. */
@@ -26,12 +27,7 @@
 
 static void start(void)
 {
-	int rc = tm_init(NULL);
-	if (rc == TM_ERR_UNSUPPORTED) {
-		printf("skipped: %s\n", tm_last_error());
-		exit(77);
-	}
-	ck_assert_msg(rc == 0, "tm_init: %s", tm_last_error());
+	test_tm_init(NULL);
 	ck_assert_int_eq(tm_thread_enter(0), 0);
 }
 

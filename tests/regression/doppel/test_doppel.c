@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "check_run.h"
+#include "test_init.h"
 #include "test_threads.h"
 
 /* Under ASan or an emulator (POTM_TEST_EMULATED, tests/CMakeLists.txt):
@@ -41,12 +42,7 @@ static bool single_thread_backend(void)
 
 static void start(void)
 {
-	int rc = tm_init(NULL);
-	if (rc == TM_ERR_UNSUPPORTED) {
-		printf("skipped: %s\n", tm_last_error());
-		exit(77);
-	}
-	ck_assert_msg(rc == 0, "tm_init: %s", tm_last_error());
+	test_tm_init(NULL);
 	ck_assert_msg(dp_init() == 0, "dp_init: %s", tm_last_error());
 }
 

@@ -33,6 +33,7 @@
 #include <potm/tm.h>
 
 #include "check_run.h"
+#include "test_init.h"
 #include "test_threads.h"
 
 static bool on_hardware(void)
@@ -43,12 +44,7 @@ static bool on_hardware(void)
 
 static void start(void)
 {
-	int rc = tm_init(NULL);
-	if (rc == TM_ERR_UNSUPPORTED) {
-		printf("skipped: %s\n", tm_last_error());
-		exit(77);
-	}
-	ck_assert_msg(rc == 0, "tm_init: %s", tm_last_error());
+	test_tm_init(NULL);
 	ck_assert_int_eq(tm_thread_enter(0), 0);
 }
 
@@ -271,12 +267,7 @@ static void bank(unsigned nthreads)
 		accounts[k] = INITIAL;
 	bad_audits = 0;
 	setenv("POTM_HTM_COALESCE", "8", 1);
-	int rc = tm_init(NULL);
-	if (rc == TM_ERR_UNSUPPORTED) {
-		printf("skipped: %s\n", tm_last_error());
-		exit(77);
-	}
-	ck_assert_int_eq(rc, 0);
+	test_tm_init(NULL);
 	test_run_threads(nthreads, bank_work);
 	tm_stats_t s;
 	ck_assert_int_eq(tm_stats(&s), 0);

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "check_run.h"
+#include "test_init.h"
 #include "test_threads.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -46,12 +47,7 @@
 /* Start the library (a backend this machine cannot run is a skip). */
 static void start_tm(void)
 {
-	int rc = tm_init(NULL);
-	if (rc == TM_ERR_UNSUPPORTED) {
-		printf("skipped: %s\n", tm_last_error());
-		exit(77);
-	}
-	ck_assert_msg(rc == 0, "tm_init: %s", tm_last_error());
+	test_tm_init(NULL);
 }
 
 static void start(void)

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_init.h"
+
 /* Under ASan or an emulator (POTM_TEST_EMULATED, tests/CMakeLists.txt):
  * fewer operations, the same checks. */
 #if defined(__SANITIZE_ADDRESS__) || defined(POTM_TEST_EMULATED)
@@ -34,12 +36,7 @@ static inline bool single_thread_backend(void)
  * backend. */
 static inline void store_test_init(void)
 {
-	int rc = tm_init(NULL);
-	if (rc == TM_ERR_UNSUPPORTED) {
-		printf("skipped: %s\n", tm_last_error());
-		exit(77);
-	}
-	ck_assert_msg(rc == 0, "tm_init: %s", tm_last_error());
+	test_tm_init(NULL);
 }
 
 /* tm_init and register the calling thread as 0. */
