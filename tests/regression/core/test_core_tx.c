@@ -353,7 +353,8 @@ START_TEST(restart_retries)
 		 * again, until the retry in software (after htm_retries, or
 		 * pot-rtm's fast mode) remembers it: one explicit abort per
 		 * hardware attempt, plus the software one, plus rtm's first
-		 * attempt as a coalesced group (htm_gl.h). */
+		 * attempt as a coalesced group where POTM_HTM_COALESCE > 1
+		 * (htm_gl.h). */
 		tm_config_t cfg;
 		tm_config_default(&cfg);
 		ck_assert_uint_ge(s.aborts_by_cause[TM_ABORT_EXPLICIT], 1);
