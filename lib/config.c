@@ -129,7 +129,7 @@ void tm_config_default(tm_config_t *cfg)
 	cfg->promote_reads = 16384;
 	cfg->serial_writes = 2048;
 	cfg->silo_snapshot_epochs = 5;
-	cfg->htm_coalesce = 1;
+	cfg->htm_coalesce = 4;
 }
 
 static unsigned long cfg_get(const tm_config_t *cfg, const struct cfg_field *f)

@@ -133,15 +133,13 @@ typedef struct tm_config {
 	                           old bytes once per word and snapshot epoch:
 	                           larger means fewer kept versions and older
 	                           snapshots */
-	unsigned htm_coalesce;  /* POTM_HTM_COALESCE 1..64, default 1: rtm
+	unsigned htm_coalesce;  /* POTM_HTM_COALESCE 1..64, default 4: rtm
 	                           runs up to this many consecutive
 	                           transactions of a thread in one hardware
 	                           transaction (the commit of all but the last
 	                           leaves it open, and the code between them
 	                           runs inside it), backing off after a
-	                           group aborts; 1 = one each.  For programs
-	                           whose transactions are a few updates
-	                           between cache misses (ssca2) */
+	                           group aborts; 1 = one each */
 } tm_config_t;
 
 /* Fill *cfg with the defaults above (environment not applied). */

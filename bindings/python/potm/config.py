@@ -205,7 +205,7 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
                 "silo: the snapshot epoch, in epochs; read-only snapshot "
                 "transactions read the state at the end of the latest complete "
                 "one, and a commit keeps a word's old bytes once per snapshot epoch"),
-    ConfigField("htm_coalesce", "POTM_HTM_COALESCE", 1, 64, 1,
+    ConfigField("htm_coalesce", "POTM_HTM_COALESCE", 1, 64, 4,
                 "rtm: consecutive transactions of a thread run in one hardware "
                 "transaction, backing off after a group aborts; 1 = one each"),
 )
