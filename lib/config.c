@@ -119,7 +119,7 @@ void tm_config_default(tm_config_t *cfg)
 	strcpy(cfg->mode, tm_mode_name(POTM_MODE_POT));
 	strcpy(cfg->sequencer, cfg_sequencer_name(POTM_SEQUENCER_ROUND_ROBIN));
 	cfg->turn_timeout_ms = 60000;
-	cfg->turn_batch = 1024;
+	cfg->turn_batch = 65536;
 	cfg->dp_split_ms = 20;
 	cfg->dp_stash_max = 1024;
 	cfg->dp_classify_ms = 200;

@@ -29,8 +29,16 @@ struct potm_seqr potm_seqr;
  * the turn a wake-up, and itself a wake-up latency (tens of microseconds,
  * more on a loaded or virtualized machine).  If waiters gave up sooner
  * than that, every hand-off would find its next holder asleep and the
- * order would settle into a convoy: one transaction per wake-up latency. */
-#define SEQR_PAUSE_NS 20000u   /* a run of short transactions, and then some */
+ * order would settle into a convoy: one transaction per wake-up latency.
+ * Why phase 1 covers a whole run when runs of turns are on: a run is as
+ * long as it is (a budget of accesses) to make the hand-off rare next to
+ * the data that moves with it between the holders' caches; a waiter that
+ * falls asleep during a run adds its wake-up latency to every hand-off
+ * and one that yields slows the CPU beside it, so long runs paid for
+ * their waits more than they saved. */
+#define SEQR_PAUSE_NS 20000u        /* a few short transactions, and then some */
+#define SEQR_RUN_PAUSE_NS 2000000u  /* a run of short transactions (the default
+                                       budget of accesses), and then some */
 #define SEQR_SPIN_NS 200000u
 #define SEQR_SLEEP_MS 50
 
@@ -191,7 +199,8 @@ int seqr_init(enum seqr_kind kind, unsigned max_threads, unsigned timeout_ms, bo
 	q->rounds = rounds;
 	q->weighted = weighted && kind == SEQR_ROUND_ROBIN && !rounds;
 	q->run_budget = kind == SEQR_ROUND_ROBIN && !rounds && !q->weighted ? run_budget : 0;
-	q->run_short = q->run_budget / SEQR_RUN_SHORT;
+	q->run_short = q->run_budget / SEQR_RUN_SHORT < SEQR_RUN_SHORT_MAX ?
+	               q->run_budget / SEQR_RUN_SHORT : SEQR_RUN_SHORT_MAX;
 	q->timeout_ms = timeout_ms;
 	q->max_threads = max_threads;
 	q->nwords = (max_threads + 63) / 64;
@@ -674,6 +683,9 @@ static void seqr_wait(potm_thread_t *t, const struct seqr_wait_arg *a, uint64_t 
 	int my_cpu = seqr_note_cpu(me);
 	bool pausing = seqr_registered() <= seqr_ncpus && !seqr_holder_shares_cpu(a, my_cpu);
 	bool spinning = true;
+	uint64_t pause_ns = a->what == SEQR_WAIT_TURN && q->run_budget ?
+	                    SEQR_RUN_PAUSE_NS : SEQR_PAUSE_NS;
+	uint64_t spin_ns = pause_ns + (SEQR_SPIN_NS - SEQR_PAUSE_NS);
 
 	for (unsigned i = 0;; i++) {
 		if (q->kind == SEQR_ROUND_ROBIN &&
@@ -684,11 +696,11 @@ static void seqr_wait(potm_thread_t *t, const struct seqr_wait_arg *a, uint64_t 
 		if (spinning) {
 			if (pausing) {
 				potm_cpu_relax();
-				if ((i & 15) == 15 && potm_now_ns() - start > SEQR_PAUSE_NS)
+				if ((i & 15) == 15 && potm_now_ns() - start > pause_ns)
 					pausing = false;
 			} else {
 				sched_yield();
-				if ((i & 7) == 7 && potm_now_ns() - start > SEQR_SPIN_NS)
+				if ((i & 7) == 7 && potm_now_ns() - start > spin_ns)
 					spinning = false;
 			}
 			continue;

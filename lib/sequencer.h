@@ -38,8 +38,8 @@
  * member's consecutive short transactions take consecutive slots, and the
  * turn crosses between cores once per run instead of once per
  * transaction.  Each transaction costs its accesses + 1 (seqr_run_keep);
- * one that costs budget / SEQR_RUN_SHORT or more is not short and ends
- * its run: one slot per round, as in the thesis, where the others'
+ * one that costs budget / SEQR_RUN_SHORT or SEQR_RUN_SHORT_MAX or more is
+ * not short and ends its run: one slot per round, as in the thesis, where the others'
  * speculative transactions overlap it (a run buys fewer hand-offs with
  * that overlap, which only short transactions can spare).  A
  * transaction's accesses are those of the execution that commits, which
@@ -160,7 +160,9 @@
 #define SEQR_EXPLICIT 0xfffeu /* explicit order: the holder bits are unused */
 #define SEQR_UNDECIDED 0xfffdu /* weighted: the next holder has not begun its slot (W2) */
 #define SEQR_MAX_THREADS 4096 /* ids fit in the holder bits with room for the three above */
-#define SEQR_RUN_SHORT 16     /* short: costs less than a run's budget / 16 */
+#define SEQR_RUN_SHORT 16     /* short: costs less than a run's budget / 16, */
+#define SEQR_RUN_SHORT_MAX 64 /* and less than this: a longer run does not
+                                 make a longer transaction short */
 #define SEQR_KEY_RING 256     /* explicit order: slots whose keys are kept (K0) */
 #define SEQR_KEY_NONE 0xffffu /* a key hash: commutes with nothing */
 

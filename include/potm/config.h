@@ -60,10 +60,11 @@ typedef struct tm_config {
 	                           the TM API this long while others wait (or a
 	                           gap in the explicit order) is reported as a
 	                           fatal error; 0 = wait forever */
-	unsigned turn_batch;    /* POTM_TURN_BATCH 0..2^24, default 1024: pot,
+	unsigned turn_batch;    /* POTM_TURN_BATCH 0..2^24, default 65536: pot,
 	                           pot-fast in round-robin order: a thread
 	                           keeps the turn after a short transaction
-	                           (fewer accesses than turn_batch / 16) while
+	                           (fewer accesses than turn_batch / 16 and
+	                           than 64) while
 	                           its consecutive transactions have made
 	                           fewer accesses (+1 each) than this, so short
 	                           transactions cross between cores once per

@@ -59,7 +59,7 @@ static const setting_t settings[] = {
 	S("POTM_MODE", mode, "pot", "pot-fast", "pot-ordered", "pogl", "destm"),
 	S("POTM_SEQUENCER", sequencer, "round-robin", "weighted", "explicit"),
 	U("POTM_TURN_TIMEOUT_MS", turn_timeout_ms, 0, 3600000, 60000),
-	U("POTM_TURN_BATCH", turn_batch, 0, 1ul << 24, 1024),
+	U("POTM_TURN_BATCH", turn_batch, 0, 1ul << 24, 65536),
 	U("POTM_DP_SPLIT_MS", dp_split_ms, 1, 10000, 20),
 	U("POTM_DP_STASH_MAX", dp_stash_max, 1, 1000000, 1024),
 	U("POTM_DP_CLASSIFY_MS", dp_classify_ms, 0, 600000, 200),

@@ -170,7 +170,7 @@ static void model(const parsed_t *p, bool weighted, unsigned budget,
 		clock[h] += st->w;
 		last = h;
 		new_round = false;
-		if (st->kind == 'T' && !weighted && STEP_COST < budget / 16 &&
+		if (st->kind == 'T' && !weighted && STEP_COST < budget / 16 && STEP_COST < 64 &&
 		    run + STEP_COST < budget) {
 			run += STEP_COST;
 			kept = h;

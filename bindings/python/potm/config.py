@@ -164,9 +164,9 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
     ConfigField("turn_timeout_ms", "POTM_TURN_TIMEOUT_MS", 0, 3600000, 60000,
                 "pot backend: a turn held this long outside the TM API is a fatal "
                 "error (0 = wait forever)"),
-    ConfigField("turn_batch", "POTM_TURN_BATCH", 0, 1 << 24, 1024,
+    ConfigField("turn_batch", "POTM_TURN_BATCH", 0, 1 << 24, 65536,
                 "pot, pot-fast (round-robin): a thread keeps the turn after a short "
-                "transaction (fewer accesses than this / 16) while its run's "
+                "transaction (fewer accesses than this / 16 and than 64) while its run's "
                 "accesses (+1 each) stay under this, so short transactions cross "
                 "between cores once per run; the order stays deterministic "
                 "(0 = one transaction per turn)"),

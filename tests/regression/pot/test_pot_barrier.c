@@ -180,7 +180,7 @@ static __attribute__((noinline)) void stall_tx(void)
  * which blocks forever outside the API instead of taking it.  Thread 0
  * runs more transactions than one run of turns holds, so that it waits
  * for thread 1's turn whatever POTM_TURN_BATCH is. */
-#define STALL_TXS 2000
+#define STALL_TXS 100000   /* more than the default run (65,536 accesses) holds */
 static void stall_thread(unsigned id, void *arg)
 {
 	(void)arg;
