@@ -175,6 +175,7 @@ static void htm_attempt(htm_thread_t *h)
 		return;
 	}
 	unsigned group = htm_group_size(h);
+	bool prefaulted = false;
 	for (unsigned attempt = 0; attempt < htm.retries; attempt++) {
 		htm_wait_unlocked();
 		h->group = group;
@@ -205,6 +206,13 @@ static void htm_attempt(htm_thread_t *h)
 		if (d.explicit_code == HTM_CODE_LOCKED ||
 		    d.explicit_code == HTM_CODE_RESTART)
 			continue;      /* not a property of the transaction: retry */
+		if (d.persistent && d.cause == TM_ABORT_HTM_OTHER && !prefaulted) {
+			/* Perhaps a page fault of fresh heap: map the next
+			 * stretch and try the hardware once more. */
+			potm_heap_prefault();
+			prefaulted = true;
+			continue;
+		}
 		if (d.persistent) {
 			POTM_STAT_INC(&h->th, htm_persistent);
 			break;

@@ -210,6 +210,7 @@ static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 	}
 	bool early = false;
 	if (!pot_htm.fallback_only) {
+		bool prefaulted = false;
 		for (unsigned attempt = 0; attempt < pot_htm.retries; attempt++) {
 			POT_HTM_BEFORE_BEGIN(h);
 			POTM_STAT_INC(&p->th, htm_starts);
@@ -226,6 +227,12 @@ static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 			    d.explicit_code == HTM_CODE_RESTART ||
 			    d.explicit_code == HTM_CODE_CANCEL)
 				break;   /* re-run in the turn, in fast mode */
+			if (d.persistent && d.cause == TM_ABORT_HTM_OTHER && !prefaulted) {
+				/* Perhaps a page fault of fresh heap (as htm_gl.h). */
+				potm_heap_prefault();
+				prefaulted = true;
+				continue;
+			}
 			if (d.persistent) {
 				POTM_STAT_INC(&p->th, htm_persistent);
 				break;   /* fall back: fast mode in the turn */

@@ -468,6 +468,11 @@ void potm_tx_cancelled(potm_thread_t *t) __attribute__((noreturn));
 /* Randomized exponential backoff after the t->attempt-th abort. */
 void potm_backoff(potm_thread_t *t);
 
+/* Map the next stretch of the calling thread's heap (lib/tx.c): called
+ * outside a hardware transaction after an abort that may have been a page
+ * fault, which the hardware drops instead of serving. */
+void potm_heap_prefault(void);
+
 /* Reclamation of freed blocks after an RCU grace period (lib/reclaim.c);
  * t: the thread that frees them once the grace period is over, or NULL. */
 void potm_reclaim_defer(potm_thread_t *t, void **ptrs, size_t n);

@@ -6,6 +6,7 @@
 #include "potm_internal.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #endif
@@ -202,6 +203,31 @@ void *tm_malloc(size_t size)
 	if (t != NULL && t->txd.depth > 0)
 		potm_ptrvec_push(&t->allocs, p);
 	return p;
+}
+
+/* A hardware transaction aborts at a page fault and the kernel never sees
+ * the fault, so a retry meets it again, and a program whose transactions
+ * allocate meets one at every page its heap grows by: the first store to
+ * memory malloc hands out fresh (the top of the thread's arena) or to the
+ * chunk header behind it.  After an abort that may be one, the hardware
+ * backends call this outside the transaction: a block taken from the top
+ * of the same arena, stored to once per page and given back, leaves the
+ * next stretch mapped for the allocations that follow.  The block stays
+ * under malloc's mmap threshold (128 KiB unless tuned), or it would come
+ * from a mapping of its own and touch nothing the next allocations use. */
+void potm_heap_prefault(void)
+{
+	enum { PREFAULT_BYTES = 96 * 1024 };
+	long page = sysconf(_SC_PAGESIZE);   /* from the auxiliary vector */
+	if (page <= 0)
+		page = 4096;
+	volatile char *p = malloc(PREFAULT_BYTES);
+	if (p == NULL)
+		return;
+	for (size_t i = 0; i < PREFAULT_BYTES; i += (size_t)page)
+		p[i] = 0;
+	p[PREFAULT_BYTES - 1] = 0;
+	free((void *)p);
 }
 
 void tm_free(void *ptr)
