@@ -185,6 +185,8 @@ static void htm_attempt(htm_thread_t *h)
 				HTM_ABORT(HTM_CODE_LOCKED);
 			HTM_SET_RUNNING(h, true);
 			h->join_left = h->group - 1;
+			if (prefaulted)   /* it helped, if this commits */
+				h->th.prefault_backoff = 0;
 			return;
 		}
 		struct htm_decision d = htm_decide(HTM_STATUS());
@@ -206,12 +208,16 @@ static void htm_attempt(htm_thread_t *h)
 		if (d.explicit_code == HTM_CODE_LOCKED ||
 		    d.explicit_code == HTM_CODE_RESTART)
 			continue;      /* not a property of the transaction: retry */
-		if (d.persistent && d.cause == TM_ABORT_HTM_OTHER && !prefaulted) {
+		if (d.persistent && d.cause == TM_ABORT_HTM_OTHER) {
 			/* Perhaps a page fault of fresh heap: map the next
 			 * stretch and try the hardware once more. */
-			potm_heap_prefault();
-			prefaulted = true;
-			continue;
+			if (prefaulted) {
+				potm_prefault_missed(&h->th);
+			} else if (potm_prefault_worth(&h->th)) {
+				potm_heap_prefault();
+				prefaulted = true;
+				continue;
+			}
 		}
 		if (d.persistent) {
 			POTM_STAT_INC(&h->th, htm_persistent);

@@ -216,6 +216,8 @@ static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 			POTM_STAT_INC(&p->th, htm_starts);
 			if (HTM_BEGIN()) {
 				h->path = POT_PATH_SPEC;
+				if (prefaulted)   /* it helped, if this commits */
+					p->th.prefault_backoff = 0;
 				return;
 			}
 			/* Aborted: everything the attempt did is undone. */
@@ -227,11 +229,15 @@ static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 			    d.explicit_code == HTM_CODE_RESTART ||
 			    d.explicit_code == HTM_CODE_CANCEL)
 				break;   /* re-run in the turn, in fast mode */
-			if (d.persistent && d.cause == TM_ABORT_HTM_OTHER && !prefaulted) {
+			if (d.persistent && d.cause == TM_ABORT_HTM_OTHER) {
 				/* Perhaps a page fault of fresh heap (as htm_gl.h). */
-				potm_heap_prefault();
-				prefaulted = true;
-				continue;
+				if (prefaulted) {
+					potm_prefault_missed(&p->th);
+				} else if (potm_prefault_worth(&p->th)) {
+					potm_heap_prefault();
+					prefaulted = true;
+					continue;
+				}
 			}
 			if (d.persistent) {
 				POTM_STAT_INC(&p->th, htm_persistent);

@@ -224,6 +224,9 @@ typedef struct potm_thread {
 	bool in_rcu;           /* inside an RCU read-side section */
 	int cpu;               /* pinned CPU, -1 if not pinned */
 	uint64_t rng;          /* xorshift state for backoff */
+	unsigned prefault_skip;     /* unexplained aborts to let pass before
+	                               the next potm_heap_prefault */
+	unsigned prefault_backoff;  /* prefault_skip after the next miss */
 	potm_ptrvec_t allocs;  /* tm_malloc of the running attempt */
 	potm_ptrvec_t frees;   /* tm_free: [0, frees_committed) of committed
 	                          transactions, waiting to travel to
@@ -472,6 +475,30 @@ void potm_backoff(potm_thread_t *t);
  * outside a hardware transaction after an abort that may have been a page
  * fault, which the hardware drops instead of serving. */
 void potm_heap_prefault(void);
+
+/* Whether an unexplained persistent hardware abort is worth
+ * potm_heap_prefault and one more hardware attempt.  Where they do not
+ * help (faults on memory the heap did not hand out, a system call in the
+ * transaction) the retry aborts again: after each such miss the thread
+ * lets twice as many unexplained aborts go straight to the fallback (up
+ * to 1023), and one retry that commits in hardware resets that. */
+#define POTM_PREFAULT_BACKOFF_MAX 1023
+
+static inline bool potm_prefault_worth(potm_thread_t *t)
+{
+	if (t->prefault_skip == 0)
+		return true;
+	t->prefault_skip--;
+	return false;
+}
+
+/* The retry after a prefault aborted unexplained again. */
+static inline void potm_prefault_missed(potm_thread_t *t)
+{
+	if (t->prefault_backoff < POTM_PREFAULT_BACKOFF_MAX)
+		t->prefault_backoff = t->prefault_backoff * 2 + 1;
+	t->prefault_skip = t->prefault_backoff;
+}
 
 /* Reclamation of freed blocks after an RCU grace period (lib/reclaim.c);
  * t: the thread that frees them once the grace period is over, or NULL. */
