@@ -208,17 +208,10 @@ static void htm_attempt(htm_thread_t *h)
 		if (d.explicit_code == HTM_CODE_LOCKED ||
 		    d.explicit_code == HTM_CODE_RESTART)
 			continue;      /* not a property of the transaction: retry */
-		if (d.persistent && d.cause == TM_ABORT_HTM_OTHER) {
-			/* Perhaps a page fault of fresh heap: map the next
-			 * stretch and try the hardware once more. */
-			if (prefaulted) {
-				potm_prefault_missed(&h->th);
-			} else if (potm_prefault_worth(&h->th)) {
-				potm_heap_prefault();
-				prefaulted = true;
-				continue;
-			}
-		}
+		/* Perhaps a page fault of fresh heap: map the next stretch
+		 * and try the hardware once more (H8). */
+		if (d.persistent && potm_prefault_retry(&h->th, d.cause, &prefaulted))
+			continue;
 		if (d.persistent) {
 			POTM_STAT_INC(&h->th, htm_persistent);
 			break;

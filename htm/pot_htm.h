@@ -229,16 +229,9 @@ static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 			    d.explicit_code == HTM_CODE_RESTART ||
 			    d.explicit_code == HTM_CODE_CANCEL)
 				break;   /* re-run in the turn, in fast mode */
-			if (d.persistent && d.cause == TM_ABORT_HTM_OTHER) {
-				/* Perhaps a page fault of fresh heap (as htm_gl.h). */
-				if (prefaulted) {
-					potm_prefault_missed(&p->th);
-				} else if (potm_prefault_worth(&p->th)) {
-					potm_heap_prefault();
-					prefaulted = true;
-					continue;
-				}
-			}
+			/* Perhaps a page fault of fresh heap (H8). */
+			if (d.persistent && potm_prefault_retry(&p->th, d.cause, &prefaulted))
+				continue;
 			if (d.persistent) {
 				POTM_STAT_INC(&p->th, htm_persistent);
 				break;   /* fall back: fast mode in the turn */

@@ -500,6 +500,25 @@ static inline void potm_prefault_missed(potm_thread_t *t)
 	t->prefault_skip = t->prefault_backoff;
 }
 
+/* After a persistent hardware abort of the given cause: true if the
+ * thread mapped heap and tries the hardware once more (*prefaulted: this
+ * transaction already did, and the hardware start that follows resets
+ * prefault_backoff, kept only if it commits). */
+static inline bool potm_prefault_retry(potm_thread_t *t, int cause, bool *prefaulted)
+{
+	if (cause != TM_ABORT_HTM_OTHER)
+		return false;
+	if (*prefaulted) {
+		potm_prefault_missed(t);
+		return false;
+	}
+	if (!potm_prefault_worth(t))
+		return false;
+	potm_heap_prefault();
+	*prefaulted = true;
+	return true;
+}
+
 /* Reclamation of freed blocks after an RCU grace period (lib/reclaim.c);
  * t: the thread that frees them once the grace period is over, or NULL. */
 void potm_reclaim_defer(potm_thread_t *t, void **ptrs, size_t n);
