@@ -22,8 +22,10 @@
  *    never overlap.
  *  - Retry policy (as GCC's libitm): up to htm_retries hardware attempts;
  *    straight to the fallback on an abort that will not succeed on retry
- *    (persistent); before retrying, wait until the lock is free, or the
- *    retry would only abort again on it.
+ *    (persistent), except that an unexplained one may be a page fault of
+ *    fresh heap, which potm_prefault_retry maps before one more attempt;
+ *    before retrying, wait until the lock is free, or the retry would only
+ *    abort again on it.
  *  - The fallback runs alone under the lock, in place, with an undo log so
  *    that tm_restart and tm_cancel work on both paths.
  *
