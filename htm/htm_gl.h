@@ -187,8 +187,7 @@ static void htm_attempt(htm_thread_t *h)
 				HTM_ABORT(HTM_CODE_LOCKED);
 			HTM_SET_RUNNING(h, true);
 			h->join_left = h->group - 1;
-			if (prefaulted)   /* it helped, if this commits */
-				h->th.prefault_backoff = 0;
+			potm_prefault_started(&h->th, prefaulted);
 			return;
 		}
 		struct htm_decision d = htm_decide(HTM_STATUS());

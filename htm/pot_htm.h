@@ -216,8 +216,7 @@ static __attribute__((noinline)) void pot_htm_begin(pot_htm_thread_t *h)
 			POTM_STAT_INC(&p->th, htm_starts);
 			if (HTM_BEGIN()) {
 				h->path = POT_PATH_SPEC;
-				if (prefaulted)   /* it helped, if this commits */
-					p->th.prefault_backoff = 0;
+				potm_prefault_started(&p->th, prefaulted);
 				return;
 			}
 			/* Aborted: everything the attempt did is undone. */

@@ -502,8 +502,7 @@ static inline void potm_prefault_missed(potm_thread_t *t)
 
 /* After a persistent hardware abort of the given cause: true if the
  * thread mapped heap and tries the hardware once more (*prefaulted: this
- * transaction already did, and the hardware start that follows resets
- * prefault_backoff, kept only if it commits). */
+ * transaction already did; see potm_prefault_started). */
 static inline bool potm_prefault_retry(potm_thread_t *t, int cause, bool *prefaulted)
 {
 	if (cause != TM_ABORT_HTM_OTHER)
@@ -517,6 +516,15 @@ static inline bool potm_prefault_retry(potm_thread_t *t, int cause, bool *prefau
 	potm_heap_prefault();
 	*prefaulted = true;
 	return true;
+}
+
+/* Inside the hardware transaction that follows a prefault: the prefault
+ * helped, so the back-off starts over; a store the hardware keeps only
+ * if the transaction commits. */
+static inline void potm_prefault_started(potm_thread_t *t, bool prefaulted)
+{
+	if (prefaulted)
+		t->prefault_backoff = 0;
 }
 
 /* Reclamation of freed blocks after an RCU grace period (lib/reclaim.c);

@@ -226,7 +226,7 @@ void potm_heap_prefault(void)
 		return;
 	for (size_t i = 0; i < PREFAULT_BYTES; i += (size_t)page)
 		p[i] = 0;
-	p[PREFAULT_BYTES - 1] = 0;
+	p[PREFAULT_BYTES - 1] = 0;   /* the block is not page-aligned */
 	free((void *)p);
 }
 

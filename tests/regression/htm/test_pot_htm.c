@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "check_run.h"
+#include "test_init.h"
 
 #define NTHREADS 4
 #define PER_THREAD 60
@@ -39,12 +40,6 @@
 static bool is_backend(const char *name)
 {
 	return strcmp(tm_backend_name(), name) == 0;
-}
-
-static bool env_on(const char *var)
-{
-	const char *v = getenv(var);
-	return v != NULL && strcmp(v, "1") == 0;
 }
 
 /* ---- statistics and slots ------------------------------------------------------ */
@@ -103,7 +98,7 @@ START_TEST(test_stats_add_up)
 	ck_assert(s.spec_commits <= s.htm_commits);
 	ck_assert(s.htm_commits <= s.htm_starts);
 	ck_assert(s.aborts_by_cause[TM_ABORT_ORDER] <= s.aborts);
-	if (env_on("POTM_HTM_FALLBACK_ONLY")) {
+	if (!test_htm_on_hardware()) {
 		ck_assert_uint_eq(s.htm_starts, 0);
 		ck_assert_uint_eq(s.fast_commits, s.commits);
 		ck_assert(s.htm_fallbacks >= s.commits + s.cancels);

@@ -36,12 +36,6 @@
 #include "test_init.h"
 #include "test_threads.h"
 
-static bool on_hardware(void)
-{
-	const char *v = getenv("POTM_HTM_FALLBACK_ONLY");
-	return v == NULL || strcmp(v, "1") != 0;
-}
-
 static void start(void)
 {
 	test_tm_init(NULL);
@@ -82,7 +76,7 @@ START_TEST(groups_form)
 	ck_assert_uint_eq(s.commits, N_SMALL);
 	printf("groups of 4: %llu hardware starts for %llu hardware commits\n",
 	       (unsigned long long)s.htm_starts, (unsigned long long)s.htm_commits);
-	if (on_hardware()) {
+	if (test_htm_on_hardware()) {
 		/* Groups of 4 by default: about a quarter as many starts as
 		 * commits; one each would make them equal. */
 		ck_assert_uint_gt(s.htm_commits, N_SMALL / 2);
@@ -101,7 +95,7 @@ START_TEST(setting_one_turns_them_off)
 		increment();
 	tm_stats_t s = stop();
 	ck_assert_int_eq(counter, N_SMALL);
-	if (on_hardware())
+	if (test_htm_on_hardware())
 		ck_assert_uint_ge(s.htm_starts, s.htm_commits);
 }
 END_TEST
@@ -177,7 +171,7 @@ START_TEST(system_call_between)
 	ck_assert_uint_eq(s.commits, N_SMALL);
 	printf("a system call after each of %d transactions: %llu aborts\n",
 	       N_SMALL, (unsigned long long)s.aborts);
-	if (on_hardware())
+	if (test_htm_on_hardware())
 		/* Each aborted group doubles the run alone that follows: about
 		 * log2(N_SMALL) of them, not one per transaction. */
 		ck_assert_uint_le(s.aborts, 64);
@@ -211,10 +205,10 @@ START_TEST(barrier_closes_the_group)
 	ck_assert_int_eq(tm_barrier_init(&b, 1), 0);
 	for (int i = 0; i < 200; i++) {
 		increment();
-		if (on_hardware() && in_hardware_tx())
+		if (test_htm_on_hardware() && in_hardware_tx())
 			open_before = open_before + 1;
 		ck_assert_int_eq(tm_barrier_wait(&b), TM_BARRIER_SERIAL);
-		if (on_hardware() && in_hardware_tx())
+		if (test_htm_on_hardware() && in_hardware_tx())
 			open_after = open_after + 1;
 	}
 	ck_assert_int_eq(tm_barrier_destroy(&b), 0);
@@ -225,7 +219,7 @@ START_TEST(barrier_closes_the_group)
 	       "%llu aborts\n", open_before, open_after,
 	       (unsigned long long)s.aborts);
 	ck_assert_int_eq(open_after, 0);
-	if (on_hardware())
+	if (test_htm_on_hardware())
 		ck_assert_int_ge(open_before, 100);
 }
 END_TEST

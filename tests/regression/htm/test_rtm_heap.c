@@ -38,8 +38,7 @@ static bool counts_apply(void)
 #if defined(__SANITIZE_ADDRESS__)
 	return false;
 #else
-	const char *v = getenv("POTM_HTM_FALLBACK_ONLY");
-	return v == NULL || strcmp(v, "1") != 0;
+	return test_htm_on_hardware();
 #endif
 }
 
