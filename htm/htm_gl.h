@@ -65,7 +65,7 @@ typedef struct htm_thread {
 	potm_thread_t th;
 	potm_undo_t undo;     /* fallback path only */
 	bool in_hw;           /* the running attempt is a hardware transaction
-	                         (unless HTM_RUNNING asks the CPU) */
+	                         (unless htm_in_hw asks the CPU) */
 	/* Coalescing.  Set before the group's xbegin: */
 	unsigned group;       /* transactions that may join the group */
 	unsigned alone_left;  /* transactions to run alone before the next group */
@@ -84,13 +84,16 @@ static struct {
 
 #define HTM_BACKOFF_MAX 4095   /* transactions alone after groups that abort */
 
-/* HTM_RUNNING(h): is h's attempt a hardware transaction?  The CPU's own
- * test where the primitives have one (no store inside the transaction),
- * else a flag in the descriptor. */
+/* htm_in_hw(h): is h's attempt a hardware transaction?  The CPU's own
+ * test (HTM_RUNNING) where the primitives have one, so that the
+ * transaction stores nothing of its own, asked only when the hardware is
+ * in use: under POTM_HTM_FALLBACK_ONLY the CPU may have no HTM, and then
+ * the test is an illegal instruction.  Else a flag in the descriptor. */
 #ifdef HTM_RUNNING
+#define htm_in_hw(h) (!htm.fallback_only && HTM_RUNNING(h))
 #define HTM_SET_RUNNING(h, v) ((void)(h))
 #else
-#define HTM_RUNNING(h) ((h)->in_hw)
+#define htm_in_hw(h) ((h)->in_hw)
 #define HTM_SET_RUNNING(h, v) ((h)->in_hw = (v))
 #endif
 
@@ -229,7 +232,7 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 {
 	htm_thread_t *h = (htm_thread_t *)d;
-	if (HTM_RUNNING(h)) {
+	if (htm_in_hw(h)) {
 		POTM_STAT_INC(&h->th, htm_commits);
 		if (h->join_left > 0) {
 			h->join_left--;
@@ -264,7 +267,7 @@ static potm_thread_t *htm_fallback_rollback(htm_thread_t *h)
 void tm_restart(void)
 {
 	htm_thread_t *h = (htm_thread_t *)potm_self_in_tx("tm_restart");
-	if (HTM_RUNNING(h))
+	if (htm_in_hw(h))
 		HTM_ABORT(HTM_CODE_RESTART);
 	potm_tx_aborted(htm_fallback_rollback(h), TM_ABORT_EXPLICIT);
 }
@@ -272,7 +275,7 @@ void tm_restart(void)
 void tm_cancel(void)
 {
 	htm_thread_t *h = (htm_thread_t *)potm_self_in_tx("tm_cancel");
-	if (HTM_RUNNING(h))
+	if (htm_in_hw(h))
 		HTM_ABORT(HTM_CODE_CANCEL);
 	potm_tx_cancelled(htm_fallback_rollback(h));
 }
