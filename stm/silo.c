@@ -226,6 +226,7 @@ static struct {
 	pthread_mutex_t epoch_mu;
 	pthread_cond_t epoch_cv;
 	bool epoch_stop;
+	bool epoch_now;                /* N3: advance at once, not at the period */
 	bool epoch_running;
 	/* Snapshots (N1-N7). */
 	char *snap_slots;              /* N5: per id, a line each: S + 1, or 0 */
@@ -308,8 +309,9 @@ static void *silo_epoch_main(void *arg)
 		t.tv_sec += (time_t)(ns / 1000000000u);
 		t.tv_nsec = (long)(ns % 1000000000u);
 		int rc = 0;
-		while (!silo.epoch_stop && rc != ETIMEDOUT)
+		while (!silo.epoch_stop && !silo.epoch_now && rc != ETIMEDOUT)
 			rc = pthread_cond_timedwait(&silo.epoch_cv, &silo.epoch_mu, &t);
+		silo.epoch_now = false;
 		if (!silo.epoch_stop) {
 			/* Sequentially consistent: N2 and N5 order it against
 			 * the snapshots' loads and stores. */
@@ -498,8 +500,9 @@ static void silo_drop_token(silo_tx_t *tx)
  *     commit of an epoch >= K keeps versions; one of an epoch < K keeps
  *     none, and needs none: every snapshot's S is >= K - 1 (N3).
  *  N3 (snapshot epoch) A snapshot that reads E = x at its start waits
- *     until x >= K (the first snapshot, for at most an epoch), then takes
- *     S = F(x) - 1: the end of the latest complete snapshot epoch
+ *     until x >= K (the first snapshot: silo_snap_enable has the epoch
+ *     thread advance E at once, not at the end of its period), then
+ *     takes S = F(x) - 1: the end of the latest complete snapshot epoch
  *     (K - 1 while the first one runs).  A commit of epoch <= S < x read E
  *     before E became x, after it had locked its whole write set: its
  *     locks were taken before the snapshot's first read, which sees each
@@ -639,14 +642,26 @@ static inline uint64_t silo_snap_floor(uint64_t e, uint64_t k0)
 static void silo_snap_enable(void) __attribute__((noinline, cold));
 static void silo_snap_enable(void)
 {
+	bool made = false;
 	pthread_mutex_lock(&silo.snap_mu);
 	if (__atomic_load_n(&silo.vtab, __ATOMIC_ACQUIRE) == NULL) {
 		silo_vslot_t *vt = potm_xcalloc(silo.mask + 1, sizeof *vt);
 		__atomic_store_n(&silo.vtab, vt, __ATOMIC_SEQ_CST);
 		uint64_t e = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&silo.snap_from, e + 1, __ATOMIC_SEQ_CST);
+		made = true;
 	}
 	pthread_mutex_unlock(&silo.snap_mu);
+	/* N3: the first snapshot waits for epoch K; ask for it now rather
+	 * than at the end of the period (a shorter epoch only groups fewer
+	 * commits).  After snap_mu: the epoch thread takes it under
+	 * epoch_mu. */
+	if (made) {
+		pthread_mutex_lock(&silo.epoch_mu);
+		silo.epoch_now = true;
+		pthread_cond_signal(&silo.epoch_cv);
+		pthread_mutex_unlock(&silo.epoch_mu);
+	}
 }
 
 /* N3, N5: start the snapshot of the running attempt. */
@@ -658,9 +673,9 @@ static void silo_snap_begin(silo_tx_t *tx)
 	for (;;) {
 		uint64_t x = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
 		uint64_t k0 = __atomic_load_n(&silo.snap_from, __ATOMIC_SEQ_CST);
-		if (x < k0) {
-			struct timespec ms = { 0, 1000000 };
-			nanosleep(&ms, NULL);
+		if (x < k0) {   /* the epoch thread is advancing E (N2) */
+			struct timespec pause = { 0, 50000 };
+			nanosleep(&pause, NULL);
 			continue;
 		}
 		uint64_t from = silo_snap_floor(x, k0);   /* S + 1 */
@@ -1869,6 +1884,7 @@ static int silo_init(const tm_config_t *cfg)
 	silo.token = 0;
 	silo.epoch = 1;   /* every TID of a commit is above the initial words (0) */
 	silo.epoch_stop = false;
+	silo.epoch_now = false;
 	silo.vtab = NULL;
 	silo.snap_from = SILO_NO_EPOCH;
 	silo.snap_min = 0;
