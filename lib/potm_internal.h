@@ -545,6 +545,11 @@ void potm_reclaim_defer(potm_thread_t *t, void **ptrs, size_t n);
  * delay it saves. */
 #define POTM_RECLAIM_POLLED 192
 void potm_reclaim_flush(potm_thread_t *t);
+/* Free the batches whose grace period is over; one load when there are
+ * none.  potm_reclaim_flush does it first; a thread that hands blocks
+ * over with potm_reclaim_defer but frees nothing in its transactions (so
+ * never flushes) calls it itself, or they wait for its exit. */
+void potm_reclaim_drain(potm_thread_t *t);
 /* The same, freeing them now: only where one thread runs at a time. */
 void potm_reclaim_now(potm_thread_t *t);
 /* Free the big batches whose polled grace period has ended (cheap when

@@ -173,7 +173,7 @@ void potm_reclaim_defer(potm_thread_t *t, void **ptrs, size_t n)
 
 /* Free the batches whose grace period has ended.  An empty inbox costs one
  * load. */
-static void reclaim_drain(potm_thread_t *t)
+void potm_reclaim_drain(potm_thread_t *t)
 {
 	if (__atomic_load_n(&t->inbox->ready, __ATOMIC_RELAXED) == NULL)
 		return;
@@ -267,7 +267,7 @@ void potm_reclaim_flush(potm_thread_t *t)
 {
 	/* Called outside a transaction or right after its commit: every
 	 * entry is a committed one. */
-	reclaim_drain(t);
+	potm_reclaim_drain(t);
 	if (t->frees_committed == 0)
 		return;
 	if (t->frees_committed < POTM_RECLAIM_POLLED || !reclaim_polled_start(t))
@@ -284,7 +284,7 @@ void potm_reclaim_flush(potm_thread_t *t)
  * the limit for the others, in allocation-heavy programs most. */
 void potm_reclaim_now(potm_thread_t *t)
 {
-	reclaim_drain(t);
+	potm_reclaim_drain(t);
 	free_blocks(t->frees.v, t->frees_committed);
 	t->frees.n = t->frees_committed = 0;
 }
@@ -346,5 +346,5 @@ void tm_reclaim_barrier(void)
 	}
 	urcu_memb_barrier();   /* every callback queued so far has run */
 	if (t != NULL)
-		reclaim_drain(t);
+		potm_reclaim_drain(t);
 }

@@ -1015,6 +1015,10 @@ static void silo_snap_after_commit(silo_tx_t *tx)
 		silo_snap_release_frees(tx, min);
 	if (tx->vc_old != NULL && tx->vc_old->max_over <= min)
 		silo_snap_retire_chunks(tx, min);
+	/* Free what came back from reclamation, the frees above and the
+	 * chunks: the commit's own path drains only in a thread that
+	 * flushes frees, which this one, holding them here, never does. */
+	potm_reclaim_drain(t);
 	uint64_t *count = silo_snap_slot(t->id) + 1;
 	if (*count != tx->vnodes)
 		__atomic_store_n(count, tx->vnodes, __ATOMIC_RELAXED);

@@ -507,6 +507,57 @@ START_TEST(snapshot_declared_late)
 }
 END_TEST
 
+/* Once snapshots are in use, a committer holds its transactions' frees
+ * until no snapshot can reach them (N7), then hands them to reclamation:
+ * they must come back to the allocator while the thread runs, not only
+ * when it exits (a thread that holds its frees never flushes them, so it
+ * drains what reclamation returns after each commit). */
+static void *reclaim_box;
+static uint64_t reclaim_seen;
+
+static void reclaim_while_running(unsigned id, unsigned n)
+{
+	(void)id;
+	(void)n;
+	TM_BEGIN_RO();   /* the first snapshot: committers keep versions */
+	(void)TM_LOAD(&declare_word);
+	TM_END();
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	tm_stats_t st = { 0 };
+	do {
+		for (int i = 0; i < 64; i++) {
+			TM_BEGIN();
+			void *old = TM_LOAD(&reclaim_box);
+			TM_STORE(&reclaim_box, tm_malloc(64));
+			tm_free(old);
+			TM_END();
+		}
+		ck_assert_int_eq(tm_stats(&st), 0);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (st.reclaimed == 0 && now.tv_sec - start.tv_sec < 10);
+	reclaim_seen = st.reclaimed;
+	TM_BEGIN();
+	tm_free(TM_LOAD(&reclaim_box));
+	TM_STORE(&reclaim_box, NULL);
+	TM_END();
+}
+
+START_TEST(snapshot_frees_reclaimed)
+{
+	setenv("POTM_SILO_EPOCH_MS", "2", 1);
+	setenv("POTM_SILO_SNAPSHOT_EPOCHS", "1", 1);
+	start_tm();
+	reclaim_box = NULL;
+	reclaim_seen = 0;
+	test_run_threads(1, reclaim_while_running);
+	ck_assert_msg(reclaim_seen > 0, "nothing came back from reclamation while the thread ran");
+	tm_shutdown();
+	unsetenv("POTM_SILO_EPOCH_MS");
+	unsetenv("POTM_SILO_SNAPSHOT_EPOCHS");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("silo");
@@ -518,6 +569,7 @@ int main(void)
 	tcase_add_test(tc, global_tid);
 	tcase_add_test(tc, snapshot);
 	tcase_add_test(tc, snapshot_epochs_refused);
+	tcase_add_test(tc, snapshot_frees_reclaimed);
 	tcase_add_test_raise_signal(tc, snapshot_declared_late, SIGABRT);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
