@@ -237,6 +237,8 @@ void tm_free(void *ptr)
 	potm_thread_t *t = potm_self();
 	if (t != NULL && t->txd.depth > 0)
 		potm_ptrvec_push(&t->frees, ptr);   /* at commit */
+	else if (potm_backend.free_outside != NULL)
+		potm_backend.free_outside(t, ptr);
 	else
 		potm_reclaim_defer(t, &ptr, 1);
 }

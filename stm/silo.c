@@ -233,7 +233,8 @@ static struct {
 	pthread_mutex_t snap_mu;       /* vtab's creation, the orphans */
 	struct silo_vchunk *orphan_chunks; /* N6: chunks of exited threads */
 	size_t orphan_nodes;           /* the nodes in them */
-	void **orphans;                /* N7: held frees of exited threads */
+	void **orphans;                /* N7: held frees of exited threads,
+	                                  and unregistered threads' frees */
 	uint64_t *orphan_epochs;
 	size_t norphans, orphans_cap;
 	/* POTM_SILO_GLOBAL_TID=1 (cfg->silo_global_tid): commits draw their
@@ -552,8 +553,10 @@ static void silo_drop_token(silo_tx_t *tx)
  *     reclamation only when snap_min reaches the tag: until then a
  *     snapshot of an earlier epoch may reach them through old versions;
  *     a snapshot with S >= the tag sees them freed.  The hold lasts up to
- *     a snapshot epoch more than with per-epoch snapshots.  An exiting
- *     thread leaves what it holds to the epoch thread.
+ *     a snapshot epoch more than with per-epoch snapshots.  A block
+ *     freed outside any transaction (after a commit unlinked it) is held
+ *     the same way, tagged with E at the free (silo_free_outside).  An
+ *     exiting thread leaves what it holds to the epoch thread.
  *  N8 (inline snapshot reads) While a snapshot runs, the vector tm.h's
  *     inline reads test words against holds, for every writer, the
  *     largest word of epoch S: a read passes it when the stripe word is
@@ -988,6 +991,24 @@ static void silo_snap_release_frees(silo_tx_t *tx, uint64_t min)
 	memmove(tx->held_epochs, tx->held_epochs + k, tx->nheld_frees * sizeof *tx->held_epochs);
 }
 
+/* N7: hold n freed blocks back, tagged e (E now, at least the epoch of
+ * the commit that made them unreachable); the tags grow along the list,
+ * since E does. */
+static void silo_snap_hold(silo_tx_t *tx, void *const *p, size_t n, uint64_t e)
+{
+	if (tx->nheld_frees + n > tx->held_frees_cap) {
+		tx->held_frees_cap = 2 * (tx->nheld_frees + n);
+		tx->held_frees = potm_xrealloc(tx->held_frees,
+		                               tx->held_frees_cap * sizeof *tx->held_frees);
+		tx->held_epochs = potm_xrealloc(tx->held_epochs,
+		                                tx->held_frees_cap * sizeof *tx->held_epochs);
+	}
+	for (size_t i = 0; i < n; i++) {
+		tx->held_frees[tx->nheld_frees] = p[i];
+		tx->held_epochs[tx->nheld_frees++] = e;
+	}
+}
+
 /* After a commit, once snapshots exist: hold its frees back (N7), hand
  * over the ripe ones and the chunks no snapshot can reach (N6). */
 static void silo_snap_after_commit(silo_tx_t *tx)
@@ -996,17 +1017,7 @@ static void silo_snap_after_commit(silo_tx_t *tx)
 	size_t mine = t->frees.n - t->frees_committed;
 	if (mine != 0) {
 		uint64_t e = __atomic_load_n(&silo.epoch, __ATOMIC_ACQUIRE);
-		if (tx->nheld_frees + mine > tx->held_frees_cap) {
-			tx->held_frees_cap = 2 * (tx->nheld_frees + mine);
-			tx->held_frees = potm_xrealloc(tx->held_frees,
-			                               tx->held_frees_cap * sizeof *tx->held_frees);
-			tx->held_epochs = potm_xrealloc(tx->held_epochs,
-			                                tx->held_frees_cap * sizeof *tx->held_epochs);
-		}
-		for (size_t i = 0; i < mine; i++) {
-			tx->held_frees[tx->nheld_frees] = t->frees.v[t->frees_committed + i];
-			tx->held_epochs[tx->nheld_frees++] = e;
-		}
+		silo_snap_hold(tx, t->frees.v + t->frees_committed, mine, e);
 		t->frees.n = t->frees_committed;
 		POTM_STAT_ADD(t, frees, mine);
 	}
@@ -1093,6 +1104,32 @@ static void silo_snap_orphan_all(void *const *p, const uint64_t *tags, size_t n)
 		}
 	}
 	silo.norphans = need;
+}
+
+/* N7 for tm_free outside any transaction (a block unlinked by a commit
+ * before it): a snapshot of an epoch before that commit may still reach
+ * the block through old versions, so it is held as a transaction's frees
+ * are, tagged with E now, which is at least that commit's epoch.  Before
+ * the first snapshot no version exists: reclamation as usual (a snapshot
+ * that starts later reads an epoch >= K - 1, after the unlink).  A
+ * thread that is not registered leaves it to the epoch thread. */
+static void silo_free_outside(potm_thread_t *t, void *p)
+{
+	if (__atomic_load_n(&silo.vtab, __ATOMIC_SEQ_CST) == NULL) {
+		potm_reclaim_defer(t, &p, 1);
+		return;
+	}
+	uint64_t e = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
+	if (t == NULL) {
+		pthread_mutex_lock(&silo.snap_mu);
+		silo_snap_orphan_all(&p, &e, 1);
+		pthread_mutex_unlock(&silo.snap_mu);
+		return;
+	}
+	silo_tx_t *tx = (silo_tx_t *)t;
+	silo_snap_hold(tx, &p, 1, e);
+	silo_snap_release_frees(tx, __atomic_load_n(&silo.snap_min, __ATOMIC_ACQUIRE));
+	potm_reclaim_drain(t);
 }
 
 /* A thread exits: what it holds back (chunks, frees) goes to the epoch
@@ -1990,6 +2027,7 @@ const potm_backend_t potm_backend = {
 	.declare_read_only = silo_declare_read_only,
 	.snapshot_versions = silo_snapshot_versions,
 	.write_fresh = silo_write_fresh,
+	.free_outside = silo_free_outside,
 };
 
 /* ---- the redo log's view of commits (lib/store/log.c) --------------------

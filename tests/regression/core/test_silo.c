@@ -558,6 +558,63 @@ START_TEST(snapshot_frees_reclaimed)
 }
 END_TEST
 
+/* A block unlinked by a commit and freed outside any transaction: a
+ * snapshot of an epoch before the unlink still reaches it through the
+ * old version of the link, so it must not go back to the allocator
+ * after the grace period alone (N7, silo_free_outside).  Snapshot epochs
+ * longer than the test: every snapshot reads the state of epoch K - 1,
+ * before the unlink. */
+typedef struct held_node {
+	long val[4];
+} held_node_t;
+static held_node_t *held_link;
+
+static void free_outside_held(unsigned id, unsigned n)
+{
+	(void)id;
+	(void)n;
+	held_node_t *p = NULL;
+	TM_BEGIN();
+	p = tm_malloc(sizeof *p);
+	for (int i = 0; i < 4; i++)
+		TM_STORE(&p->val[i], 7L);
+	TM_STORE(&held_link, p);
+	TM_END();
+	TM_BEGIN_RO();   /* the first snapshot: from K on, commits keep versions */
+	(void)TM_LOAD(&held_link);
+	TM_END();
+	TM_BEGIN();      /* the unlink, in an epoch >= K */
+	TM_STORE(&held_link, (held_node_t *)NULL);
+	TM_END();
+	tm_free(p);
+	tm_reclaim_barrier();   /* past the grace period */
+	held_node_t *q = NULL;
+	long sum = 0;
+	TM_BEGIN_RO();
+	q = TM_LOAD(&held_link);
+	sum = 0;
+	if (q != NULL)
+		for (int i = 0; i < 4; i++)
+			sum += TM_LOAD(&q->val[i]);
+	TM_END();
+	ck_assert_ptr_eq(q, p);   /* the snapshot is of the state before the unlink */
+	ck_assert_int_eq(sum, 28);
+	ck_assert_ptr_null(held_link);
+}
+
+START_TEST(snapshot_reaches_block_freed_outside)
+{
+	setenv("POTM_SILO_EPOCH_MS", "2", 1);
+	setenv("POTM_SILO_SNAPSHOT_EPOCHS", "100000", 1);
+	start_tm();
+	held_link = NULL;
+	test_run_threads(1, free_outside_held);
+	tm_shutdown();
+	unsetenv("POTM_SILO_EPOCH_MS");
+	unsetenv("POTM_SILO_SNAPSHOT_EPOCHS");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("silo");
@@ -570,6 +627,7 @@ int main(void)
 	tcase_add_test(tc, snapshot);
 	tcase_add_test(tc, snapshot_epochs_refused);
 	tcase_add_test(tc, snapshot_frees_reclaimed);
+	tcase_add_test(tc, snapshot_reaches_block_freed_outside);
 	tcase_add_test_raise_signal(tc, snapshot_declared_late, SIGABRT);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
