@@ -241,5 +241,9 @@ void tm_free(void *ptr)
 		potm_backend.free_outside(t, ptr);
 	else
 		potm_reclaim_defer(t, &ptr, 1);
+	/* What came back meanwhile: a thread that frees only outside
+	 * transactions never flushes, the only other drain before its exit. */
+	if (t != NULL && t->txd.depth == 0)
+		potm_reclaim_drain(t);
 }
 

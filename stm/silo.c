@@ -1129,7 +1129,6 @@ static void silo_free_outside(potm_thread_t *t, void *p)
 	silo_tx_t *tx = (silo_tx_t *)t;
 	silo_snap_hold(tx, &p, 1, e);
 	silo_snap_release_frees(tx, __atomic_load_n(&silo.snap_min, __ATOMIC_ACQUIRE));
-	potm_reclaim_drain(t);
 }
 
 /* A thread exits: what it holds back (chunks, frees) goes to the epoch

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -1009,6 +1010,32 @@ END_TEST
  * at once, so the blocks are back with the allocator when TM_END returns,
  * with no tm_reclaim_barrier.  Where membarrier is unavailable (the
  * library then uses call_rcu) only the barrier frees them. */
+/* A thread that frees only outside transactions gets its blocks back
+ * from reclamation while it runs, not only at its exit: each tm_free
+ * also frees what came back meanwhile. */
+START_TEST(frees_outside_reclaimed_while_running)
+{
+	start();
+	tm_stats_reset();
+	tm_stats_t s = { 0 };
+	unsigned long n = 0;
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		tm_free(malloc(64));
+		n++;
+		if (n % 64 == 0) {
+			struct timespec pause = { 0, 100000 };
+			nanosleep(&pause, NULL);   /* the grace periods run meanwhile */
+		}
+		tm_stats(&s);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (s.reclaimed == 0 && now.tv_sec - t0.tv_sec < 10);
+	ck_assert_msg(s.reclaimed > 0, "%lu blocks freed outside transactions, none reclaimed", n);
+	stop();
+}
+END_TEST
+
 START_TEST(big_batch_freed_at_commit)
 {
 	static long *blocks[256];
@@ -1078,6 +1105,7 @@ int main(void)
 	tcase_add_test(tx, malloc_undone_on_abort_free_deferred);
 	tcase_add_test(tx, frees_batched_across_transactions);
 	tcase_add_test(tx, big_batch_freed_at_commit);
+	tcase_add_test(tx, frees_outside_reclaimed_while_running);
 	if (IS("seq"))
 		tcase_add_test(tx, seq_frees_at_commit);
 	suite_add_tcase(s, tx);
