@@ -12,7 +12,9 @@
  * The grace period is urcu's (call_rcu); the free() is the owner's.  The
  * call_rcu thread does not free a registered thread's blocks itself: it
  * pushes the batch onto the owner's inbox, and the owner frees it at its
- * next flush.  Freed in the call_rcu thread, the blocks would go to that
+ * next drain (potm_reclaim_drain: a flush, a tm_free outside a
+ * transaction, silo's commit once it holds frees; exit at the latest).
+ * Freed in the call_rcu thread, the blocks would go to that
  * thread's cache while the owner fights it for its arena's lock and grows
  * its heap with fresh pages; freed by the owner, a block goes to the
  * owner's own tcache and arena and its next malloc reuses it.
