@@ -235,15 +235,17 @@ void tm_free(void *ptr)
 	if (ptr == NULL)
 		return;
 	potm_thread_t *t = potm_self();
-	if (t != NULL && t->txd.depth > 0)
+	if (t != NULL && t->txd.depth > 0) {
 		potm_ptrvec_push(&t->frees, ptr);   /* at commit */
-	else if (potm_backend.free_outside != NULL)
+		return;
+	}
+	if (potm_backend.free_outside != NULL)
 		potm_backend.free_outside(t, ptr);
 	else
 		potm_reclaim_defer(t, &ptr, 1);
 	/* What came back meanwhile: a thread that frees only outside
 	 * transactions never flushes, the only other drain before its exit. */
-	if (t != NULL && t->txd.depth == 0)
+	if (t != NULL)
 		potm_reclaim_drain(t);
 }
 

@@ -1004,12 +1004,6 @@ START_TEST(seq_frees_at_commit)
 }
 END_TEST
 
-/* A transaction that frees a big batch (256 blocks, over
- * POTM_RECLAIM_POLLED) takes a polled grace period of its own
- * (lib/reclaim.c, Q2): with no other thread inside a transaction it ends
- * at once, so the blocks are back with the allocator when TM_END returns,
- * with no tm_reclaim_barrier.  Where membarrier is unavailable (the
- * library then uses call_rcu) only the barrier frees them. */
 /* A thread that frees only outside transactions gets its blocks back
  * from reclamation while it runs, not only at its exit: each tm_free
  * also frees what came back meanwhile. */
@@ -1036,6 +1030,12 @@ START_TEST(frees_outside_reclaimed_while_running)
 }
 END_TEST
 
+/* A transaction that frees a big batch (256 blocks, over
+ * POTM_RECLAIM_POLLED) takes a polled grace period of its own
+ * (lib/reclaim.c, Q2): with no other thread inside a transaction it ends
+ * at once, so the blocks are back with the allocator when TM_END returns,
+ * with no tm_reclaim_barrier.  Where membarrier is unavailable (the
+ * library then uses call_rcu) only the barrier frees them. */
 START_TEST(big_batch_freed_at_commit)
 {
 	static long *blocks[256];
