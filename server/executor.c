@@ -12,9 +12,9 @@
  *  - pot, pot+lsd: the workers run them concurrently as preordered
  *    transactions, each claiming the next transaction and supplying its
  *    slot (tm_set_next_order) before it begins, so they commit in the
- *    agreed order whatever thread runs them; with --extend, a pot
- *    transaction that would wait for its turn takes in the next ones
- *    (run_tx);
+ *    agreed order whatever thread runs them; with --extend, a
+ *    speculative transaction that would wait for its turn takes in the
+ *    next ones (run_tx);
  *  - pot+fast, pot+lsd+fast: the same, each slot supplied with the
  *    request's commutativity key (state_key, tm_set_next_order_key), so
  *    that consecutive requests of different keys run in fast mode at once;
@@ -45,6 +45,7 @@
 #include "server.h"
 
 #include <potm/durable.h>
+#include <potm/lsd.h>
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -379,6 +380,17 @@ static unsigned mark_done(executor_t *ex, uint64_t t)
 	return span.n;
 }
 
+/* pot+lsd: whether the running transaction may still make the LSD
+ * handles of one more transaction of the order (LSD_MAX_NODES per
+ * transaction; one transaction of the most requests always fits). */
+_Static_assert(SERVER_REQUESTS_PER_TX_MAX * TPCC_LSD_HANDLES_MAX <= LSD_MAX_NODES,
+               "a transaction of --requests-per-tx's most requests fits LSD's handles");
+
+static bool lsd_room_for_tx(const executor_t *ex)
+{
+	return !ex->st->db.lsd || lsd_room() >= ex->opt.requests_per_tx * TPCC_LSD_HANDLES_MAX;
+}
+
 /* Run transaction t (claimed): its requests one after the other in the
  * agreed order, in the slot the walk gave them all.  With several
  * (--requests-per-tx), each request's own transaction joins the outer
@@ -415,7 +427,7 @@ static void run_tx(executor_t *ex, tpcc_worker_t *scratch, uint64_t t, worker_t 
 			run_requests(ex, scratch, w->taken[i]);
 		while (w != NULL && w->ntaken < most && tm_order_reached() == 0) {
 			uint64_t next = (w->ntaken ? w->taken[w->ntaken - 1] : t) + 1;
-			if (!claim_exact(ex, next))
+			if (!lsd_room_for_tx(ex) || !claim_exact(ex, next))
 				break;
 			w->taken[w->ntaken++] = next;
 			run_requests(ex, scratch, next);

@@ -87,7 +87,7 @@ static void usage(FILE *f)
 	        "  --applier-executes  the applier runs requests beside the workers (so\n"
 	        "                    --workers 1 is two executing threads)\n"
 	        "  --worker-spin N   polls for work before a worker sleeps (default 0)\n"
-	        "  --extend N        pot: a transaction whose turn has not come when its\n"
+	        "  --extend N        pot, pot+lsd: a transaction whose turn has not come when its\n"
 	        "                    requests are done takes in the next one, up to N times\n"
 	        "                    (0..64, default 0)\n"
 	        "  --barrier         execute pass by pass: the entries queued at once run to\n"
@@ -95,7 +95,7 @@ static void usage(FILE *f)
 	        "                    (default: continuously, quiescent only for a digest,\n"
 	        "                    a snapshot or --log-dir's group commit)\n"
 	        "  --requests-per-tx N  run N consecutive requests as one transaction, in one\n"
-	        "                    slot (modes pot, occ, 2pl; 1..64, default 1)\n"
+	        "                    slot (modes pot, pot+lsd, occ, 2pl; 1..64, default 1)\n"
 	        "  --log-dir DIR     a single server's redo log: answer each request once its\n"
 	        "                    commit is durable; recover DIR's state at start (modes\n"
 	        "                    sequential and occ, backends seq and tl2)\n"
@@ -345,7 +345,7 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 			o->worker_spin = (unsigned)v;
 			break;
 		case 'G':
-			if (parse_uint("--requests-per-tx", optarg, 1, 64, &v))
+			if (parse_uint("--requests-per-tx", optarg, 1, SERVER_REQUESTS_PER_TX_MAX, &v))
 				return 2;
 			o->requests_per_tx = (unsigned)v;
 			break;
@@ -427,15 +427,16 @@ static int parse_options(int argc, char **argv, server_options_t *o)
 		                  o->replica != 0 ? "not a replica" : "no --port");
 	if (o->stream_hot && o->accounts < 2)
 		return bad_option("--workload hot: %s", "needs --accounts >= 2");
-	if (o->requests_per_tx > 1 && o->mode != SERVER_POT && o->mode != SERVER_OCC &&
-	    o->mode != SERVER_2PL)
-		return bad_option("--requests-per-tx with --mode %s: only pot, occ and 2pl run several "
-		                  "requests per transaction (it has no commutativity key and no "
-		                  "LSD body)",
+	if (o->requests_per_tx > 1 && o->mode != SERVER_POT && o->mode != SERVER_POT_LSD &&
+	    o->mode != SERVER_OCC && o->mode != SERVER_2PL)
+		return bad_option("--requests-per-tx with --mode %s: only pot, pot+lsd, occ and 2pl "
+		                  "run several requests per transaction (a transaction of several "
+		                  "has no one commutativity key)",
 		                  modes[o->mode].name);
-	if (o->extend > 0 && o->mode != SERVER_POT)
-		return bad_option("--extend with --mode %s: only pot (its transactions have no "
-		                  "commutativity key and no LSD body, and its order waits)",
+	if (o->extend > 0 && o->mode != SERVER_POT && o->mode != SERVER_POT_LSD)
+		return bad_option("--extend with --mode %s: only pot and pot+lsd (a transaction of "
+		                  "several has no one commutativity key, and without an order "
+		                  "nothing waits for a turn)",
 		                  modes[o->mode].name);
 	if (o->requests_per_tx > 1 && o->log_dir != NULL)
 		return bad_option("--requests-per-tx: %s", "not with --log-dir");

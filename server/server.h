@@ -46,6 +46,9 @@ static inline bool server_mode_keys(server_mode_t m)
 
 #define STREAM_BATCH_MAX 32u
 
+/* --requests-per-tx's most. */
+#define SERVER_REQUESTS_PER_TX_MAX 64
+
 typedef struct server_options {
 	server_mode_t mode;
 	unsigned workers;        /* executing threads besides the applier (0: sequential) */
@@ -72,7 +75,8 @@ typedef struct server_options {
 	 * at start when it holds one (NULL: no durability) */
 	const char *log_dir;
 	unsigned worker_spin;     /* polls of the claim word before sleeping */
-	unsigned requests_per_tx;  /* consecutive requests run as one transaction */
+	unsigned requests_per_tx;  /* consecutive requests run as one transaction,
+	                              1..SERVER_REQUESTS_PER_TX_MAX */
 	bool barrier;             /* execute entries pass by pass (executor.c) */
 	unsigned extend;          /* pot: transactions a waiting one may take in */
 } server_options_t;

@@ -2,8 +2,9 @@
 # t-server-stream: potm-server --stream (server/stream.c).  The same seed's
 # stream ends with the same digest in every ordered mode (sequential, pot,
 # pot+lsd, pot+fast, pot+lsd+fast; with --applier-executes and
-# --worker-spin; pot with --requests-per-tx, whole transactions and a
-# partial last one; pot with --barrier, with --extend, and pipelined in
+# --worker-spin; pot and pot+lsd with --requests-per-tx, whole
+# transactions and a partial last one; pot with --barrier, pot and
+# pot+lsd with --extend; pot pipelined in
 # entries smaller than a round, with and without digests; on
 # potm-server-seq too), every
 # request answered and
@@ -56,6 +57,12 @@ for workload in tpcc hot; do
 		d=$(run potm-server-pot --mode pot --stream $n $args --requests-per-tx $g)
 		[ "$d" = "$ref" ] || fail "$workload pot --requests-per-tx $g: digest $d, sequential's $ref"
 	done
+	# pot+lsd with several requests in one transaction: a request reads
+	# words an earlier one wrote lazily (through their futures)
+	for extra in "--requests-per-tx 4" "--extend 3" "--extend 8 --requests-per-tx 2"; do
+		d=$(run potm-server-pot --mode pot+lsd --stream $n $args $extra)
+		[ "$d" = "$ref" ] || fail "$workload pot+lsd $extra: digest $d, sequential's $ref"
+	done
 	# pass by pass; entries of 3 requests, each client group's next
 	# proposed on its last response (pipelined), with and without a
 	# digest every 2 entries (quiescent points in the continuous walk)
@@ -66,6 +73,20 @@ for workload in tpcc hot; do
 		d=$(run potm-server-pot --mode pot --stream $n $args $extra)
 		[ "$d" = "$ref" ] || fail "$workload pot $extra: digest $d, sequential's $ref"
 	done
+	if [ $workload = tpcc ]; then
+		# One warehouse of 30 customers and many requests: a taken-in
+		# request often reads (Order-Status, Stock-Level, Delivery) a
+		# word an earlier request of its transaction wrote lazily.
+		for s in 3 4; do
+			want=20000
+			many="--stream 20000 -w 1 -I 1000 -C 30 --clients 64 --digest-every 0 --seed $s"
+			r=$(run potm-server-pot --mode sequential $many)
+			d=$(run potm-server-pot --mode pot+lsd $many --extend 8)
+			[ -n "$r" ] && [ "$d" = "$r" ] ||
+				fail "pot+lsd --extend 8, seed $s: digest $d, sequential's $r"
+		done
+		want=$n
+	fi
 	d=$(run potm-server-pot --mode sequential --stream $n $args --batch-max 3)
 	[ "$d" = "$ref" ] || fail "$workload sequential --batch-max 3: digest $d, sequential's $ref"
 	for extra in "--workers 1 --applier-executes" "--workers 3 --worker-spin 1000"; do
@@ -112,8 +133,9 @@ done
 for bad in "--stream 0" "--stream 10 --port 7000" "--clients 4" "--stream 10 --workload tpcx" \
 	   "--stream 10 --clients 0" "--stream 10 --worker-spin x" "--stream 10 --requests-per-tx 0" \
 	   "--stream 10 --requests-per-tx 65" "--stream 10 --mode pot+fast --requests-per-tx 2" \
-	   "--stream 10 --mode pot+lsd --requests-per-tx 2" "--stream 10 --barrier=1" \
-	   "--stream 10 --extend 65" "--stream 10 --mode pot+fast --extend 2"; do
+	   "--stream 10 --mode pot+lsd+fast --requests-per-tx 2" "--stream 10 --barrier=1" \
+	   "--stream 10 --extend 65" "--stream 10 --mode pot+fast --extend 2" \
+	   "--stream 10 --mode pot+lsd+fast --extend 2" "--stream 10 --mode occ --extend 2"; do
 	"$dir/potm-server-pot" $bad >/dev/null 2>&1
 	rc=$?
 	[ $rc = 2 ] || fail "potm-server-pot $bad: exit $rc, not 2"

@@ -170,8 +170,8 @@ int potm_bench_tpcc(int argc, char **argv)
 		  "Stock-Level; the others: that type alone (default standard)",
 		  0, 0, tpcc_mixes, &mix, NULL },
 		{ 'a', BENCH_OPT_CHOICE, "interface",
-		  "std: standard reads and writes; lsd: New-Order and Payment with "
-		  "futures, conditions and lazy writes (default std)",
+		  "std: standard reads and writes; lsd: futures, conditions and lazy "
+		  "writes (default std)",
 		  0, 0, tpcc_interfaces, &interface, NULL },
 		{ 'e', BENCH_OPT_CHOICE, "execution",
 		  "conventional: each worker runs whole transactions; dora: the workers "

@@ -60,6 +60,10 @@
 #define TPCC_MAX_OL 15            /* order lines per order: 5..15 */
 #define TPCC_MIN_OL 5
 #define TPCC_NAMES 1000           /* C_LAST numbers 0..999 */
+/* The most LSD handles (<potm/lsd.h>: futures, constants, operators,
+ * conditions) one transaction's body makes with -a lsd: Stock-Level's
+ * two per distinct item of 20 orders of at most 15 lines, and a few. */
+#define TPCC_LSD_HANDLES_MAX 1000
 
 #define TPCC_W_BITS 12
 #define TPCC_D_BITS 4
@@ -336,7 +340,7 @@ typedef struct tpcc_db {
 	uint32_t threads;
 	unsigned mix;             /* enum tpcc_mix */
 	bool can_cancel;          /* the backend can roll back (tm_cancel): not seq */
-	bool lsd;                 /* -a lsd: New-Order and Payment with LSD */
+	bool lsd;                 /* -a lsd: lazy counters, futures, conditions */
 	uint32_t remote_pct;      /* -x: New-Order lines from a remote warehouse, % (1) */
 	uint32_t dora_window;     /* -W: a DORA terminal's transactions in flight,
 	                           * 1..TPCC_DORA_WINDOW_MAX (1: one at a time, its

@@ -38,7 +38,14 @@
  * item only when the restock condition flips, and Payments on one
  * warehouse not at all.  What a terminal would display from a lazily
  * written row (a stock's new quantity, the customer's new balance) is
- * known only at the commit and is not reported.
+ * known only at the commit and is not reported.  Delivery adds to the
+ * customer's balance and delivery count lazily too, and the readers of
+ * lazily written columns read them through LSD (Order-Status's balance
+ * resolved, Stock-Level's quantities as conditions against the
+ * threshold, its district's next order id resolved): a transaction that
+ * runs several requests (potm-server's --extend and --requests-per-tx)
+ * may reach a word an earlier request wrote lazily, which <potm/lsd.h>
+ * reads only through its future.
  *
  * Workers have a home warehouse, worker i -> warehouse i % W + 1 (a
  * terminal keeps its warehouse, clauses 2.4.1.1 to 2.8.1.1; several
@@ -137,6 +144,13 @@ static void tpcc_add_i32(const tpcc_db_t *db, int32_t *a, int32_t d)
 		lsd_write_i32(a, lsd_add(lsd_read_i32(a), lsd_const(d)));
 	else
 		TM_STORE(a, TM_LOAD(a) + d);
+}
+
+/* *a: a standard read, or with -a lsd its future resolved, which is the
+ * same value and also reads a word the transaction wrote lazily. */
+static int64_t tpcc_load_i64(const tpcc_db_t *db, const int64_t *a)
+{
+	return db->lsd ? lsd_value(lsd_read(a)) : TM_LOAD(a);
 }
 
 void tpcc_order_rows(const tpcc_new_order_in_t *in, int64_t o_id, tpcc_order_t *o,
@@ -238,20 +252,29 @@ static void new_order_line(const tpcc_new_order_in_t *in, uint32_t i, const tpcc
 	out->line[i].brand = tpcc_brand(i_data, s_data);
 }
 
-static void new_order_body(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_new_order_out_t *out)
+/* Whether the body must end at once as rolled back.  seq keeps no undo log
+ * and cannot cancel, nor can a transaction that holds other requests too:
+ * there the unused item is looked for before the first write, and the
+ * transaction commits having changed nothing, the outcome of a rollback.
+ * (ITEM is never written, so reading it early changes nothing else.) */
+static bool new_order_rolls_back_early(tpcc_db_t *db, const tpcc_new_order_in_t *in,
+                                       tpcc_new_order_out_t *out)
 {
 	out->missing = NULL;
 	out->rolled_back = false;
-	/* seq keeps no undo log and cannot cancel: there the unused item is
-	 * looked for before the first write, and the transaction commits
-	 * having changed nothing, the outcome of a rollback.  (ITEM is never
-	 * written, so reading it early changes nothing else.) */
 	if (!db->can_cancel)
 		for (uint32_t i = 0; i < in->ol_cnt; i++)
 			if (store_get(db->item, tpcc_item_key(in->line[i].i_id)) == NULL) {
 				out->rolled_back = true;
-				return;
+				return true;
 			}
+	return false;
+}
+
+static void new_order_body(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_new_order_out_t *out)
+{
+	if (new_order_rolls_back_early(db, in, out))
+		return;
 	tpcc_new_order_rows_t r;
 	if (!tpcc_new_order_rows(db, in, out, &r))
 		return;
@@ -276,32 +299,22 @@ static void new_order_body(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_ne
 		tpcc_stock_t *st = new_order_stock(db, in, i, out, i_data, &price);
 		if (st == NULL)
 			return;
-		int32_t s_qty;
-		if (db->lsd) {
-			s_qty = tpcc_restock(TM_LOAD(&st->s_quantity), qty);
-			TM_STORE(&st->s_quantity, s_qty);
-			tpcc_add_i32(db, &st->s_ytd, (int32_t)qty);
-			tpcc_add_i32(db, &st->s_order_cnt, 1);
-			if (supply_w != in->w)
-				tpcc_add_i32(db, &st->s_remote_cnt, 1);
-		} else {
-			/* S_QUANTITY, S_YTD, S_ORDER_CNT and S_REMOTE_CNT are
-			 * adjacent: one range read and one range write, the
-			 * stripe's checks and bookkeeping once rather than a TM
-			 * call per column.  An unchanged S_REMOTE_CNT is written
-			 * back as it was: it shares its word with S_ORDER_CNT. */
-			int32_t c[4];
-			_Static_assert(offsetof(tpcc_stock_t, s_remote_cnt) ==
-			               offsetof(tpcc_stock_t, s_quantity) + 3 * sizeof(int32_t),
-			               "the stock counters are adjacent");
-			tm_read_bytes(c, &st->s_quantity, sizeof c);
-			s_qty = tpcc_restock(c[0], qty);
-			c[0] = s_qty;
-			c[1] += (int32_t)qty;
-			c[2] += 1;
-			c[3] += supply_w != in->w;
-			tm_write_bytes(&st->s_quantity, c, sizeof c);
-		}
+		/* S_QUANTITY, S_YTD, S_ORDER_CNT and S_REMOTE_CNT are adjacent:
+		 * one range read and one range write, the stripe's checks and
+		 * bookkeeping once rather than a TM call per column.  An
+		 * unchanged S_REMOTE_CNT is written back as it was: it shares
+		 * its word with S_ORDER_CNT. */
+		int32_t c[4];
+		_Static_assert(offsetof(tpcc_stock_t, s_remote_cnt) ==
+		               offsetof(tpcc_stock_t, s_quantity) + 3 * sizeof(int32_t),
+		               "the stock counters are adjacent");
+		tm_read_bytes(c, &st->s_quantity, sizeof c);
+		int32_t s_qty = tpcc_restock(c[0], qty);
+		c[0] = s_qty;
+		c[1] += (int32_t)qty;
+		c[2] += 1;
+		c[3] += supply_w != in->w;
+		tm_write_bytes(&st->s_quantity, c, sizeof c);
 		store_update(db->stock, st);
 		tpcc_order_line_t ol;
 		new_order_line(in, i, st, price, i_data, &ol, out);
@@ -320,11 +333,11 @@ static void new_order_body(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_ne
 }
 
 /* New-Order with LSD (see the head of this file).  The same profile as
- * new_order_body; seq (no cancel) runs the standard body. */
+ * new_order_body. */
 static void new_order_body_lsd(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_new_order_out_t *out)
 {
-	out->missing = NULL;
-	out->rolled_back = false;
+	if (new_order_rolls_back_early(db, in, out))
+		return;
 	tpcc_new_order_rows_t r;
 	if (!tpcc_new_order_rows(db, in, out, &r))
 		return;
@@ -388,7 +401,7 @@ static void new_order_body_lsd(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpc
 static void run_new_order(tpcc_db_t *db, const tpcc_new_order_in_t *in, tpcc_new_order_out_t *out)
 {
 	TM_BEGIN();
-	if (db->lsd && db->can_cancel)
+	if (db->lsd)
 		new_order_body_lsd(db, in, out);
 	else
 		new_order_body(db, in, out);
@@ -571,7 +584,7 @@ const char *tpcc_order_status_read(tpcc_db_t *db, const tpcc_order_status_in_t *
                                    tpcc_order_status_out_t *out)
 {
 	out->c_id = c_id;
-	out->c_balance = TM_LOAD(&cu->c_balance);
+	out->c_balance = tpcc_load_i64(db, &cu->c_balance);
 	store_read_frozen(out->c_first, cu->c_first, sizeof cu->c_first);
 	store_read_frozen(out->c_middle, cu->c_middle, sizeof cu->c_middle);
 	store_read_frozen(out->c_last, cu->c_last, sizeof cu->c_last);
@@ -686,8 +699,8 @@ static void delivery_body(tpcc_db_t *db, const tpcc_delivery_in_t *in, tpcc_deli
 			out->missing = "Delivery: the customer of an order is missing";
 			return;
 		}
-		TM_STORE(&cu->c_balance, TM_LOAD(&cu->c_balance) + dl.sum);
-		TM_STORE(&cu->c_delivery_cnt, TM_LOAD(&cu->c_delivery_cnt) + 1);
+		tpcc_add_i64(db, &cu->c_balance, dl.sum);
+		tpcc_add_i32(db, &cu->c_delivery_cnt, 1);
 		store_update(db->customer, cu);
 		out->o_id[d - 1] = o_id;
 		out->delivered++;
@@ -758,15 +771,25 @@ static void stock_level_body(tpcc_db_t *db, tpcc_worker_t *me, const tpcc_stock_
 	}
 	/* The distinct items of the district's last 20 orders, each
 	 * counted once. */
-	uint64_t next = (uint64_t)TM_LOAD(&di->d_next_o_id);
+	uint64_t next = (uint64_t)tpcc_load_i64(db, &di->d_next_o_id);
 	uint32_t n = tpcc_recent_items(db, in->w, in->d, next, me->items);
+	_Static_assert(2 * TPCC_MAX_OL * 20 + 4 <= TPCC_LSD_HANDLES_MAX,
+	               "Stock-Level's LSD handles are counted");
+	lsd_val_t threshold = db->lsd ? lsd_const(in->threshold) : (lsd_val_t){ 0 };
 	for (uint32_t i = 0; i < n; i++) {
 		tpcc_stock_t *st = store_get(db->stock, tpcc_stock_key(in->w, me->items[i]));
 		if (st == NULL) {
 			out->missing = "Stock-Level: the STOCK row of an ordered item is missing";
 			return;
 		}
-		out->low += TM_LOAD(&st->s_quantity) < in->threshold;
+		/* With LSD the answer, not the quantity, binds the
+		 * transaction: a New-Order's decrement that leaves the stock
+		 * on the same side of the threshold does not conflict. */
+		if (db->lsd)
+			out->low += lsd_is_true(lsd_cmp(lsd_read_i32(&st->s_quantity), LSD_LT,
+			                                threshold));
+		else
+			out->low += TM_LOAD(&st->s_quantity) < in->threshold;
 	}
 }
 

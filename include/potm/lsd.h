@@ -154,6 +154,14 @@ static inline bool lsd_is_true(lsd_cond_t c);
 static inline void lsd_write(int64_t *addr, lsd_val_t v);
 static inline void lsd_write_i32(int32_t *addr, lsd_val_t v);
 
+/* ---- room ------------------------------------------------------------------ */
+
+/* How many more futures, constants, operators and conditions the running
+ * transaction may make before it reaches LSD_MAX_NODES (all of them before
+ * its first LSD call; 0 outside a transaction).  For code that adds work
+ * to a transaction it did not size (several requests in one). */
+static inline uint32_t lsd_room(void);
+
 /* ---- what the calls above expand to (engine internals) ---------------------
  *
  * A value or condition already known travels in its handle (k) under the
@@ -238,6 +246,14 @@ potm_lsd_fold_(lsd_val_t a, lsd_val_t b, unsigned kind)
 		}
 	}
 	return potm_lsd_binary_(a, b, kind);
+}
+
+static inline uint32_t lsd_room(void)
+{
+	tm_txd_t *d = tm_self_;
+	if (d == NULL || d->depth == 0)
+		return 0;
+	return d->lsd_tag != 0 ? d->lsd_room : LSD_MAX_NODES;
 }
 
 static inline lsd_val_t lsd_read(const int64_t *addr)

@@ -24,8 +24,9 @@ same (scale, clients, repeat) must agree: the summary says whether they do,
 and a disagreement fails the run.  ``--server-arg`` passes an option on to
 every server (e.g. ``--server-arg=--applier-executes``);
 ``--requests-per-tx N`` runs N consecutive requests per transaction in the
-modes that can (``pot``, ``occ``, ``2pl``; server/README.md), and ``--extend N``
-lets ``pot`` take in up to N next transactions instead of waiting for its turn.
+modes that can (``pot``, ``pot+lsd``, ``occ``, ``2pl``; server/README.md), and
+``--extend N`` lets ``pot`` and ``pot+lsd`` take in up to N next transactions
+instead of waiting for their turn.
 
     python3 -m potm.serverfig --stream --modes sequential pot pot+lsd pot+fast \
         pot+lsd+fast --warehouses 8 1 --clients 16 --stream-requests 20000 --repeat 5
@@ -40,7 +41,7 @@ registry: its runs are servers and clients, not the benchmark library.
 True
 >>> mode_args("pot", 4), mode_args("pot+fast", 4), mode_args("occ", 1)
 (['--requests-per-tx', '4'], [], [])
->>> mode_args("pot", 1, extend=3), mode_args("occ", 1, extend=3)
+>>> mode_args("pot+lsd", 1, extend=3), mode_args("occ", 1, extend=3)
 (['--extend', '3'], [])
 """
 
@@ -64,18 +65,22 @@ MODES: tuple[str, ...] = ("sequential", "pot", "pot+lsd", "pot+fast", "pot+lsd+f
                           "occ", "2pl")
 
 #: The modes that run several requests per transaction (--requests-per-tx).
-PER_TX_MODES: frozenset[str] = frozenset({"pot", "occ", "2pl"})
+PER_TX_MODES: frozenset[str] = frozenset({"pot", "pot+lsd", "occ", "2pl"})
+
+#: The modes whose transactions wait for a turn and may take in the next
+#: ones instead (--extend).
+EXTEND_MODES: frozenset[str] = frozenset({"pot", "pot+lsd"})
 
 
 def mode_args(mode: str, requests_per_tx: int, extend: int = 0) -> list[str]:
     """The server options --requests-per-tx and --extend add for mode: none
     where the mode runs one request per transaction (sequential, the keyed
-    and LSD modes) or when they are 1 and 0; --extend only for pot, the
-    mode whose transactions wait for their turn."""
+    modes) or when they are 1 and 0; --extend only for the ordered modes
+    without keys (pot, pot+lsd), whose transactions wait for their turn."""
     args = []
     if requests_per_tx > 1 and mode in PER_TX_MODES:
         args += ["--requests-per-tx", str(requests_per_tx)]
-    if extend > 0 and mode == "pot":
+    if extend > 0 and mode in EXTEND_MODES:
         args += ["--extend", str(extend)]
     return args
 
@@ -104,7 +109,7 @@ class Point:
     digest: str = ""         # the state's after the run (--stream)
     error: str = ""          # why the point failed, if it did
     requests_per_tx: int = 1  # consecutive requests per transaction
-    extend: int = 0          # pot: transactions a waiting one may take in
+    extend: int = 0          # pot, pot+lsd: transactions a waiting one may take in
     entry: int = 0           # requests per log entry (--stream; 0: the server's batching)
 
 
@@ -306,9 +311,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--server-arg", action="append", default=[], metavar="ARG",
                     help="an option for every server (repeatable; --server-arg=--x)")
     ap.add_argument("--requests-per-tx", type=int, default=1, metavar="N",
-                    help="pot, occ and 2pl run N consecutive requests per transaction")
+                    help="pot, pot+lsd, occ and 2pl run N consecutive requests per transaction")
     ap.add_argument("--extend", type=int, default=0, metavar="N",
-                    help="pot takes in up to N next transactions instead of waiting")
+                    help="pot and pot+lsd take in up to N next transactions instead of waiting")
     ap.add_argument("--entry", type=int, default=STREAM_ENTRY, metavar="N",
                     help=f"with --stream: requests per log entry (default {STREAM_ENTRY})")
     a = ap.parse_args(argv)
