@@ -128,7 +128,7 @@ void tm_config_default(tm_config_t *cfg)
 	cfg->promote_writes = 256;
 	cfg->promote_reads = 16384;
 	cfg->serial_writes = 2048;
-	cfg->silo_snapshot_epochs = 5;
+	cfg->silo_snapshot_epochs = 1;
 	cfg->htm_coalesce = 4;
 }
 

@@ -201,7 +201,7 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
     ConfigField("silo_global_tid", "POTM_SILO_GLOBAL_TID", 0, 1, 0,
                 "silo: every commit's TID from one shared counter (Silo's "
                 "MemSilo+GlobalTID) instead of the thread's own"),
-    ConfigField("silo_snapshot_epochs", "POTM_SILO_SNAPSHOT_EPOCHS", 1, 100000, 5,
+    ConfigField("silo_snapshot_epochs", "POTM_SILO_SNAPSHOT_EPOCHS", 1, 100000, 1,
                 "silo: the snapshot epoch, in epochs; read-only snapshot "
                 "transactions read the state at the end of the latest complete "
                 "one, and a commit keeps a word's old bytes once per snapshot epoch"),
