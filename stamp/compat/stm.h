@@ -52,6 +52,15 @@ stm_potm_thread_t *stm_potm_new_thread(void);
 void stm_potm_init_thread(stm_potm_thread_t *thread, long id);
 void stm_potm_free_thread(stm_potm_thread_t *thread);
 
+/* potm's addition: the program's own default for tm_config_t.turn_batch
+ * (POTM_TURN_BATCH: a Pot thread keeps the turn after a short transaction,
+ * for its next one), applied by STM_STARTUP; the environment still wins.
+ * 0 suits a program whose short transactions sit between longer work
+ * outside them: the thread that kept the turn would hold the others'
+ * commits up through that work, which the order cannot see.  Call it
+ * before STM_STARTUP. */
+void stm_potm_default_turn_batch(unsigned accesses);
+
 /* Programs that print their own statistics call this so that STM_SHUTDOWN
  * does not print them a second time. */
 void stm_potm_stats_reported(void);

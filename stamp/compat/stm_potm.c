@@ -51,10 +51,23 @@ static void require_compat_threads(void)
 	exit(1);
 }
 
+static int turn_batch_given;
+static unsigned turn_batch;
+
+void stm_potm_default_turn_batch(unsigned accesses)
+{
+	turn_batch_given = 1;
+	turn_batch = accesses;
+}
+
 void stm_potm_startup(void)
 {
 	require_compat_threads();
-	int rc = tm_init(NULL);
+	tm_config_t cfg;
+	tm_config_default(&cfg);
+	if (turn_batch_given)
+		cfg.turn_batch = turn_batch;   /* POTM_TURN_BATCH still wins */
+	int rc = tm_init(&cfg);
 	if (rc == TM_ERR_UNSUPPORTED) {
 		/* 77: "skipped" for test harnesses (ctest SKIP_RETURN_CODE). */
 		fprintf(stderr, "potm: backend %s cannot run on this machine: %s\n",

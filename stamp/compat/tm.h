@@ -80,6 +80,9 @@
 
 #define TM_STARTUP(numThread)          STM_STARTUP()
 #define TM_SHUTDOWN()                  STM_SHUTDOWN()
+/* potm's addition, before TM_STARTUP: the program's default for Pot's
+ * runs of turns (stm_potm_default_turn_batch in stm.h). */
+#define TM_DEFAULT_TURN_BATCH(accesses) stm_potm_default_turn_batch(accesses)
 
 /* Declares the descriptor variable; first statement of a parallel
  * function. */
@@ -122,6 +125,7 @@
 
 #define TM_STARTUP(numThread)          /* nothing */
 #define TM_SHUTDOWN()                  /* nothing */
+#define TM_DEFAULT_TURN_BATCH(accesses) /* nothing */
 #define TM_THREAD_ENTER()              /* nothing */
 #define TM_THREAD_EXIT()               /* nothing */
 

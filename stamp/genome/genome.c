@@ -165,6 +165,9 @@ int main(int argc, char **argv)
 	params_t p;
 	parseArgs(argc, argv, &p);
 
+	/* Short transactions between hashing and list walks outside them: a
+	 * Pot thread keeps no run of turns through that work. */
+	TM_DEFAULT_TURN_BATCH(0);
 	TM_STARTUP(p.numThread);
 	P_MEMORY_STARTUP(p.numThread);
 	thread_startup(p.numThread);

@@ -200,6 +200,10 @@ int main(int argc, char **argv)
 	printf("Random seed     = %li\n", p.randomSeed);
 	fflush(stdout);
 
+	/* Short transactions between packet decoding and signature checks
+	 * outside them: a Pot thread keeps no run of turns through that
+	 * work. */
+	TM_DEFAULT_TURN_BATCH(0);
 	TM_STARTUP(p.numThread);
 	P_MEMORY_STARTUP(p.numThread);
 	thread_startup(p.numThread);

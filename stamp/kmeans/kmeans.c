@@ -224,6 +224,10 @@ int main(int argc, char **argv)
 	if (p.useZscore)
 		zscoreTransform(&pts);
 
+	/* Each short transaction (a point added to its center) follows the
+	 * point's distances to every center, computed outside: a Pot thread
+	 * keeps no run of turns through that work. */
+	TM_DEFAULT_TURN_BATCH(0);
 	TM_STARTUP(p.numThread);
 	P_MEMORY_STARTUP(p.numThread);
 	thread_startup(p.numThread);

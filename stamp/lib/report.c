@@ -76,6 +76,10 @@ void report_print(const char *app, int argc, char **argv, long numThread,
 	printf(", \"backend\": ");
 	print_json_string(tm_backend_name());
 	printf(", \"threads\": %ld, \"time\": %.6f", numThread, seconds);
+	/* Pot's runs of turns in force: the program's default
+	 * (TM_DEFAULT_TURN_BATCH) or POTM_TURN_BATCH. */
+	if (tm_is_deterministic())
+		printf(", \"turn_batch\": %u", tm_current_config()->turn_batch);
 	printf(", \"commits\": %llu, \"aborts\": %llu, \"aborts_by_cause\": {",
 	       (unsigned long long)s.commits, (unsigned long long)s.aborts);
 	int first = 1;
