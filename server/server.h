@@ -78,7 +78,7 @@ typedef struct server_options {
 	unsigned requests_per_tx;  /* consecutive requests run as one transaction,
 	                              1..SERVER_REQUESTS_PER_TX_MAX */
 	bool barrier;             /* execute entries pass by pass (executor.c) */
-	unsigned extend;          /* pot: transactions a waiting one may take in */
+	unsigned extend;          /* pot, pot+lsd: transactions a waiting one may take in */
 } server_options_t;
 
 /* ---- the state machine's database (state.c) ------------------------------- */
