@@ -2,7 +2,7 @@
  * tpcc/ycsb.c — a YCSB-like key-value workload on the record store (the
  * workload of Silo's Figure 4):
  *
- *   ycsb-<b> [-k keys] [-r read%] [-e tm|plain] [-t -d -n -S -H]
+ *   ycsb-<b> [-k keys] [-r read%] [-e tm|plain|kv] [-t -d -n -S -H]
  *
  * One table of K records of 100 bytes under keys 0..K-1 (a hash table
  * sized for K), each record a 32-bit counter and 96 bytes of payload.  Every
@@ -12,10 +12,20 @@
  * write it all back.  Each operation is one transaction.
  *
  * -e plain runs the same operations on a private table
- * (<potm/store_private.h>): plain loads and stores, no transaction — the
- * "Key-Value" baseline against which Silo measures the cost of its
- * concurrency control.  Nothing protects that table from a second
+ * (<potm/store_private.h>): plain loads and stores, no transaction, no
+ * synchronization at all.  Nothing protects that table from a second
  * thread, so it runs one worker only.
+ *
+ * -e kv is a concurrent key-value store without transactions, Silo's
+ * "Key-Value" baseline (Masstree without its transaction layer): the
+ * private table's hash index, whose keys are fixed once loaded, so any
+ * number of workers look keys up with plain loads (the loading thread
+ * created them after it), and a version word per record, a sequence lock:
+ * a read copies the record between two loads of an even, unchanged
+ * version; a read-modify-write makes the version odd, rewrites the
+ * record and makes it even again.  Each operation is atomic on its own
+ * record, nothing more, and the record's words are copied with relaxed
+ * atomic accesses (a reader may overlap a writer, and then retries).
  *
  * After the run: the table's structure, its record count, and the sum of
  * the counters against the read-modify-writes the workers saw commit
@@ -47,21 +57,47 @@ typedef struct ycsb_rec {
 } ycsb_rec_t;
 _Static_assert(sizeof(ycsb_rec_t) == 100, "a record is 100 bytes");
 
-enum { YCSB_READS, YCSB_RMWS, YCSB_MISSING };
+/* -e kv: a record of the concurrent store: its version word, then the
+ * record and a check word, ~count, in the record's last word, so that a
+ * copy mixing two versions shows (the reads count those as torn). */
+typedef struct ycsb_kv_body {
+	ycsb_rec_t rec;
+	uint32_t check;
+} ycsb_kv_body_t;
+#define YCSB_KV_WORDS (sizeof(ycsb_kv_body_t) / 8)
+_Static_assert(sizeof(ycsb_kv_body_t) % 8 == 0, "whole words");
+typedef struct ycsb_kv_rec {
+	uint64_t version;            /* odd while a writer holds the record */
+	uint64_t words[YCSB_KV_WORDS];   /* a ycsb_kv_body_t */
+} ycsb_kv_rec_t;
+
+enum { YCSB_READS, YCSB_RMWS, YCSB_MISSING, YCSB_TORN };
+
+enum ycsb_execution { YCSB_EXEC_TM, YCSB_EXEC_PLAIN, YCSB_EXEC_KV };
 
 typedef struct ycsb_db {
 	store_table_t *t;
 	uint64_t keys;
 	uint64_t read_pct;
-	bool plain;
+	enum ycsb_execution execution;
+	bool plain;                  /* a private table: -e plain or -e kv */
 	uint64_t seed;
 } ycsb_db_t;
+
+/* The initial record under key k. */
+static void ycsb_initial(ycsb_rec_t *r, uint64_t k)
+{
+	memset(r, 0, sizeof *r);
+	memset(r->payload, (int)(k & 0xff), sizeof r->payload);
+}
 
 /* ---- loading and checking (thread 0, registered) --------------------------- */
 
 static int ycsb_load(ycsb_db_t *db)
 {
-	store_table_def_t def = { .name = "usertable", .record_size = sizeof(ycsb_rec_t),
+	bool kv = db->execution == YCSB_EXEC_KV;
+	store_table_def_t def = { .name = "usertable",
+	                          .record_size = kv ? sizeof(ycsb_kv_rec_t) : sizeof(ycsb_rec_t),
 	                          .kind = STORE_HASH, .capacity = db->keys };
 	db->t = db->plain ? store_private_table_create(&def) : store_table_create(&def);
 	if (db->t == NULL)
@@ -72,9 +108,13 @@ static int ycsb_load(ycsb_db_t *db)
 		                                                 : db->keys;
 		if (db->plain) {
 			for (uint64_t k = base; k < top; k++) {
-				ycsb_rec_t r = { .count = 0 };
-				memset(r.payload, (int)(k & 0xff), sizeof r.payload);
-				if (store_private_insert(db->t, k, &r) == NULL)
+				ycsb_kv_body_t b;
+				ycsb_initial(&b.rec, k);
+				b.check = ~b.rec.count;
+				ycsb_kv_rec_t kr = { .version = 0 };
+				memcpy(kr.words, &b, sizeof b);
+				const void *rec = kv ? (const void *)&kr : (const void *)&b.rec;
+				if (store_private_insert(db->t, k, rec) == NULL)
 					return -1;
 			}
 			continue;
@@ -83,8 +123,8 @@ static int ycsb_load(ycsb_db_t *db)
 		TM_BEGIN();
 		failed = 0;
 		for (uint64_t k = base; k < top; k++) {
-			ycsb_rec_t r = { .count = 0 };
-			memset(r.payload, (int)(k & 0xff), sizeof r.payload);
+			ycsb_rec_t r;
+			ycsb_initial(&r, k);
 			if (store_insert(vdb->t, k, &r) == NULL)
 				failed = 1;
 		}
@@ -141,12 +181,15 @@ static void ycsb_sum(ycsb_db_t *db, uint64_t *sum, uint64_t *present)
 		                                                  : db->keys;
 		uint64_t s = 0, n = 0;
 		if (db->plain) {
+			/* After the run (the workers joined): plain reads. */
 			for (uint64_t k = base; k < top; k++) {
-				const ycsb_rec_t *r = store_private_get(db->t, k);
-				if (r != NULL) {
-					s += r->count;
-					n++;
-				}
+				const void *r = store_private_get(db->t, k);
+				if (r == NULL)
+					continue;
+				if (db->execution == YCSB_EXEC_KV)
+					r = ((const ycsb_kv_rec_t *)r)->words;
+				s += ((const ycsb_rec_t *)r)->count;
+				n++;
 			}
 		} else {
 			ycsb_sum_batch(db, base, top, &s, &n);
@@ -209,13 +252,76 @@ static int ycsb_plain(ycsb_db_t *db, uint64_t key, bool rmw, uint8_t mark)
 	return 1;
 }
 
+/* A pause in a spin loop. */
+static inline void ycsb_spin(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/* The same on the concurrent store (-e kv): the record's sequence lock.
+ * A reader's copy counts when the version was even before it and the
+ * same after it (the acquire load orders the copy after the first load,
+ * the acquire fence the copy before the second).  A writer takes the lock
+ * with a compare-and-swap to odd, and the release fence after it keeps
+ * its stores behind that; the release store of the next even version
+ * publishes them. */
+static int ycsb_kv(ycsb_db_t *db, uint64_t key, bool rmw, uint8_t mark, bool *torn)
+{
+	ycsb_kv_rec_t *r = store_private_get(db->t, key);
+	if (r == NULL)
+		return 0;
+	uint64_t w[YCSB_KV_WORDS];
+	ycsb_kv_body_t copy;
+	if (!rmw) {
+		for (;;) {
+			uint64_t v1 = __atomic_load_n(&r->version, __ATOMIC_ACQUIRE);
+			for (size_t i = 0; i < YCSB_KV_WORDS; i++)
+				w[i] = __atomic_load_n(&r->words[i], __ATOMIC_RELAXED);
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (!(v1 & 1) && __atomic_load_n(&r->version, __ATOMIC_RELAXED) == v1)
+				break;
+			ycsb_spin();
+		}
+		memcpy(&copy, w, sizeof copy);
+		*torn = copy.check != ~copy.rec.count;
+		return 1;
+	}
+	uint64_t v = __atomic_load_n(&r->version, __ATOMIC_RELAXED);
+	while ((v & 1) || !__atomic_compare_exchange_n(&r->version, &v, v + 1, false,
+	                                               __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		ycsb_spin();
+		v = __atomic_load_n(&r->version, __ATOMIC_RELAXED);
+	}
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (size_t i = 0; i < YCSB_KV_WORDS; i++)
+		w[i] = __atomic_load_n(&r->words[i], __ATOMIC_RELAXED);
+	memcpy(&copy, w, sizeof copy);
+	copy.rec.count++;
+	copy.rec.payload[copy.rec.count % sizeof copy.rec.payload] = mark;
+	copy.check = ~copy.rec.count;
+	memcpy(w, &copy, sizeof copy);
+	for (size_t i = 0; i < YCSB_KV_WORDS; i++)
+		__atomic_store_n(&r->words[i], w[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&r->version, v + 2, __ATOMIC_RELEASE);
+	return 1;
+}
+
 static void ycsb_op(void *shared, bench_thread_t *self)
 {
 	ycsb_db_t *db = shared;
 	uint64_t key = bench_rng_below(&self->rng, db->keys);
 	bool rmw = bench_rng_below(&self->rng, 100) >= db->read_pct;
 	uint8_t mark = (uint8_t)self->id;
-	int found = db->plain ? ycsb_plain(db, key, rmw, mark) : ycsb_tx(db, key, rmw, mark);
+	bool torn = false;
+	int found = db->execution == YCSB_EXEC_TM      ? ycsb_tx(db, key, rmw, mark)
+	            : db->execution == YCSB_EXEC_PLAIN ? ycsb_plain(db, key, rmw, mark)
+	                                               : ycsb_kv(db, key, rmw, mark, &torn);
+	if (torn)
+		self->count[YCSB_TORN]++;
 	if (!found)
 		self->count[YCSB_MISSING]++;
 	else
@@ -224,7 +330,7 @@ static void ycsb_op(void *shared, bench_thread_t *self)
 
 /* ---- the benchmark --------------------------------------------------------- */
 
-static const char *const ycsb_executions[] = { "tm", "plain", NULL };
+static const char *const ycsb_executions[] = { "tm", "plain", "kv", NULL };
 
 int potm_bench_ycsb(int argc, char **argv)
 {
@@ -239,7 +345,8 @@ int potm_bench_ycsb(int argc, char **argv)
 		  &read_pct, NULL },
 		{ 'e', BENCH_OPT_CHOICE, "execution",
 		  "tm: each operation a transaction; plain: a private table, plain accesses, "
-		  "no transaction, one thread only (default tm)", 0, 0, ycsb_executions,
+		  "no transaction, one thread only; kv: a concurrent key-value store, no "
+		  "transaction, a sequence lock per record (default tm)", 0, 0, ycsb_executions,
 		  &execution, NULL },
 	};
 	int rc = bench_parse(&c, "ycsb: a YCSB-like key-value workload: 100-byte records, "
@@ -247,12 +354,14 @@ int potm_bench_ycsb(int argc, char **argv)
 	                     sizeof opts / sizeof opts[0], argc, argv);
 	if (rc != BENCH_EXIT_OK || c.help)
 		return rc;
-	ycsb_db_t db = { .keys = keys, .read_pct = read_pct, .plain = execution == 1,
-	                 .seed = c.seed };
-	if (db.plain && c.threads != 1)
+	ycsb_db_t db = { .keys = keys, .read_pct = read_pct,
+	                 .execution = (enum ycsb_execution)execution,
+	                 .plain = execution != YCSB_EXEC_TM, .seed = c.seed };
+	_Static_assert(YCSB_EXEC_PLAIN == 1 && YCSB_EXEC_KV == 2, "ycsb_executions' order");
+	if (db.execution == YCSB_EXEC_PLAIN && c.threads != 1)
 		return bench_usage_error(&c, "-e plain: a private table serves one thread; "
 		                         "-t %" PRIu64 " needs -e tm", c.threads);
-	/* -e plain: the worker calls no TM function. */
+	/* -e plain and -e kv: the workers call no TM function. */
 	c.unregistered = db.plain;
 	rc = bench_tm_start(&c);
 	if (rc != BENCH_EXIT_OK)
@@ -292,6 +401,9 @@ int potm_bench_ycsb(int argc, char **argv)
 	if (run.count[YCSB_MISSING] != 0)
 		bench_fail(&verdict, "%" PRIu64 " operations found no record",
 		           run.count[YCSB_MISSING]);
+	if (run.count[YCSB_TORN] != 0)
+		bench_fail(&verdict, "%" PRIu64 " reads copied a record mixing two versions",
+		           run.count[YCSB_TORN]);
 	if (run.count[YCSB_READS] + run.count[YCSB_RMWS] != run.ops)
 		bench_fail(&verdict, "the workers counted %" PRIu64 " operations, the run %" PRIu64,
 		           run.count[YCSB_READS] + run.count[YCSB_RMWS], run.ops);

@@ -595,8 +595,10 @@ WORKLOADS: dict[str, Workload] = {
             Param("read_pct", "-r", "reads in percent; the rest are read-modify-writes",
                   maximum=100, unit="%", default=80),
             Param("execution", "-e", "tm: each operation a transaction; plain: a private "
-                  "table with plain accesses and no transaction (Silo's Key-Value "
-                  "baseline), one thread only", choices=("tm", "plain"), default="tm"),
+                  "table with plain accesses and no transaction, one thread only; kv: a "
+                  "concurrent key-value store without transactions, a sequence lock per "
+                  "record (Silo's Key-Value baseline)", choices=("tm", "plain", "kv"),
+                  default="tm"),
             THREADS, DURATION, OPS, SEED,
         )),
     )
