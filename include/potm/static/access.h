@@ -79,6 +79,46 @@ typedef struct tm_guard_ {
 		return tm_read##sfx##_spec_(a);                          \
 	}
 
+#if (defined(POTM_BACKEND_TL2) || defined(POTM_BACKEND_SILO)) && !defined(POTM_BUILDING_LIBRARY)
+/* tl2's and silo's inline read: a's stripe word before and after the
+ * load, free and unchanged, and no newer than the snapshot: tl2's version
+ * no newer than rv, or (silo) the word no newer than the snapshot's word
+ * for the thread that wrote it.  Returns 0 for the library (misaligned,
+ * read set full, a word this transaction wrote, a locked, moving or newer
+ * word), else logs the stripe and fills *g.  silo is a constant at every
+ * call, so the test folds to one of the two. */
+static inline __attribute__((always_inline)) int
+tm_stripe_load_g_(tm_snap_t *s, const void *a, unsigned size, void *out, tm_guard_t *g,
+                  int silo)
+{
+	uintptr_t w = (uintptr_t)a;
+	if (__builtin_expect((w & (size - 1)) ||
+	                     (uintptr_t)s->rs.next >= (uintptr_t)s->rs.end ||
+	                     tm_wfilter_test_(&s->written, w), 0))
+		return 0;
+	const volatile uintptr_t *lock =
+		&s->locks[tm_lock_index_(w, s->shift, s->skew_shift, s->lock_mask)];
+	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+	uint64_t v = tm_load_bytes_(a, size);
+	__builtin_memcpy(out, &v, size);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
+	if (__builtin_expect(l1 != l2 || (l1 & 1) ||
+	                     (silo ? l1 > tm_silo_snap_of_(s->tids, l1) : (l1 >> 1) > s->rv), 0))
+		return 0;
+	/* Logged without the library's "same stripe as the last read" test:
+	 * whether consecutive fields share a stripe depends on where the
+	 * object sits in memory, so that branch would mispredict often, while
+	 * a repeated entry costs commit one more lock-word load. */
+	*s->rs.next++ = lock;
+	if (g != NULL) {
+		g->lock = lock;
+		g->word = l1;
+	}
+	return 1;
+}
+#endif
+
 #ifdef POTM_PLAIN_ACCESS
 /* Instrumentation compiles away; in debug builds an access outside a
  * transaction is still reported. */
@@ -210,30 +250,7 @@ tm_gl_load_(const tm_txd_t *d, const void *a, unsigned size, void *out)
 static inline __attribute__((always_inline)) int
 tm_snap_load_g_(tm_snap_t *s, const void *a, unsigned size, void *out, tm_guard_t *g)
 {
-	uintptr_t w = (uintptr_t)a;
-	if (__builtin_expect((w & (size - 1)) ||
-	                     (uintptr_t)s->rs.next >= (uintptr_t)s->rs.end ||
-	                     tm_wfilter_test_(&s->written, w), 0))
-		return 0;
-	const volatile uintptr_t *lock =
-		&s->locks[tm_lock_index_(w, s->shift, s->skew_shift, s->lock_mask)];
-	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
-	uint64_t v = tm_load_bytes_(a, size);
-	__builtin_memcpy(out, &v, size);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
-	if (__builtin_expect(l1 != l2 || (l1 & 1) || (l1 >> 1) > s->rv, 0))
-		return 0;
-	/* Logged without the library's "same stripe as the last read" test:
-	 * whether consecutive fields share a stripe depends on where the
-	 * object sits in memory, so that branch would mispredict often, while
-	 * a repeated entry costs commit one more lock-word load. */
-	*s->rs.next++ = lock;
-	if (g != NULL) {
-		g->lock = lock;
-		g->word = l1;
-	}
-	return 1;
+	return tm_stripe_load_g_(s, a, size, out, g, 0);
 }
 
 static inline __attribute__((always_inline)) int
@@ -253,26 +270,7 @@ tm_snap_load_(tm_snap_t *s, const void *a, unsigned size, void *out)
 static inline __attribute__((always_inline)) int
 tm_silo_load_g_(tm_snap_t *s, const void *a, unsigned size, void *out, tm_guard_t *g)
 {
-	uintptr_t w = (uintptr_t)a;
-	if (__builtin_expect((w & (size - 1)) ||
-	                     (uintptr_t)s->rs.next >= (uintptr_t)s->rs.end ||
-	                     tm_wfilter_test_(&s->written, w), 0))
-		return 0;
-	const volatile uintptr_t *lock =
-		&s->locks[tm_lock_index_(w, s->shift, s->skew_shift, s->lock_mask)];
-	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
-	uint64_t v = tm_load_bytes_(a, size);
-	__builtin_memcpy(out, &v, size);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	uintptr_t l2 = __atomic_load_n(lock, __ATOMIC_RELAXED);
-	if (__builtin_expect(l1 != l2 || (l1 & 1) || l1 > tm_silo_snap_of_(s->tids, l1), 0))
-		return 0;
-	*s->rs.next++ = lock;
-	if (g != NULL) {
-		g->lock = lock;
-		g->word = l1;
-	}
-	return 1;
+	return tm_stripe_load_g_(s, a, size, out, g, 1);
 }
 
 static inline __attribute__((always_inline)) int
