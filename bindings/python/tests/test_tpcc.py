@@ -84,7 +84,7 @@ def test_the_experiment_on_a_small_grid(tmp_path: Path) -> None:
     with open(tmp_path / "tpcc.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert {(r["benchmark"], r["threads"]) for r in rows} == {
-        (c, t) for c in ("tpcc-w=1", "tpcc-w=threads") for t in ("1", "2")}
+        (c, t) for c in ("tpcc-w=1", "tpcc-w=threads", "tpcc-w=2") for t in ("1", "2")}
     assert all(r["ok"] == "True" and float(r["throughput"]) > 0 for r in rows)
     assert (tmp_path / "tpcc.png").stat().st_size > 1000
 
