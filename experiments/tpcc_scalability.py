@@ -55,7 +55,8 @@ QUICK_POPULATION = {"items": 1000, "customers": 300}
 
 EXPERIMENT = Experiment(
     id="tpcc",
-    title="TPC-C: throughput against threads, 1 warehouse and 1 warehouse per thread",
+    title="TPC-C: throughput against threads, 1 warehouse, 1 warehouse per thread, "
+          "2 warehouses",
     reproduces="Silo (SOSP 2013) Figures 5 and 6 (TPC-C throughput and per-core "
                "throughput) and the Pot thesis's TPC-C runs (sections 4.4.1 and 5.3): "
                "the standard mix at high contention (1 warehouse) and low "

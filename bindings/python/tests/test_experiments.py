@@ -307,6 +307,24 @@ def test_missing_backend_is_skipped_or_left_out(fake_backends: Path) -> None:
     assert any("variant 'pot' left out: backend 'pot' is not built" in n for n in notes)
 
 
+def test_rtm_only_backend_is_left_out_without_rtm(fake_backends: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    for lib in fake_backends.iterdir():
+        shutil.copyfile(lib, tmp_path / lib.name)
+        if "-tl2" in lib.name:
+            shutil.copyfile(lib, tmp_path / lib.name.replace("-tl2", "-pot-rtm"))
+    libs = LibraryDir(tmp_path)
+    grid = Grid((Case("bank", "bank"),), ("tl2", "pot-rtm"))
+    exp = Experiment("t-rtm", "t", "t", grid, grid, NormalizedBars("tl2"))
+    monkeypatch.setattr("potm.experiments.availability.cpu_has_rtm", lambda: False)
+    sweeps, notes = plan(exp, "quick", libs)
+    assert [s.variant.name for s in sweeps] == ["tl2"]
+    assert "variant 'pot-rtm' left out: this CPU has no Intel RTM" in notes
+    monkeypatch.setattr("potm.experiments.availability.cpu_has_rtm", lambda: True)
+    sweeps, _ = plan(exp, "quick", libs)
+    assert [s.variant.name for s in sweeps] == ["tl2", "pot-rtm"]
+
+
 def test_experiments_command(fake_backends: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = _potm(["experiments", "--lib-dir", str(fake_backends)], capsys)
     assert status == 0

@@ -108,11 +108,17 @@ def unavailable(exp: Experiment, libs: Optional[LibraryDir],
     return None
 
 
+#: Backends that refuse to start on a CPU without Intel RTM (the rtm
+#: backend has a variant for that case instead, rtm-fallback).
+RTM_ONLY_BACKENDS: tuple[str, ...] = ("pot-rtm",)
+
+
 def plan(exp: Experiment, scale: str, libs: LibraryDir) -> tuple[list[Sweep], list[str]]:
     """The sweeps of exp's grid at scale that can run with libs, and notes:
-    each variant left out (backend not built) and each variant's own note.
-    A variant of a backend that is not built is left out before the grid
-    is resolved: the Pot modes are named only where pot is built."""
+    each variant left out (backend not built, or one that needs Intel RTM
+    on a CPU without it) and each variant's own note.  A variant of a
+    backend that is not built is left out before the grid is resolved:
+    the Pot modes are named only where pot is built."""
     sweeps, notes = [], []
     dropped: dict[str, str] = {}
     grid = exp.grid(scale)
@@ -120,7 +126,9 @@ def plan(exp: Experiment, scale: str, libs: LibraryDir) -> tuple[list[Sweep], li
     kept = []
     for spec in grid.variants:
         backend = spec_backend(spec)
-        if backend in built:
+        if backend in RTM_ONLY_BACKENDS and not cpu_has_rtm():
+            dropped.setdefault(spec_name(spec), "this CPU has no Intel RTM")
+        elif backend in built:
             kept.append(spec)
         else:
             dropped.setdefault(spec_name(spec), missing_backend(libs, backend) or "")
