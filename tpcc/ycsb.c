@@ -80,9 +80,14 @@ typedef struct ycsb_db {
 	uint64_t keys;
 	uint64_t read_pct;
 	enum ycsb_execution execution;
-	bool plain;                  /* a private table: -e plain or -e kv */
 	uint64_t seed;
 } ycsb_db_t;
+
+/* A private table (-e plain or -e kv), not a transactional one. */
+static inline bool ycsb_private(const ycsb_db_t *db)
+{
+	return db->execution != YCSB_EXEC_TM;
+}
 
 /* The initial record under key k. */
 static void ycsb_initial(ycsb_rec_t *r, uint64_t k)
@@ -99,14 +104,14 @@ static int ycsb_load(ycsb_db_t *db)
 	store_table_def_t def = { .name = "usertable",
 	                          .record_size = kv ? sizeof(ycsb_kv_rec_t) : sizeof(ycsb_rec_t),
 	                          .kind = STORE_HASH, .capacity = db->keys };
-	db->t = db->plain ? store_private_table_create(&def) : store_table_create(&def);
+	db->t = ycsb_private(db) ? store_private_table_create(&def) : store_table_create(&def);
 	if (db->t == NULL)
 		return -1;
 	ycsb_db_t *volatile vdb = db;
 	for (uint64_t base = 0; base < db->keys; base += YCSB_LOAD_BATCH) {
 		uint64_t top = base + YCSB_LOAD_BATCH < db->keys ? base + YCSB_LOAD_BATCH
 		                                                 : db->keys;
-		if (db->plain) {
+		if (ycsb_private(db)) {
 			for (uint64_t k = base; k < top; k++) {
 				ycsb_kv_body_t b;
 				ycsb_initial(&b.rec, k);
@@ -139,7 +144,7 @@ static void ycsb_destroy(ycsb_db_t *db)
 {
 	if (db->t == NULL)
 		return;
-	if (db->plain)
+	if (ycsb_private(db))
 		store_private_table_destroy(db->t);
 	else
 		store_table_destroy(db->t);
@@ -180,7 +185,7 @@ static void ycsb_sum(ycsb_db_t *db, uint64_t *sum, uint64_t *present)
 		uint64_t top = base + YCSB_CHECK_BATCH < db->keys ? base + YCSB_CHECK_BATCH
 		                                                  : db->keys;
 		uint64_t s = 0, n = 0;
-		if (db->plain) {
+		if (ycsb_private(db)) {
 			/* After the run (the workers joined): plain reads. */
 			for (uint64_t k = base; k < top; k++) {
 				const void *r = store_private_get(db->t, k);
@@ -201,7 +206,7 @@ static void ycsb_sum(ycsb_db_t *db, uint64_t *sum, uint64_t *present)
 
 static void ycsb_check(ycsb_db_t *db, uint64_t rmws, bench_verdict_t *v)
 {
-	if ((db->plain ? store_private_check(db->t) : store_check(db->t)) != 0)
+	if ((ycsb_private(db) ? store_private_check(db->t) : store_check(db->t)) != 0)
 		bench_fail(v, "%s", tm_last_error());
 	uint64_t sum, present;
 	ycsb_sum(db, &sum, &present);
@@ -355,14 +360,13 @@ int potm_bench_ycsb(int argc, char **argv)
 	if (rc != BENCH_EXIT_OK || c.help)
 		return rc;
 	ycsb_db_t db = { .keys = keys, .read_pct = read_pct,
-	                 .execution = (enum ycsb_execution)execution,
-	                 .plain = execution != YCSB_EXEC_TM, .seed = c.seed };
+	                 .execution = (enum ycsb_execution)execution, .seed = c.seed };
 	_Static_assert(YCSB_EXEC_PLAIN == 1 && YCSB_EXEC_KV == 2, "ycsb_executions' order");
 	if (db.execution == YCSB_EXEC_PLAIN && c.threads != 1)
 		return bench_usage_error(&c, "-e plain: a private table serves one thread; "
 		                         "-t %" PRIu64 " needs -e tm", c.threads);
 	/* -e plain and -e kv: the workers call no TM function. */
-	c.unregistered = db.plain;
+	c.unregistered = ycsb_private(&db);
 	rc = bench_tm_start(&c);
 	if (rc != BENCH_EXIT_OK)
 		return rc;
