@@ -1321,13 +1321,15 @@ static void silo_write_word_slow(silo_tx_t *tx, tm_word_t *a, tm_word_t v)
 void tm_write(tm_word_t *a, tm_word_t v)
 {
 	silo_tx_t *tx = (silo_tx_t *)potm_self_writing("tm_write");
-	if (unlikely(((uintptr_t)a & 7) != 0) ||
-	    !tl2_ws_append_word(&tx->ws, (uintptr_t)a, v, SIZE_MAX)) {
+	enum tl2_ws_put put = TL2_WS_PUT_SLOW;
+	if (likely(((uintptr_t)a & 7) == 0))
+		put = tl2_ws_put_word(&tx->ws, (uintptr_t)a, v, SIZE_MAX);
+	if (put == TL2_WS_PUT_APPENDED) {
+		silo_prefetch_stripe(a);
+		silo_mark_stripe_written(tx, a);
+	} else if (put == TL2_WS_PUT_SLOW) {
 		silo_write_word_slow(tx, a, v);
-		return;
 	}
-	silo_prefetch_stripe(a);
-	silo_mark_stripe_written(tx, a);
 }
 
 /* tm_write_fresh: the word's current bytes are read by no snapshot, so

@@ -827,21 +827,23 @@ static void tl2_write_word_slow(tl2_tx_t *tx, tm_word_t *a, tm_word_t v)
 	tl2_write(tx, a, sizeof *a, v);
 }
 
-/* A whole-word write's common case (tl2_ws_append_word) runs here
- * without a frame, outside the shared and irrevocable states and below
- * the escalation size (I4); tl2_write takes the rest as a whole. */
+/* A whole-word write's common cases (tl2_ws_put_word) run here without
+ * a frame, outside the shared and irrevocable states and below the
+ * escalation size (I4); tl2_write takes the rest as a whole. */
 void tm_write(tm_word_t *a, tm_word_t v)
 {
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self_writing("tm_write");
-	if (unlikely(tx->shared | tx->irrevocable) || unlikely(((uintptr_t)a & 7) != 0) ||
-	    !tl2_ws_append_word(&tx->ws, (uintptr_t)a, v, tx->escalate_at)) {
+	enum tl2_ws_put put = TL2_WS_PUT_SLOW;
+	if (likely(!(tx->shared | tx->irrevocable)) && likely(((uintptr_t)a & 7) == 0))
+		put = tl2_ws_put_word(&tx->ws, (uintptr_t)a, v, tx->escalate_at);
+	if (put == TL2_WS_PUT_APPENDED) {
+		__builtin_prefetch((const void *)tl2_lock_of(a), 1, 3);
+		unsigned w;
+		uint64_t bit = tl2_stripe_bit(a, &w);
+		tx->written_stripes[w] |= bit;
+	} else if (put == TL2_WS_PUT_SLOW) {
 		tl2_write_word_slow(tx, a, v);
-		return;
 	}
-	__builtin_prefetch((const void *)tl2_lock_of(a), 1, 3);
-	unsigned w;
-	uint64_t bit = tl2_stripe_bit(a, &w);
-	tx->written_stripes[w] |= bit;
 }
 
 static inline __attribute__((always_inline)) uint64_t BACKEND_READ_BYTES(const void *a, unsigned size)

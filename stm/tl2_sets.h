@@ -415,23 +415,42 @@ static inline __attribute__((always_inline)) tl2_wentry_t *tl2_ws_entry(tl2_wset
 	return e != NULL ? e : tl2_ws_add_p(ws, word, p);
 }
 
-/* A whole-word write's common case, for a backend's tm_write to run
- * without a frame: word (aligned) is new (the filter says so), the set
- * has room, the entry builds no index (W2) and leaves the set below
- * limit (the backend's escalation size).  Then it is appended with its
- * value and the call returns true; otherwise nothing changes and it
- * returns false, for the backend's general path (tl2_ws_put). */
-static inline __attribute__((always_inline)) bool tl2_ws_append_word(tl2_wset_t *ws,
-                                                                     uintptr_t word,
-                                                                     uint64_t v, size_t limit)
+/* What tl2_ws_put_word did with a whole-word write. */
+enum tl2_ws_put {
+	TL2_WS_PUT_SLOW,       /* nothing: the backend's general path's */
+	TL2_WS_PUT_APPENDED,   /* a new entry: the stripe's bookkeeping is
+	                          the caller's */
+	TL2_WS_PUT_REWRITTEN   /* an entry the set had: its stripe's
+	                          bookkeeping was done when it was added */
+};
+
+/* A whole-word write's common cases, for a backend's tm_write to run
+ * without a frame.  A word the set has (the filter's hit, then the
+ * entry found) takes the new value over all its bytes: a field written
+ * again in one transaction (a B+-tree leaf's permutation word at every
+ * insert into the leaf) costs a lookup, not the general path.  A new
+ * word (the filter says so) is appended with its value when the set has
+ * room, the entry builds no index (W2) and leaves the set below limit
+ * (the backend's escalation size).  Anything else (a false hit of the
+ * filter among them) changes nothing and returns TL2_WS_PUT_SLOW, for
+ * the backend's general path (tl2_ws_put). */
+static inline __attribute__((always_inline)) enum tl2_ws_put
+tl2_ws_put_word(tl2_wset_t *ws, uintptr_t word, uint64_t v, size_t limit)
 {
 	size_t n = ws->n;
 	uint64_t p = tl2_ws_product(word);
+	if (n != 0 && tl2_ws_filter_has(ws->written, p)) {
+		tl2_wentry_t *e = tl2_ws_find(ws, word, p);
+		if (e == NULL)
+			return TL2_WS_PUT_SLOW;
+		e->val = v;
+		e->mask = ~(tm_word_t)0;
+		return TL2_WS_PUT_REWRITTEN;
+	}
 	if (unlikely(n == ws->cap || n + 1 >= limit) ||
-	    (n != 0 && tl2_ws_filter_has(ws->written, p)) ||
 	    (ws->indexed ? 4 * (n + 1) > ((size_t)1 << ws->index_bits)
 	                 : n + 1 >= TL2_SETS_INDEX_FROM))
-		return false;
+		return TL2_WS_PUT_SLOW;
 	tl2_wentry_t *e = tl2_ws_take(ws, word);
 	e->val = v;
 	e->mask = ~(tm_word_t)0;
@@ -439,7 +458,7 @@ static inline __attribute__((always_inline)) bool tl2_ws_append_word(tl2_wset_t 
 		tl2_ws_index_insert(ws, n, p);   /* sets the filter's bit */
 	else
 		tl2_ws_filter_put(ws->written, p);
-	return true;
+	return TL2_WS_PUT_APPENDED;
 }
 
 /* The bytes [off, off + size) of a word, as a mask in memcpy order: on a
