@@ -81,10 +81,11 @@ typedef struct btree_path {
  * own splits and deletes could change it, and they drop the finger.
  * Since the finger's inserts are this attempt's only writes to the leaf,
  * the finger also keeps the leaf's word as the last of them wrote it, and
- * the leaf's largest key when that insert put it last: the next insert
- * reads neither back (read-after-write, each a write-set lookup), and
- * one whose key is larger still (ascending keys: the order lines) goes
- * after the last entry without a search. */
+ * that insert's rank and key, and once read the key ranked after it:
+ * the next insert reads none of them back (read-after-write, each a
+ * write-set lookup), and one whose key lies between the two (ascending
+ * keys: the order lines, whether or not another district's keys follow
+ * in the leaf) goes right after the last one without a search. */
 #ifdef POTM_PRIVATE_ACCESS
 static inline uint64_t btree_attempt(void)
 {
@@ -457,6 +458,31 @@ static void btree_insert_child(btree_t *bt, btree_path_t *p, unsigned d, uint64_
 	TM_STORE(&bt->root, root);
 }
 
+/* The rank of key in the finger's leaf (word f->perm, count entries),
+ * *found as btree_leaf_lower's.  A key above the finger's last one and
+ * at most the key ranked after it goes right after it (or is that key):
+ * no search, and the key after it is read once for a run of such
+ * inserts. */
+static unsigned btree_finger_rank(btree_finger_t *f, unsigned count, uint64_t key, bool *found)
+{
+	unsigned after = f->rank + 1;
+	if (key > f->key) {
+		if (after == count) {
+			*found = false;
+			return after;
+		}
+		if (!f->next_known) {
+			f->next = btree_key_at(f->leaf, f->perm, after);
+			f->next_known = true;
+		}
+		if (key <= f->next) {
+			*found = key == f->next;
+			return after;
+		}
+	}
+	return btree_leaf_lower(f->leaf, f->perm, key, found);
+}
+
 bool btree_insert(btree_t *bt, uint64_t key, void *val)
 {
 	btree_finger_t *f = btree_finger_of(bt);
@@ -469,19 +495,14 @@ bool btree_insert(btree_t *bt, uint64_t key, void *val)
 		uint64_t perm = f->perm;
 		unsigned count = btree_perm_count(perm);
 		if (count < BTREE_FANOUT) {
-			unsigned i;
-			if (f->max_known && key > f->max) {
-				i = count;
-			} else {
-				i = btree_leaf_lower(fl, perm, key, &found);
-				if (found)
-					return false;
-			}
+			unsigned i = btree_finger_rank(f, count, key, &found);
+			if (found)
+				return false;
+			if (i != f->rank + 1)
+				f->next_known = false;   /* else the key after it stays next */
+			f->rank = i;
+			f->key = key;
 			f->perm = btree_node_put(fl, perm, i, key, val);
-			if (i == count) {
-				f->max = key;
-				f->max_known = true;
-			}
 			return true;
 		}
 		/* Full: the descent below splits it. */
@@ -494,8 +515,7 @@ bool btree_insert(btree_t *bt, uint64_t key, void *val)
 		return false;
 	if (btree_perm_count(perm) < BTREE_FANOUT) {
 		uint64_t next = btree_node_put(leaf, perm, i, key, val);
-		bool last = i == btree_perm_count(perm);
-		*f = (btree_finger_t){ attempt, bt, leaf, p.lo, p.hi, next, last ? key : 0, last };
+		*f = (btree_finger_t){ attempt, bt, leaf, p.lo, p.hi, next, i, key, 0, false };
 		return true;
 	}
 	f->attempt = 0;   /* the structure changes */

@@ -269,8 +269,10 @@ typedef struct btree_finger {
 	uint64_t lo, hi;           /* the leaf's keys lie in [lo, hi] */
 	uint64_t perm;             /* the leaf's word as the finger's last
 	                              insert wrote it */
-	uint64_t max;              /* the leaf's largest key, if max_known */
-	bool max_known;
+	unsigned rank;             /* that insert's rank in perm ... */
+	uint64_t key;              /* ... and key */
+	uint64_t next;             /* the key of rank + 1, if next_known */
+	bool next_known;
 } btree_finger_t;
 
 /* A tree: its root pointer alone on a cache line, so that a root change

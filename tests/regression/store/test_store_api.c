@@ -693,6 +693,51 @@ START_TEST(insert_runs_in_one_transaction)
 }
 END_TEST
 
+/* Inserts into the gaps of one leaf, ascending: each goes right after
+ * the one before without a search while its key lies below the key
+ * ranked after that one, and a key equal to that next key is found
+ * present there (the insert changes nothing). */
+static volatile void *gap_got[16];
+
+START_TEST(insert_into_gaps_after_the_last)
+{
+	store_test_start();
+	store_table_t *t = make_table("gaps", STORE_ORDERED, sizeof(rec_t), 0);
+	rec_t r;
+	TM_BEGIN();
+	for (uint64_t k = 0; k <= 100; k += 10) {   /* one leaf: 11 keys */
+		fill(&r, k);
+		ck_assert_ptr_nonnull(store_insert(t, k, &r));
+	}
+	TM_END();
+	/* Present keys (multiples of 10) come back NULL, the others go in. */
+	static const uint64_t keys[] = { 5, 7, 10, 12, 15, 20, 99, 100, 101, 103 };
+	TM_BEGIN();
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		fill(&r, keys[i]);
+		gap_got[i] = store_insert(t, keys[i], &r);
+	}
+	TM_END();
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		ck_assert_msg((gap_got[i] == NULL) == (keys[i] % 10 == 0 && keys[i] <= 100),
+		              "insert of %llu", (unsigned long long)keys[i]);
+	ck_assert_int_eq(store_check(t), 0);
+	ck_assert_uint_eq(store_count(t), 11 + 7);
+	uint64_t want[] = { 0, 5, 7, 10, 12, 15, 20, 30, 40, 50, 60, 70, 80, 90, 99, 100, 101, 103 };
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		rec_t w;
+		fill(&w, want[i]);
+		TM_BEGIN();
+		out_ptr = store_get(t, want[i]);
+		TM_END();
+		ck_assert_msg(out_ptr != NULL && memcmp(out_ptr, &w, sizeof w) == 0, "key %llu",
+		              (unsigned long long)want[i]);
+	}
+	store_table_destroy(t);
+	store_test_stop();
+}
+END_TEST
+
 /* ---- emptying ---------------------------------------------------------------- */
 
 START_TEST(empties_back_to_empty_root)
@@ -770,6 +815,7 @@ int main(void)
 		tcase_add_test(tc, cancelled_insert_leaves_nothing);
 	tcase_add_test(tc, empties_back_to_empty_root);
 	tcase_add_test(tc, insert_runs_in_one_transaction);
+	tcase_add_test(tc, insert_into_gaps_after_the_last);
 	suite_add_tcase(s, tc);
 	return potm_check_run(s);
 }
