@@ -78,7 +78,10 @@ typedef struct btree_path {
  * in this attempt, so its nodes stay allocated until the attempt ends
  * (reclamation) and a concurrent change to them fails the attempt's
  * validation as if it had read them again (opacity); only this attempt's
- * own splits and deletes could change it, and they drop the finger.
+ * own splits and deletes could change it.  A delete drops the finger; a
+ * split of the leaf by an insert moves it to the half that took the key,
+ * with that half's range (the new separator bounds it; splits above
+ * leave it) and word (the other half's entries are not its).
  * Since the finger's inserts are this attempt's only writes to the leaf,
  * the finger also keeps the leaf's word as the last of them wrote it, and
  * that insert's rank and key, and once read the key ranked after it:
@@ -338,9 +341,11 @@ static void btree_node_remove_at(btree_node_t *n, uint64_t perm, unsigned r)
  * lower bound: its first key for a leaf; for an inner node the bound that
  * came with its first child (its key of rank 0 keeps it, meaning nothing
  * there).  Either way every key left of it in the subtree is smaller
- * (B1). */
+ * (B1).  A leaf's split can tell a finger (f, or NULL) the node the new
+ * entry went to, its rank there and that node's word. */
 static btree_node_t *btree_split_node(btree_node_t *n, uint64_t perm, unsigned pos,
-                                      uint64_t key, void *ptr, uint64_t *sep, const char *call)
+                                      uint64_t key, void *ptr, uint64_t *sep,
+                                      btree_finger_t *f, const char *call)
 {
 	unsigned keep = pos == BTREE_FANOUT ? BTREE_APPEND_KEEP : BTREE_HALF;
 	btree_node_t *r = btree_node_new(n->level, call);
@@ -358,10 +363,21 @@ static btree_node_t *btree_split_node(btree_node_t *n, uint64_t perm, unsigned p
 	}
 	r->perm = btree_perm_with_count(BTREE_PERM_EMPTY, m);
 	*sep = r->key[0];
-	if (pos >= keep)
+	if (pos >= keep) {
 		tm_write_u64(&n->perm, btree_perm_with_count(perm, keep));
-	else
-		btree_node_put(n, btree_perm_with_count(perm, keep - 1), pos, key, ptr);
+		if (f != NULL) {
+			f->leaf = r;
+			f->rank = pos - keep;
+			f->perm = r->perm;
+		}
+	} else {
+		uint64_t next = btree_node_put(n, btree_perm_with_count(perm, keep - 1), pos, key, ptr);
+		if (f != NULL) {
+			f->leaf = n;
+			f->rank = pos;
+			f->perm = next;
+		}
+	}
 	return r;
 }
 
@@ -442,7 +458,7 @@ static void btree_insert_child(btree_t *bt, btree_path_t *p, unsigned d, uint64_
 			btree_node_put(n, perm, pos, sep, child);
 			return;
 		}
-		child = btree_split_node(n, perm, pos, sep, child, &sep, "store_insert");
+		child = btree_split_node(n, perm, pos, sep, child, &sep, NULL, "store_insert");
 	}
 	/* The root split: a new root above it and its new sibling (B3: two
 	 * children). */
@@ -518,10 +534,18 @@ bool btree_insert(btree_t *bt, uint64_t key, void *val)
 		*f = (btree_finger_t){ attempt, bt, leaf, p.lo, p.hi, next, i, key, 0, false };
 		return true;
 	}
-	f->attempt = 0;   /* the structure changes */
+	/* The leaf splits: the finger goes to the half that took the key,
+	 * whose range the separator bounds (B1); the splits above it, if
+	 * any, leave both halves' ranges as they are. */
 	uint64_t sep;
-	btree_node_t *right = btree_split_node(leaf, perm, i, key, val, &sep, "store_insert");
+	btree_node_t *right = btree_split_node(leaf, perm, i, key, val, &sep, f, "store_insert");
 	btree_insert_child(bt, &p, p.depth - 1, sep, right);
+	f->attempt = attempt;
+	f->tree = bt;
+	f->lo = f->leaf == right ? sep : p.lo;
+	f->hi = f->leaf == right ? p.hi : sep - 1;
+	f->key = key;
+	f->next_known = false;
 	return true;
 }
 
