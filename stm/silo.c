@@ -1323,7 +1323,7 @@ void tm_write(tm_word_t *a, tm_word_t v)
 	silo_tx_t *tx = (silo_tx_t *)potm_self_writing("tm_write");
 	enum tl2_ws_put put = TL2_WS_PUT_SLOW;
 	if (likely(((uintptr_t)a & 7) == 0))
-		put = tl2_ws_put_word(&tx->ws, (uintptr_t)a, v, SIZE_MAX);
+		put = tl2_ws_put_word(&tx->ws, (uintptr_t)a, v, SIZE_MAX, NULL);
 	if (put == TL2_WS_PUT_APPENDED) {
 		silo_prefetch_stripe(a);
 		silo_mark_stripe_written(tx, a);
@@ -1333,19 +1333,27 @@ void tm_write(tm_word_t *a, tm_word_t v)
 }
 
 /* tm_write_fresh: the word's current bytes are read by no snapshot, so
- * N1 keeps none of them (nor fetches its chain's slot). */
+ * N1 keeps none of them (nor fetches its chain's slot).  Its common cases
+ * take tm_write's (tl2_ws_put_word); the entry is then marked fresh. */
 static void silo_write_fresh(tm_word_t *a, tm_word_t v)
 {
 	silo_tx_t *tx = (silo_tx_t *)potm_self_writing("tm_write_fresh");
 	if (unlikely((uintptr_t)a & (sizeof *a - 1)))
 		tm_misuse_("tm_write_fresh of an unaligned word");
-	tl2_wentry_t *e = tl2_ws_lookup(&tx->ws, (uintptr_t)a);
-	if (e == NULL) {
-		e = tl2_ws_add(&tx->ws, (uintptr_t)a);
+	tl2_wentry_t *e;
+	enum tl2_ws_put put = tl2_ws_put_word(&tx->ws, (uintptr_t)a, v, SIZE_MAX, &e);
+	if (put == TL2_WS_PUT_SLOW) {
+		e = tl2_ws_lookup(&tx->ws, (uintptr_t)a);
+		if (e == NULL)
+			e = tl2_ws_add(&tx->ws, (uintptr_t)a);
+		else
+			put = TL2_WS_PUT_REWRITTEN;
+		tl2_ws_fill(e, a, sizeof *a, v);
+	}
+	if (put != TL2_WS_PUT_REWRITTEN) {
 		__builtin_prefetch((const void *)silo_lock_of(a), 1, 3);   /* no chain slot */
 		silo_mark_stripe_written(tx, a);
 	}
-	tl2_ws_fill(e, a, sizeof *a, v);
 	e->fresh = true;
 }
 

@@ -835,7 +835,7 @@ void tm_write(tm_word_t *a, tm_word_t v)
 	tl2_tx_t *tx = (tl2_tx_t *)potm_self_writing("tm_write");
 	enum tl2_ws_put put = TL2_WS_PUT_SLOW;
 	if (likely(!(tx->shared | tx->irrevocable)) && likely(((uintptr_t)a & 7) == 0))
-		put = tl2_ws_put_word(&tx->ws, (uintptr_t)a, v, tx->escalate_at);
+		put = tl2_ws_put_word(&tx->ws, (uintptr_t)a, v, tx->escalate_at, NULL);
 	if (put == TL2_WS_PUT_APPENDED) {
 		__builtin_prefetch((const void *)tl2_lock_of(a), 1, 3);
 		unsigned w;

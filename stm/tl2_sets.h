@@ -433,9 +433,10 @@ enum tl2_ws_put {
  * room, the entry builds no index (W2) and leaves the set below limit
  * (the backend's escalation size).  Anything else (a false hit of the
  * filter among them) changes nothing and returns TL2_WS_PUT_SLOW, for
- * the backend's general path (tl2_ws_put). */
+ * the backend's general path (tl2_ws_put).  *entry, unless entry is
+ * NULL, is then the word's entry. */
 static inline __attribute__((always_inline)) enum tl2_ws_put
-tl2_ws_put_word(tl2_wset_t *ws, uintptr_t word, uint64_t v, size_t limit)
+tl2_ws_put_word(tl2_wset_t *ws, uintptr_t word, uint64_t v, size_t limit, tl2_wentry_t **entry)
 {
 	size_t n = ws->n;
 	uint64_t p = tl2_ws_product(word);
@@ -445,6 +446,8 @@ tl2_ws_put_word(tl2_wset_t *ws, uintptr_t word, uint64_t v, size_t limit)
 			return TL2_WS_PUT_SLOW;
 		e->val = v;
 		e->mask = ~(tm_word_t)0;
+		if (entry != NULL)
+			*entry = e;
 		return TL2_WS_PUT_REWRITTEN;
 	}
 	if (unlikely(n == ws->cap || n + 1 >= limit) ||
@@ -458,6 +461,8 @@ tl2_ws_put_word(tl2_wset_t *ws, uintptr_t word, uint64_t v, size_t limit)
 		tl2_ws_index_insert(ws, n, p);   /* sets the filter's bit */
 	else
 		tl2_ws_filter_put(ws->written, p);
+	if (entry != NULL)
+		*entry = e;
 	return TL2_WS_PUT_APPENDED;
 }
 
