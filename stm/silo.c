@@ -193,6 +193,9 @@ typedef struct silo_tx {
 	uint64_t snap_bound_for;
 	struct silo_vchunk *vc_old;  /* N6: the thread's chunks, oldest ... */
 	struct silo_vchunk *vc_new;  /* ... and newest (nodes come from it) */
+	struct silo_vslot **slot_of; /* N1: each write-set entry's chain slot,
+	                                found once per commit */
+	size_t slot_cap;
 	size_t vnodes;               /* the nodes in them */
 	void **held_frees;           /* N7: committed frees held back ... */
 	uint64_t *held_epochs;       /* ... each with E at its commit */
@@ -896,13 +899,19 @@ static void silo_snap_save(silo_tx_t *tx, silo_vslot_t *vt, uint64_t e)
 	if (e < k0)
 		return;   /* every snapshot's S is >= K - 1 (N3) */
 	uint64_t over = silo_snap_floor(e, k0);
+	if (tx->slot_cap < tx->ws.n) {
+		free(tx->slot_of);
+		tx->slot_cap = 2 * tx->ws.n;
+		tx->slot_of = potm_xmalloc(tx->slot_cap * sizeof *tx->slot_of);
+	}
 	/* The chains' heads of this snapshot epoch, ahead of the walks
 	 * below: each is another commit's node, likely a cache miss, and
 	 * loaded one by one their misses would add up instead of overlap. */
 	for (size_t i = 0; i < tx->ws.n; i++) {
 		if (tx->ws.e[i].fresh)
 			continue;
-		const silo_vslot_t *sl = &vt[silo_lock_index(silo_lock_of((const void *)tx->ws.e[i].addr))];
+		silo_vslot_t *sl = &vt[silo_lock_index(silo_lock_of((const void *)tx->ws.e[i].addr))];
+		tx->slot_of[i] = sl;
 		if (sl->over == over)
 			__builtin_prefetch(sl->head);
 	}
@@ -917,7 +926,7 @@ static void silo_snap_save(silo_tx_t *tx, silo_vslot_t *vt, uint64_t e)
 			nfresh = silo_snap_fresh_ranges(tx);
 		if (silo_snap_fresh(tx, nfresh, w->addr, &hint))
 			continue;
-		silo_vslot_t *sl = &vt[silo_lock_index(silo_lock_of((const void *)w->addr))];
+		silo_vslot_t *sl = tx->slot_of[i];
 		/* The bytes saved earlier in the snapshot epoch: in the
 		 * nodes at the chain's head tagged `over' (N1). */
 		unsigned have = 0;
@@ -2015,6 +2024,9 @@ static void silo_thread_fini(potm_thread_t *t)
 	free(tx->held);
 	tx->held = NULL;
 	tx->held_cap = 0;
+	free(tx->slot_of);
+	tx->slot_of = NULL;
+	tx->slot_cap = 0;
 	free(tx->cond);
 	tx->cond = NULL;
 	tx->cond_cap = 0;
