@@ -1349,17 +1349,13 @@ static void silo_write_fresh(tm_word_t *a, tm_word_t v)
 	silo_tx_t *tx = (silo_tx_t *)potm_self_writing("tm_write_fresh");
 	if (unlikely((uintptr_t)a & (sizeof *a - 1)))
 		tm_misuse_("tm_write_fresh of an unaligned word");
+	size_t n = tx->ws.n;
 	tl2_wentry_t *e;
-	enum tl2_ws_put put = tl2_ws_put_word(&tx->ws, (uintptr_t)a, v, SIZE_MAX, &e);
-	if (put == TL2_WS_PUT_SLOW) {
-		e = tl2_ws_lookup(&tx->ws, (uintptr_t)a);
-		if (e == NULL)
-			e = tl2_ws_add(&tx->ws, (uintptr_t)a);
-		else
-			put = TL2_WS_PUT_REWRITTEN;
+	if (tl2_ws_put_word(&tx->ws, (uintptr_t)a, v, SIZE_MAX, &e) == TL2_WS_PUT_SLOW) {
+		e = tl2_ws_entry(&tx->ws, (uintptr_t)a);
 		tl2_ws_fill(e, a, sizeof *a, v);
 	}
-	if (put != TL2_WS_PUT_REWRITTEN) {
+	if (tx->ws.n != n) {   /* a new word */
 		__builtin_prefetch((const void *)silo_lock_of(a), 1, 3);   /* no chain slot */
 		silo_mark_stripe_written(tx, a);
 	}
