@@ -28,11 +28,13 @@ CASES = (Case("ycsb", "ycsb", {}),)
 #: transactions (a sequence lock per record), Silo's Key-Value; plain: the
 #: same operations on a private table, no synchronization at all.  Neither
 #: calls the TM: the backend only hosts the run (seq keeps plain at one
-#: thread, as the private table requires).
+#: thread, as the private table requires).  silo-words reads and writes
+#: records a word at a time instead of under their guard words (-W).
 VARIANTS = (
     Variant("plain", "seq", params={"execution": "plain"}),
     Variant("kv", "tl2", params={"execution": "kv"}),
     Variant("silo", "silo"),
+    Variant("silo-words", "silo", params={"words": True}),
     Variant("silo-global-tid", "silo", {"silo_global_tid": 1}),
     Variant("tl2", "tl2"),
 )

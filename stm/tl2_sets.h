@@ -184,6 +184,7 @@ static inline void tl2_rs_add(tl2_rset_t *rs, const volatile uintptr_t *word)
 static inline void tl2_ws_filter_small(tm_wfilter_t *f)
 {
 	memset(f->small, 0, sizeof f->small);
+	f->used = 0;
 	f->bits = f->small;
 	f->shift = TM_WFILTER_SMALL_SHIFT;
 }
@@ -222,6 +223,7 @@ static inline void tl2_ws_filter_put(tm_wfilter_t *f, uint64_t p)
 {
 	uint64_t h = p >> f->shift;
 	f->bits[h >> 6] |= (uint64_t)1 << (h & 63);
+	f->used = 1;
 }
 
 #define TL2_WS_FILTER_LOG_BITS 3   /* log2 of the filter's bits per slot */

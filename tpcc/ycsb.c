@@ -2,14 +2,19 @@
  * tpcc/ycsb.c — a YCSB-like key-value workload on the record store (the
  * workload of Silo's Figure 4):
  *
- *   ycsb-<b> [-k keys] [-r read%] [-e tm|plain|kv] [-t -d -n -S -H]
+ *   ycsb-<b> [-k keys] [-r read%] [-e tm|plain|kv] [-W] [-t -d -n -S -H]
  *
  * One table of K records of 100 bytes under keys 0..K-1 (a hash table
  * sized for K), each record a 32-bit counter and 96 bytes of payload.  Every
  * operation picks a key uniformly and is, with probability -r (80 % by
  * default), a read of the whole record, otherwise a read-modify-write:
  * read the whole record, increment its counter, rewrite a payload byte,
- * write it all back.  Each operation is one transaction.
+ * write it all back.  Each operation is one transaction.  The keys are
+fixed once loaded (the table is sealed by keys: lookups read the index
+plainly) and the table keeps a guard word per record, so that a record
+is read with one check around a copy (store_read_record; Silo's record
+TID word); -W reads and writes records a word at a time instead
+(store_read_bytes/store_write_bytes, a check per lock stripe).
  *
  * -e plain runs the same operations on a private table
  * (<potm/store_private.h>): plain loads and stores, no transaction, no
@@ -80,6 +85,7 @@ typedef struct ycsb_db {
 	uint64_t keys;
 	uint64_t read_pct;
 	enum ycsb_execution execution;
+	bool words;                  /* -W: no record guards */
 	uint64_t seed;
 } ycsb_db_t;
 
@@ -103,7 +109,8 @@ static int ycsb_load(ycsb_db_t *db)
 	bool kv = db->execution == YCSB_EXEC_KV;
 	store_table_def_t def = { .name = "usertable",
 	                          .record_size = kv ? sizeof(ycsb_kv_rec_t) : sizeof(ycsb_rec_t),
-	                          .kind = STORE_HASH, .capacity = db->keys };
+	                          .kind = STORE_HASH, .capacity = db->keys,
+	                          .record_guard = !db->words };
 	db->t = ycsb_private(db) ? store_private_table_create(&def) : store_table_create(&def);
 	if (db->t == NULL)
 		return -1;
@@ -137,6 +144,9 @@ static int ycsb_load(ycsb_db_t *db)
 		if (failed)
 			return -1;
 	}
+	/* Keys fixed from here on (the workers start after this). */
+	if (!ycsb_private(db))
+		store_table_seal(db->t, STORE_SEAL_KEYS);
 	return 0;
 }
 
@@ -230,11 +240,17 @@ static int ycsb_tx(ycsb_db_t *db, uint64_t key, bool rmw, uint8_t mark)
 	found = r != NULL;
 	if (r != NULL) {
 		ycsb_rec_t copy;
-		store_read_bytes(&copy, r, sizeof copy);
+		if (db->words)
+			store_read_bytes(&copy, r, sizeof copy);
+		else
+			store_read_record(db->t, r, &copy);
 		if (rmw) {
 			copy.count++;
 			copy.payload[copy.count % sizeof copy.payload] = mark;
-			store_write_bytes(r, &copy, sizeof copy);
+			if (db->words)
+				store_write_bytes(r, &copy, sizeof copy);
+			else
+				store_write_record(db->t, r, &copy);
 		}
 	}
 	TM_END();
@@ -342,6 +358,7 @@ int potm_bench_ycsb(int argc, char **argv)
 	bench_common_t c = { .name = "ycsb" };
 	uint64_t keys = YCSB_DEFAULT_KEYS, read_pct = 80;
 	unsigned execution = 0;
+	bool words = false;
 	const bench_option_t opts[] = {
 		{ 'k', BENCH_OPT_UINT, "key count", "keys, the table's records (default 100000)",
 		  1, YCSB_MAX_KEYS, NULL, &keys, NULL },
@@ -353,6 +370,9 @@ int potm_bench_ycsb(int argc, char **argv)
 		  "no transaction, one thread only; kv: a concurrent key-value store, no "
 		  "transaction, a sequence lock per record (default tm)", 0, 0, ycsb_executions,
 		  &execution, NULL },
+		{ 'W', BENCH_OPT_FLAG, NULL,
+		  "-e tm: read and write records a word at a time, without the record guard "
+		  "(a check per lock stripe)", 0, 0, NULL, &words, NULL },
 	};
 	int rc = bench_parse(&c, "ycsb: a YCSB-like key-value workload: 100-byte records, "
 	                     "uniform keys, reads and read-modify-writes", opts,
@@ -360,11 +380,14 @@ int potm_bench_ycsb(int argc, char **argv)
 	if (rc != BENCH_EXIT_OK || c.help)
 		return rc;
 	ycsb_db_t db = { .keys = keys, .read_pct = read_pct,
-	                 .execution = (enum ycsb_execution)execution, .seed = c.seed };
+	                 .execution = (enum ycsb_execution)execution, .words = words,
+	                 .seed = c.seed };
 	_Static_assert(YCSB_EXEC_PLAIN == 1 && YCSB_EXEC_KV == 2, "ycsb_executions' order");
 	if (db.execution == YCSB_EXEC_PLAIN && c.threads != 1)
 		return bench_usage_error(&c, "-e plain: a private table serves one thread; "
 		                         "-t %" PRIu64 " needs -e tm", c.threads);
+	if (words && db.execution != YCSB_EXEC_TM)
+		return bench_usage_error(&c, "-W: word-at-a-time transactional accesses need -e tm");
 	/* -e plain and -e kv: the workers call no TM function. */
 	c.unregistered = ycsb_private(&db);
 	rc = bench_tm_start(&c);
@@ -422,6 +445,7 @@ int potm_bench_ycsb(int argc, char **argv)
 		BENCH_U64("keys", keys),
 		BENCH_U64("read_pct", read_pct),
 		BENCH_STR("execution", ycsb_executions[execution]),
+		BENCH_U64("record_guard", !words && execution == YCSB_EXEC_TM),
 	};
 	rc = BENCH_FINISH(&c, params, counts, &run, &stats, &verdict);
 out_stop:

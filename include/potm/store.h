@@ -74,6 +74,12 @@ typedef struct store_table_def {
 	size_t capacity;       /* STORE_HASH: the records expected (buckets =
 	                        * the next power of two); chains grow past it.
 	                        * 0 for STORE_ORDERED. */
+	int record_guard;      /* 1: each record carries a guard word that
+	                        * store_update writes, so that store_read_record
+	                        * reads a record with one check (Silo's record
+	                        * TID word); every transaction that changes a
+	                        * record in place must then call store_update.
+	                        * 0 (the default): no such word. */
 } store_table_def_t;
 
 /* ---- tables and indexes (outside transactions, by a registered thread) --- */
@@ -115,10 +121,24 @@ int store_delete(store_table_t *t, uint64_t key);
 
 /* Declare that this transaction changes rec (a record of t) in place,
  * with TM_STORE or store_write_bytes: under a redo log (<potm/durable.h>)
- * its bytes as of the commit are logged.  Call it once per record and
- * transaction, before or after the writes; without a log it does
- * nothing.  Inserts and deletes need no such call. */
+ * its bytes as of the commit are logged, and on a table created with
+ * record_guard its guard word is written (store_read_record's check
+ * relies on it: there the call is required).  Call it once per record
+ * and transaction, before or after the writes; on an unguarded table
+ * without a log it does nothing.  Inserts and deletes need no such
+ * call. */
 void store_update(store_table_t *t, void *rec);
+
+/* Copy a whole record (record_size bytes) between rec, a record of t,
+ * and private memory.  store_write_record is store_write_bytes of the
+ * whole record and store_update.  On a table created with record_guard,
+ * store_read_record takes one check around a plain copy where the
+ * backend validates reads (tl2, silo: one read-set entry for the record
+ * instead of one per stripe), and falls back to store_read_bytes when the
+ * transaction wrote into the record or the guard moved.  On any other
+ * table, and on every backend, it is store_read_bytes. */
+void store_read_record(store_table_t *t, const void *rec, void *dst);
+void store_write_record(store_table_t *t, void *rec, const void *src);
 
 /* The primary key of a record returned by this API. */
 uint64_t store_key_of(const void *rec);

@@ -52,6 +52,8 @@ void *store_private_index_first(store_index_t *ix, uint64_t lo, uint64_t hi, uin
 void *store_private_index_last(store_index_t *ix, uint64_t lo, uint64_t hi, uint64_t *skey);
 void store_private_read_bytes(void *dst, const void *rec_src, size_t n);
 void store_private_write_bytes(void *rec_dst, const void *src, size_t n);
+void store_private_read_record(store_table_t *t, const void *rec, void *dst);
+void store_private_write_record(store_table_t *t, void *rec, const void *src);
 
 uint64_t store_private_digest(const store_table_t *t);
 int store_private_walk(const store_table_t *t, store_visit_fn fn, void *arg);

@@ -1064,6 +1064,8 @@ static int rec_patch(store_table_t *t, uint64_t key, const unsigned char **pp,
 	unsigned char *rec = len != 0 ? store_get(t, key) : NULL;
 	if (len != 0 && rec == NULL)
 		return -1;
+	if (len != 0)
+		store_touch_guard(t, rec);   /* G1 */
 	while (q < qend) {
 		uint32_t h[2];
 		if ((size_t)(qend - q) < TM_LOG_PIECE_HDR)
@@ -1100,9 +1102,10 @@ static int rec_apply(const rec_ctx_t *c, const unsigned char **pp, const unsigne
 	if ((size_t)(end - *pp) < t->record_size)
 		return -1;
 	void *rec = store_get(t, oh.key);
-	if (rec != NULL)
+	if (rec != NULL) {
+		store_touch_guard(t, rec);   /* G1 */
 		store_write_bytes(rec, *pp, t->record_size);
-	else
+	} else
 		store_insert(t, oh.key, *pp);
 	*pp += t->record_size;
 	return 0;

@@ -52,6 +52,8 @@
 #define store_index_last store_private_index_last
 #define store_read_bytes store_private_read_bytes
 #define store_write_bytes store_private_write_bytes
+#define store_read_record store_private_read_record
+#define store_write_record store_private_write_record
 #define store_digest store_private_digest
 #define store_walk store_private_walk
 #define store_count store_private_count
@@ -104,6 +106,8 @@
 #define tm_write_u8(p, v) ((void)(*(uint8_t *)(p) = (v)))
 #define tm_read_bytes(d, s, n) ((void)memcpy((d), (s), (n)))
 #define tm_write_bytes(d, s, n) ((void)memcpy((d), (s), (n)))
+#undef tm_read_guarded_
+#define tm_read_guarded_(d, s, n, g) 0   /* tm_read_bytes is the copy */
 #define tm_malloc(n) store_private_malloc_(n)
 #define tm_free(p) free(p)
 #undef POTM_KEEPS_VERSIONS_   /* nothing to spare: no snapshot reads a private table */
@@ -172,6 +176,18 @@ static inline store_rec_hdr_t *store_hdr_of(const void *rec)
 static inline void *store_bytes_of(store_rec_hdr_t *h)
 {
 	return h + 1;
+}
+
+/* A table created with record_guard: each record's block has a guard
+ * word after its bytes, at the first word boundary (so the bytes'
+ * last word is whole, as tm_read_guarded_ reads it).  Invariant G1:
+ * every transaction that changes a record's bytes in place writes its
+ * guard word (store_update; the log's recovery likewise), so a read
+ * under the guard's stripe word that sees it unchanged around a copy of
+ * the bytes has copied one committed state of the record. */
+static inline size_t store_guard_offset(size_t record_size)
+{
+	return (record_size + 7) & ~(size_t)7;
 }
 
 /* ---- the B+-tree (btree.c) -------------------------------------------------
@@ -365,7 +381,29 @@ struct store_table {
 	                               while no transaction runs */
 	store_seal_t sealed;        /* store_table_seal's level; set while no
 	                               transaction runs */
+	bool record_guard;          /* a guard word per record (G1) */
 };
+
+static inline uint64_t *store_guard_of(const store_table_t *t, const void *rec)
+{
+	return (uint64_t *)((char *)rec + store_guard_offset(t->record_size));
+}
+
+/* The block size of one of t's records: header, bytes, guard word. */
+static inline size_t store_block_size(const store_table_t *t)
+{
+	return sizeof(store_rec_hdr_t) + (t->record_guard
+	                                  ? store_guard_offset(t->record_size) + sizeof(uint64_t)
+	                                  : t->record_size);
+}
+
+/* G1's write: the guard word of rec, if t has guards (inside the
+ * transaction that changes rec). */
+static inline void store_touch_guard(store_table_t *t, void *rec)
+{
+	if (t->record_guard)
+		tm_write_u64(store_guard_of(t, rec), 0);
+}
 
 /* The redo log (log.c): note that the running attempt inserted rec under
  * key (its bytes as of the commit are logged), updated rec in place (the

@@ -84,6 +84,7 @@ store_table_t *store_table_create(const store_table_def_t *def)
 	}
 	t->kind = def->kind;
 	t->record_size = def->record_size;
+	t->record_guard = def->record_guard != 0;
 	t->name = name;
 	int rc;
 	if (t->kind == STORE_ORDERED) {
@@ -229,7 +230,7 @@ void *store_insert(store_table_t *t, uint64_t key, const void *rec)
 	 * searched once; a duplicate frees it again (at commit).  The block is
 	 * unpublished until the index links it: plain stores fill it (a NULL
 	 * rec gives a zeroed record). */
-	store_rec_hdr_t *r = tm_malloc(sizeof *r + t->record_size);
+	store_rec_hdr_t *r = tm_malloc(store_block_size(t));
 	if (store_unlikely(r == NULL))
 		store_abort("store_insert", "table \"%s\": out of memory for a record", t->name);
 	r->key = key;
@@ -239,6 +240,12 @@ void *store_insert(store_table_t *t, uint64_t key, const void *rec)
 		memcpy(bytes, rec, t->record_size);
 	else
 		memset(bytes, 0, t->record_size);
+	if (t->record_guard) {
+		/* The padding up to the guard is copied by guarded reads: zero
+		 * it, as the guard. */
+		memset((char *)bytes + t->record_size, 0,
+		       store_guard_offset(t->record_size) - t->record_size + sizeof(uint64_t));
+	}
 	bool added = t->kind == STORE_ORDERED ? btree_insert(&t->tree, key, bytes)
 	                                      : hash_insert(&t->hash, r);
 	if (!added) {
@@ -289,6 +296,7 @@ void store_update(store_table_t *t, void *rec)
 {
 	store_require_tx("store_update");
 	store_require_unsealed(t, STORE_SEAL_ALL, "store_update");
+	store_touch_guard(t, rec);
 	if (store_unlikely(t->log_id != 0))
 		store_log_note(t, store_hdr_of(rec)->key, rec, STORE_LOG_UPDATE);
 }
@@ -388,6 +396,26 @@ void store_write_bytes(void *rec_dst, const void *src, size_t n)
 {
 	store_require_tx("store_write_bytes");
 	tm_write_bytes(rec_dst, src, n);
+}
+
+/* A guarded record (G1) is copied under its guard where that can hold;
+ * a frozen one (STORE_SEAL_ALL) plainly, as store_read_frozen would. */
+void store_read_record(store_table_t *t, const void *rec, void *dst)
+{
+	store_require_tx("store_read_record");
+	if (t->sealed == STORE_SEAL_ALL) {
+		memcpy(dst, rec, t->record_size);
+		return;
+	}
+	if (t->record_guard && tm_read_guarded_(dst, rec, t->record_size, store_guard_of(t, rec)))
+		return;
+	tm_read_bytes(dst, rec, t->record_size);
+}
+
+void store_write_record(store_table_t *t, void *rec, const void *src)
+{
+	store_update(t, rec);   /* checks the transaction and the seal */
+	tm_write_bytes(rec, src, t->record_size);
 }
 
 /* ---- whole tables (quiescent: plain reads) ---------------------------------------- */

@@ -599,7 +599,12 @@ WORKLOADS: dict[str, Workload] = {
                   "concurrent key-value store without transactions, a sequence lock per "
                   "record (Silo's Key-Value baseline)", choices=("tm", "plain", "kv"),
                   default="tm"),
+            Param("words", "-W", "execution tm: read and write records a word at a time "
+                  "instead of under their guard words (a check per lock stripe)",
+                  switch=True, default=False),
             THREADS, DURATION, OPS, SEED,
+        ), rules=(
+            Needs("words", "execution", ("tm",), unless=False),
         )),
     )
 }

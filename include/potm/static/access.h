@@ -367,6 +367,58 @@ POTM_ALWAYS_INLINE_ int tm_guard_holds_(const tm_guard_t *g)
 	return __atomic_load_n(g->lock, __ATOMIC_RELAXED) == g->word;
 }
 
+/* ---- guarded ranges (the record store's guarded records) -------------------
+ * tm_read_guarded_(dst, src, n, gw) copies the n bytes at src (8-byte
+ * aligned, readable up to the next word boundary) to dst under a guard
+ * on *gw, a word that every transaction changing any of those bytes also
+ * writes: one read, one read-set entry and one check around the copy
+ * instead of a check per stripe (Silo's read of a record under its TID
+ * word).  Returns 1 when dst holds the transaction's view of the range:
+ * the guard held, and the transaction wrote none of the range's words
+ * (its writes wait in its write set, not in memory).  Returns 0
+ * otherwise, dst undefined: read through the TM (tm_read_bytes), which
+ * is always right.  Where reads are plain anyway (seq, the HTM backends)
+ * it returns 0 too: tm_read_bytes is that plain copy, and counts its
+ * accesses where they are counted. */
+POTM_ALWAYS_INLINE_ int tm_read_guarded_(void *dst, const void *src, size_t n, const uint64_t *gw)
+{
+#if defined(POTM_GUARD_FAST_) && !defined(POTM_PLAIN_ACCESS)
+	tm_guard_t g;
+	(void)tm_read_guard_u64_(gw, &g);
+	if (g.lock == NULL)
+		return 0;
+	const uint64_t *w = (const uint64_t *)src;
+	size_t nw = (n + 7) / 8;
+	const tm_wfilter_t *f = &tm_self_->snap.written;
+	if (g.lock != &tm_guard_plain_ && f->used) {
+		/* tm_wfilter_test_ of each word; the hash's product grows by
+		 * TM_WFILTER_MUL a word. */
+		const uint64_t *bits = f->bits;
+		unsigned shift = f->shift;
+		uint64_t p = (uint64_t)((uintptr_t)w >> 3) * TM_WFILTER_MUL;
+		for (size_t i = 0; i < nw; i++, p += TM_WFILTER_MUL) {
+			uint64_t h = p >> shift;
+			if (__builtin_expect((bits[h >> 6] >> (h & 63)) & 1, 0))
+				return 0;
+		}
+	}
+	unsigned char *d = (unsigned char *)dst;
+	for (size_t i = 0; i + 1 < nw; i++) {
+		uint64_t v = __atomic_load_n(&w[i], __ATOMIC_RELAXED);
+		__builtin_memcpy(d + 8 * i, &v, 8);
+	}
+	uint64_t last = __atomic_load_n(&w[nw - 1], __ATOMIC_RELAXED);
+	__builtin_memcpy(d + 8 * (nw - 1), &last, n - 8 * (nw - 1));
+	return tm_guard_holds_(&g);
+#else
+	(void)dst;
+	(void)src;
+	(void)n;
+	(void)gw;
+	return 0;
+#endif
+}
+
 /* tm_read_bytes (tm.h): a plain copy where accesses are plain loads; the
  * library's otherwise. */
 /* The accesses a range of n bytes at src counts as where accesses are

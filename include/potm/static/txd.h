@@ -170,6 +170,9 @@ typedef struct tm_rset_ {
 typedef struct tm_wfilter_ {
 	uint64_t *bits;                  /* small, or the index's filter */
 	unsigned shift;
+	unsigned used;                   /* 0 while no bit is set: nothing
+	                                    written (a range's reads skip
+	                                    their tests) */
 	uint64_t small[TM_WFILTER_SMALL_WORDS];
 } tm_wfilter_t;
 

@@ -5,7 +5,9 @@
  * twice, a change a table's seal forbids, a bad seal level), sealed
  * tables answering every lookup as before their seal, and updated in
  * place under STORE_SEAL_KEYS, byte copies at every alignment and length touching nothing
- * outside their range, digests (equal for equal contents reached in
+ * outside their range, whole records read and written on guarded tables
+ * (the attempt's own writes seen, one read-set entry a record where reads
+ * are validated), digests (equal for equal contents reached in
  * different orders, different for different contents), the largest
  * record, a cancelled insert leaving no trace, and an ordered table
  * emptying back to an empty root.
@@ -371,6 +373,161 @@ START_TEST(bytes_every_alignment)
 	byte_copies(64);
 	byte_copies(29);
 	store_test_stop();
+}
+END_TEST
+
+/* ---- whole records under a guard ------------------------------------------------ */
+
+/* A record of rs bytes whose byte i is seed + i. */
+static void pattern_fill(unsigned char *b, size_t rs, unsigned seed)
+{
+	for (size_t i = 0; i < rs; i++)
+		b[i] = (unsigned char)(seed + i);
+}
+
+/* store_read_record and store_write_record on a guarded table and on a
+ * plain one of record size rs: a read sees the committed record, the
+ * attempt's own writes (a field written with TM_STORE before and after
+ * store_update, a whole record written), and the bytes after the record
+ * (the guard's padding) never leak into the copy; both tables end with
+ * equal digests, so the guard is no part of the contents. */
+static void records_under_guard(size_t rs)
+{
+	store_table_t *t[2];
+	for (int g = 0; g < 2; g++) {
+		store_table_def_t def = { .name = g ? "guarded" : "plain", .record_size = rs,
+		                          .kind = g ? STORE_HASH : STORE_ORDERED,
+		                          .capacity = g ? 8 : 0, .record_guard = g };
+		t[g] = store_table_create(&def);
+		ck_assert_msg(t[g] != NULL, "%s", tm_last_error());
+	}
+	unsigned char model[64], back[64 + 8];
+	ck_assert_uint_le(rs, sizeof model);
+	for (int g = 0; g < 2; g++) {
+		pattern_fill(model, rs, 1);
+		TM_BEGIN();
+		store_insert(t[g], 5, model);
+		TM_END();
+		memset(back, 0xee, sizeof back);
+		TM_BEGIN();
+		store_read_record(t[g], store_get(t[g], 5), back);
+		TM_END();
+		ck_assert_msg(memcmp(back, model, rs) == 0, "%s: the inserted record read back wrong",
+		              store_table_name(t[g]));
+		ck_assert_msg(back[rs] == 0xee, "%s: a byte past the record was copied",
+		              store_table_name(t[g]));
+
+		/* A byte written before store_update, then one after it, then the
+		 * whole record: each read sees what the attempt wrote. */
+		unsigned char whole[64];
+		pattern_fill(whole, rs, 77);
+		TM_BEGIN();
+		unsigned char *rec = store_get(t[g], 5);
+		TM_STORE(&rec[0], (unsigned char)0x42);
+		store_read_record(t[g], rec, back);
+		ck_assert_uint_eq(back[0], 0x42);
+		ck_assert(memcmp(back + 1, model + 1, rs - 1) == 0);
+		store_update(t[g], rec);
+		TM_STORE(&rec[rs - 1], (unsigned char)0x43);
+		store_read_record(t[g], rec, back);
+		ck_assert_uint_eq(back[0], rs > 1 ? 0x42 : 0x43);
+		ck_assert_uint_eq(back[rs - 1], 0x43);
+		store_write_record(t[g], rec, whole);
+		store_read_record(t[g], rec, back);
+		ck_assert(memcmp(back, whole, rs) == 0);
+		TM_END();
+		TM_BEGIN();
+		store_read_record(t[g], store_get(t[g], 5), back);
+		TM_END();
+		ck_assert_msg(memcmp(back, whole, rs) == 0, "%s: the committed record differs",
+		              store_table_name(t[g]));
+	}
+	ck_assert_uint_eq(store_digest(t[0]), store_digest(t[1]));
+	for (int g = 0; g < 2; g++) {
+		ck_assert_int_eq(store_check(t[g]), 0);
+		store_table_destroy(t[g]);
+	}
+}
+
+START_TEST(whole_records)
+{
+	store_test_start();
+	records_under_guard(1);
+	records_under_guard(13);
+	records_under_guard(48);
+	store_test_stop();
+}
+END_TEST
+
+#if defined(POTM_BACKEND_TL2) || defined(POTM_BACKEND_SILO)
+/* Where reads are validated, a guarded record costs the transaction one
+ * read-set entry (its guard's stripe), an unguarded one an entry per
+ * stripe it spans. */
+START_TEST(guarded_record_is_one_read)
+{
+	store_test_start();
+	store_table_t *t[2];
+	uint64_t reads[2];
+	for (int g = 0; g < 2; g++) {
+		store_table_def_t def = { .name = "r", .record_size = 200, .kind = STORE_HASH,
+		                          .capacity = 64, .record_guard = g };
+		t[g] = store_table_create(&def);
+		ck_assert_ptr_nonnull(t[g]);
+		TM_BEGIN();
+		for (uint64_t k = 0; k < 16; k++)
+			store_insert(t[g], k, NULL);
+		TM_END();
+		store_table_seal(t[g], STORE_SEAL_KEYS);   /* lookups read nothing */
+		tm_stats_reset();
+		unsigned char buf[200];
+		TM_BEGIN();
+		for (uint64_t k = 0; k < 16; k++)
+			store_read_record(t[g], store_get(t[g], k), buf);
+		TM_END();
+		tm_stats_t st;
+		tm_stats(&st);
+		reads[g] = st.reads;
+	}
+	ck_assert_msg(reads[1] == 16, "16 guarded records took %llu reads",
+	              (unsigned long long)reads[1]);
+	ck_assert_msg(reads[0] >= 16 * 4, "16 records of 200 bytes took only %llu reads "
+	              "without a guard", (unsigned long long)reads[0]);
+	for (int g = 0; g < 2; g++)
+		store_table_destroy(t[g]);
+	store_test_stop();
+}
+END_TEST
+#endif
+
+START_TEST(read_record_outside_tx_aborts)
+{
+	store_test_start();
+	store_table_def_t def = { .name = "r", .record_size = 8, .kind = STORE_HASH,
+	                          .capacity = 4, .record_guard = 1 };
+	store_table_t *t = store_table_create(&def);
+	void *rec = NULL;
+	TM_BEGIN();
+	rec = store_insert(t, 1, NULL);
+	TM_END();
+	uint64_t v;
+	store_read_record(t, rec, &v);
+}
+END_TEST
+
+START_TEST(write_record_of_sealed_aborts)
+{
+	store_test_start();
+	store_table_def_t def = { .name = "r", .record_size = 8, .kind = STORE_HASH,
+	                          .capacity = 4, .record_guard = 1 };
+	store_table_t *t = store_table_create(&def);
+	TM_BEGIN();
+	store_insert(t, 1, NULL);
+	TM_END();
+	store_table_seal(t, STORE_SEAL_ALL);
+	uint64_t v = 3;
+	TM_BEGIN();
+	store_write_record(t, store_get(t, 1), &v);
+	TM_END();
 }
 END_TEST
 
@@ -809,6 +966,12 @@ int main(void)
 	tcase_add_test_raise_signal(tc, update_of_sealed_aborts, SIGABRT);
 	tcase_add_test_raise_signal(tc, bad_seal_level_aborts, SIGABRT);
 	tcase_add_test(tc, bytes_every_alignment);
+	tcase_add_test(tc, whole_records);
+#if defined(POTM_BACKEND_TL2) || defined(POTM_BACKEND_SILO)
+	tcase_add_test(tc, guarded_record_is_one_read);
+#endif
+	tcase_add_test_raise_signal(tc, read_record_outside_tx_aborts, SIGABRT);
+	tcase_add_test_raise_signal(tc, write_record_of_sealed_aborts, SIGABRT);
 	tcase_add_test(tc, digest_order_independent);
 	tcase_add_test(tc, largest_record);
 	if (!single_thread_backend())   /* seq cannot roll back a cancel */

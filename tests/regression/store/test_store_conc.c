@@ -19,6 +19,12 @@
  *    count and the keys are those the committed operations left, and the
  *    digest equals that of a table rebuilt sequentially from them.
  *
+ *  - guarded records: transfers between the accounts of a table with
+ *    record guards, half written as whole records, half field by field,
+ *    beside audits that read every account with store_read_record
+ *    (half of them silo's snapshots): no audit sees a torn record or a
+ *    wrong total, inside the transaction, and the transfers' counter
+ *    record ends equal to the commits;
  *  - guard (tl2, silo): a guarded read's guard (access.h, the B+-tree's
  *    plain reads of a node's slots, B6) holds while nothing is written
  *    and fails once another thread commits a write to its word.
@@ -431,6 +437,159 @@ START_TEST(churn_8)
 }
 END_TEST
 
+/* ---- whole records under their guards (store_read_record, G1) ------------------ */
+
+#define GRECS 16   /* accounts; record GRECS counts the transfers */
+
+/* 100 bytes: six copies of a balance, so that a copy mixing two versions
+ * of a record shows, then words no transaction writes (the record's last
+ * stripe usually holds its guard too; writes kept out of it leave the
+ * guard's stripe to store_update alone). */
+typedef struct grec {
+	int64_t w[6];
+	uint64_t fixed[6];
+	uint32_t tail;
+} grec_t;
+#define GREC_SIZE (offsetof(grec_t, tail) + sizeof(uint32_t))   /* no padding */
+#define GREC_FIXED 0x5a5a5a5a5a5a5a5aull
+
+static store_table_t *grec_table;
+static unsigned long grec_transfers;   /* committed, counted after TM_END */
+
+static bool grec_sound(const grec_t *r)
+{
+	for (unsigned i = 1; i < 6; i++)
+		if (r->w[i] != r->w[0])
+			return false;
+	for (unsigned i = 0; i < 6; i++)
+		if (r->fixed[i] != GREC_FIXED)
+			return false;
+	return r->tail == (uint32_t)GREC_FIXED;
+}
+
+static void grec_set(grec_t *r, int64_t v)
+{
+	for (unsigned i = 0; i < 6; i++)
+		r->w[i] = v;
+}
+
+/* Add d to record k: as a whole record (store_read_record,
+ * store_write_record) or field by field with TM_STORE, store_update
+ * called between the fields (before or after the writes, store.h). */
+static void grec_add(uint64_t k, int64_t d, bool whole)
+{
+	grec_t *rec = store_get(grec_table, k);
+	if (whole) {
+		grec_t c;
+		store_read_record(grec_table, rec, &c);
+		if (!grec_sound(&c))
+			note_violation();
+		grec_set(&c, c.w[0] + d);
+		store_write_record(grec_table, rec, &c);
+		return;
+	}
+	int64_t v = TM_LOAD(&rec->w[0]) + d;
+	for (unsigned i = 0; i < 6; i++) {
+		TM_STORE(&rec->w[i], v);
+		if (i == 2)
+			store_update(grec_table, rec);
+	}
+}
+
+/* Every account read as a whole record: each sound, the balances summing
+ * to 0 (checked inside the transaction: opacity). */
+static void grec_audit(bool snapshot)
+{
+	TM_BEGIN();
+	if (snapshot)
+		tm_declare_read_only();   /* silo: a snapshot */
+	int64_t sum = 0;
+	bool bad = false;
+	for (uint64_t k = 0; k < GRECS; k++) {
+		grec_t c;
+		store_read_record(grec_table, store_get(grec_table, k), &c);
+		bad |= !grec_sound(&c);
+		sum += c.w[0];
+	}
+	if (bad || sum != 0)
+		note_violation();
+	TM_END();
+}
+
+static void grec_work(unsigned id, unsigned nthreads)
+{
+	uint64_t rng = 0x2545f4914f6cdd1dull * (id + 1);
+	unsigned ops = ops_per_thread(nthreads, 10000, 2000);
+	for (unsigned i = 0; i < ops; i++) {
+		unsigned p = (unsigned)(rng_next(&rng) % 100);
+		if (p < 20) {
+			grec_audit(p % 2);
+			continue;
+		}
+		uint64_t a = rng_next(&rng) % GRECS, b = rng_next(&rng) % GRECS;
+		int64_t d = (int64_t)(rng_next(&rng) % 100);
+		bool whole = p < 60;
+		TM_BEGIN();
+		grec_add(a, -d, whole);
+		grec_add(b, d, !whole);
+		grec_add(GRECS, 1, whole);
+		TM_END();
+		__atomic_fetch_add(&grec_transfers, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void guarded_records(unsigned nthreads)
+{
+	store_test_init();
+	store_table_def_t def = { .name = "guarded", .record_size = GREC_SIZE,
+	                          .kind = STORE_HASH, .capacity = GRECS + 1, .record_guard = 1 };
+	_Static_assert(GREC_SIZE % 8 != 0, "a record ending inside a word");
+	grec_table = store_table_create(&def);
+	ck_assert_msg(grec_table != NULL, "%s", tm_last_error());
+	ck_assert_int_eq(tm_thread_enter(0), 0);
+	TM_BEGIN();
+	for (uint64_t k = 0; k <= GRECS; k++) {
+		grec_t r;
+		memset(&r, 0, sizeof r);
+		grec_set(&r, 0);
+		for (unsigned i = 0; i < 6; i++)
+			r.fixed[i] = GREC_FIXED;
+		r.tail = (uint32_t)GREC_FIXED;
+		ck_assert_ptr_nonnull(store_insert(grec_table, k, &r));
+	}
+	TM_END();
+	tm_thread_exit();
+	violations = 0;
+	grec_transfers = 0;
+	run_threads(nthreads, grec_work);
+	ck_assert_msg(violations == 0, "%lu views of a torn record or a wrong total", violations);
+	ck_assert_int_eq(tm_thread_enter(0), 0);
+	grec_audit(false);
+	grec_t count;
+	TM_BEGIN();
+	store_read_record(grec_table, store_get(grec_table, GRECS), &count);
+	TM_END();
+	tm_thread_exit();
+	ck_assert_uint_eq(violations, 0);
+	ck_assert(grec_sound(&count));
+	ck_assert_uint_eq((uint64_t)count.w[0], grec_transfers);
+	ck_assert_int_eq(store_check(grec_table), 0);
+	store_table_destroy(grec_table);
+	tm_shutdown();
+}
+
+START_TEST(guarded_records_2)
+{
+	guarded_records(2);
+}
+END_TEST
+
+START_TEST(guarded_records_8)
+{
+	guarded_records(8);
+}
+END_TEST
+
 /* ---- the guard of a node's word (access.h's guarded reads, B6) ------------------- */
 
 #if defined(POTM_BACKEND_TL2) || defined(POTM_BACKEND_SILO)
@@ -508,6 +667,8 @@ int main(void)
 	tcase_add_test(tc, bank_ordered_8);
 	tcase_add_test(tc, churn_2);
 	tcase_add_test(tc, churn_8);
+	tcase_add_test(tc, guarded_records_2);
+	tcase_add_test(tc, guarded_records_8);
 #if defined(POTM_BACKEND_TL2) || defined(POTM_BACKEND_SILO)
 	tcase_add_test(tc, guard_word_moves);
 #endif
