@@ -1390,7 +1390,7 @@ void tm_write_bytes(void *dst, const void *src, size_t n)
 	silo_tx_t *tx = (silo_tx_t *)potm_self_writing("tm_write_bytes");
 	if (n == 0)
 		return;
-	tl2_ws_put_range(&tx->ws, (uintptr_t)dst, src, n);
+	tl2_ws_put_bytes(&tx->ws, (uintptr_t)dst, src, n, SIZE_MAX);
 	uintptr_t stripe = (uintptr_t)1 << silo.shift;
 	uintptr_t end = (uintptr_t)dst + n;
 	for (uintptr_t a = (uintptr_t)dst & ~(stripe - 1); a < end; a += stripe) {

@@ -894,7 +894,7 @@ void tm_write_bytes(void *dst, const void *src, size_t n)
 		potm_write_pieces(dst, src, n, tl2_put_piece, tx);
 		return;
 	}
-	tl2_ws_put_range(&tx->ws, (uintptr_t)dst, src, n);
+	tl2_ws_put_bytes(&tx->ws, (uintptr_t)dst, src, n, tx->escalate_at);
 	uintptr_t stripe = (uintptr_t)1 << tl2.shift;
 	uintptr_t end = (uintptr_t)dst + n;
 	for (uintptr_t a = (uintptr_t)dst & ~(stripe - 1); a < end; a += stripe) {

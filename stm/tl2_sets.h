@@ -534,6 +534,33 @@ static inline void tl2_ws_put_range(tl2_wset_t *ws, uintptr_t a, const unsigned 
 	}
 }
 
+/* tl2_ws_put_range's effect, with the range's whole words through
+ * tl2_ws_put_word's common cases (limit as there): a record's or a
+ * column group's aligned words cost a filter test and an append each,
+ * without the byte masks' merge.  The partial words at the ends, and a
+ * word tl2_ws_put_word leaves, take tl2_ws_put_range. */
+static inline void tl2_ws_put_bytes(tl2_wset_t *ws, uintptr_t a, const unsigned char *src,
+                                    size_t n, size_t limit)
+{
+	size_t head = (size_t)(-a & 7);
+	if (head > n)
+		head = n;
+	if (head != 0) {
+		tl2_ws_put_range(ws, a, src, head);
+		a += head;
+		src += head;
+		n -= head;
+	}
+	for (; n >= 8; a += 8, src += 8, n -= 8) {
+		uint64_t v;
+		memcpy(&v, src, 8);
+		if (tl2_ws_put_word(ws, a, v, limit, NULL) == TL2_WS_PUT_SLOW)
+			tl2_ws_put_range(ws, a, src, 8);
+	}
+	if (n != 0)
+		tl2_ws_put_range(ws, a, src, n);
+}
+
 /* Lay the bytes of [src, src + n) that this transaction wrote over their
  * copy at dst (tm_read_bytes, for a stripe whose filter bit is set).  An
  * entry's value and mask are in memcpy order: byte i of them is byte i of
