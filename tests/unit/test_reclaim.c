@@ -438,7 +438,10 @@ START_TEST(test_free_outside_transaction)
 	tm_stats_reset();
 	void *p = tm_malloc(64);
 	tm_free(p);
-	ck_assert_uint_eq(reclaimed(), 0);
+	/* Not asserted unreclaimed here: with no reader anywhere the
+	 * callback's grace period may end at once (the readers' case is the
+	 * grace period tests' above). */
+	ck_assert_uint_le(reclaimed(), 1);
 	tm_reclaim_barrier();
 	ck_assert_uint_eq(reclaimed(), 1);
 	pthread_t th;
