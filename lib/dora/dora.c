@@ -1316,9 +1316,13 @@ static void undo_part(dora_exec_t *x, dora_part_t *p, bool priv)
 			switch (u->kind) {
 			case DORA_UNDO_UPDATE: {
 				void *rec = store_get(u->table, u->key);
-				if (rec != NULL)
+				if (rec != NULL) {
+					/* An update in place like any other: logged,
+					 * and a guarded record's guard written. */
+					store_update(u->table, rec);
 					store_write_bytes((char *)rec + u->at, a->arena + u->off,
 					                  u->len);
+				}
 				break;
 			}
 			case DORA_UNDO_INSERT:
