@@ -135,8 +135,9 @@ void store_update(store_table_t *t, void *rec);
  * store_read_record takes one check around a plain copy where the
  * backend validates reads (tl2, silo: one read-set entry for the record
  * instead of one per stripe), and falls back to store_read_bytes when the
- * transaction wrote into the record or the guard moved.  On any other
- * table, and on every backend, it is store_read_bytes. */
+ * transaction wrote into the record or the guard moved.  On an unguarded
+ * table, and on the other backends, it is store_read_bytes; on a table
+ * sealed with STORE_SEAL_ALL, a plain copy. */
 void store_read_record(store_table_t *t, const void *rec, void *dst);
 void store_write_record(store_table_t *t, void *rec, const void *src);
 
