@@ -48,8 +48,8 @@ def _over(label: str, threads: int, variant: str, base: str) -> KeyNumber:
 
 EXPERIMENT = Experiment(
     id="ycsb",
-    title="YCSB-like key-value workload: the store without transactions, silo, "
-          "silo with a global TID, tl2",
+    title="YCSB-like key-value workload: the store without transactions, silo "
+          "(records under their guards, and word by word), silo with a global TID, tl2",
     reproduces="Silo (Tu et al., SOSP 2013) Figure 4: the cost of the concurrency "
                "control against a key-value store without transactions (target: silo "
                "within 1.07x of it at 1 thread), and of a global TID counter",
@@ -61,6 +61,7 @@ EXPERIMENT = Experiment(
                   keys=(_over("1 thread", 1, "plain", "silo"),
                         _over("1 thread", 1, "kv", "silo"),
                         _over("2 threads", 2, "kv", "silo"),
+                        _over("1 thread", 1, "silo", "silo-words"),
                         _over("2 threads", 2, "silo", "silo-global-tid"),
                         _over("2 threads", 2, "silo", "tl2"))),
     requires=("silo",),
