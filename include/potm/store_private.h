@@ -54,6 +54,8 @@ void store_private_read_bytes(void *dst, const void *rec_src, size_t n);
 void store_private_write_bytes(void *rec_dst, const void *src, size_t n);
 void store_private_read_record(store_table_t *t, const void *rec, void *dst);
 void store_private_write_record(store_table_t *t, void *rec, const void *src);
+void store_private_read_fields(store_table_t *t, const void *rec, size_t off, size_t n,
+                               void *dst);
 
 uint64_t store_private_digest(const store_table_t *t);
 int store_private_walk(const store_table_t *t, store_visit_fn fn, void *arg);

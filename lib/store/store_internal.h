@@ -54,6 +54,7 @@
 #define store_write_bytes store_private_write_bytes
 #define store_read_record store_private_read_record
 #define store_write_record store_private_write_record
+#define store_read_fields store_private_read_fields
 #define store_digest store_private_digest
 #define store_walk store_private_walk
 #define store_count store_private_count
@@ -107,7 +108,7 @@
 #define tm_read_bytes(d, s, n) ((void)memcpy((d), (s), (n)))
 #define tm_write_bytes(d, s, n) ((void)memcpy((d), (s), (n)))
 #undef tm_read_guarded_
-#define tm_read_guarded_(d, s, n, g) 0   /* tm_read_bytes is the copy */
+#define tm_read_guarded_(d, s, n, g) ((void)(d), (void)(s), (void)(n), (void)(g), 0) /* tm_read_bytes copies */
 #define tm_malloc(n) store_private_malloc_(n)
 #define tm_free(p) free(p)
 #undef POTM_KEEPS_VERSIONS_   /* nothing to spare: no snapshot reads a private table */

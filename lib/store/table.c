@@ -398,18 +398,52 @@ void store_write_bytes(void *rec_dst, const void *src, size_t n)
 	tm_write_bytes(rec_dst, src, n);
 }
 
-/* A guarded record (G1) is copied under its guard where that can hold;
- * a frozen one (STORE_SEAL_ALL) plainly, as store_read_frozen would. */
+/* The widest unaligned group of columns copied under the guard through
+ * a buffer of whole words; a wider one reads through the TM. */
+#define STORE_FIELDS_BOUNCE 256
+
+/* [off, off + n) of rec: a guarded record (G1) under its guard where that
+ * can hold, a frozen one (STORE_SEAL_ALL) plainly, as store_read_frozen
+ * would.  tm_read_guarded_ copies from a word boundary: an unaligned
+ * start copies the words around the range into a buffer (readable up
+ * to the guard, G1's layout). */
+static void store_copy_fields(store_table_t *t, const void *rec, size_t off, size_t n, void *dst)
+{
+	const char *src = (const char *)rec + off;
+	if (t->sealed == STORE_SEAL_ALL) {
+		memcpy(dst, src, n);
+		return;
+	}
+	if (t->record_guard && n != 0) {
+		const uint64_t *g = store_guard_of(t, rec);
+		size_t lead = off & 7;
+		if (lead == 0) {
+			if (tm_read_guarded_(dst, src, n, g))
+				return;
+		} else if (lead + n <= STORE_FIELDS_BOUNCE) {
+			uint64_t b[STORE_FIELDS_BOUNCE / 8];
+			if (tm_read_guarded_(b, src - lead, lead + n, g)) {
+				memcpy(dst, (const char *)b + lead, n);
+				return;
+			}
+		}
+	}
+	tm_read_bytes(dst, src, n);
+}
+
 void store_read_record(store_table_t *t, const void *rec, void *dst)
 {
 	store_require_tx("store_read_record");
-	if (t->sealed == STORE_SEAL_ALL) {
-		memcpy(dst, rec, t->record_size);
-		return;
-	}
-	if (t->record_guard && tm_read_guarded_(dst, rec, t->record_size, store_guard_of(t, rec)))
-		return;
-	tm_read_bytes(dst, rec, t->record_size);
+	store_copy_fields(t, rec, 0, t->record_size, dst);
+}
+
+void store_read_fields(store_table_t *t, const void *rec, size_t off, size_t n, void *dst)
+{
+	store_require_tx("store_read_fields");
+	if (store_unlikely(off > t->record_size || n > t->record_size - off))
+		store_abort("store_read_fields", "table \"%s\": bytes [%zu, %zu + %zu) lie beyond its "
+		            "records of %zu bytes", t->name, off, off, n, t->record_size);
+	store_copy_fields(t, rec, off, n, dst);
 }
 
 void store_write_record(store_table_t *t, void *rec, const void *src)

@@ -459,6 +459,77 @@ START_TEST(whole_records)
 }
 END_TEST
 
+/* Ranges [off, off + n) of a guarded record of rs bytes read with
+ * store_read_fields into a misaligned buffer: the model's bytes, and
+ * nothing written around them; then the same in attempts that write a
+ * byte first (read back through the write set). */
+static void fields_under_guard(size_t rs)
+{
+	store_table_def_t def = { .name = "fields", .record_size = rs, .kind = STORE_HASH,
+	                          .capacity = 4, .record_guard = 1 };
+	store_table_t *t = store_table_create(&def);
+	ck_assert_msg(t != NULL, "%s", tm_last_error());
+	unsigned char model[300], back[300 + 16];
+	ck_assert_uint_le(rs, sizeof model);
+	pattern_fill(model, rs, 9);
+	TM_BEGIN();
+	store_insert(t, 1, model);
+	TM_END();
+	for (int written = 0; written < 2; written++) {
+		/* Every offset and length of a small record; of a large one a
+		 * stride of 7, which meets every alignment. */
+		size_t step = rs > 64 ? 7 : 1;
+		for (size_t off = 0; off <= rs; off += step) {
+			for (size_t n = 0; off + n <= rs; n += step) {
+				size_t mis = (off + n) % 8;
+				memset(back, 0xee, sizeof back);
+				TM_BEGIN();
+				unsigned char *rec = store_get(t, 1);
+				if (written) {
+					TM_STORE(&rec[rs / 2], (unsigned char)0x77);
+					store_update(t, rec);
+				}
+				store_read_fields(t, rec, off, n, back + mis);
+				TM_END();
+				unsigned char want[300];
+				memcpy(want, model, rs);
+				if (written)
+					want[rs / 2] = 0x77;
+				ck_assert_msg(memcmp(back + mis, want + off, n) == 0,
+				              "bytes [%zu, %zu) of %zu read back wrong%s", off, off + n,
+				              rs, written ? " after a write" : "");
+				ck_assert_msg((mis == 0 || back[mis - 1] == 0xee) && back[mis + n] == 0xee,
+				              "store_read_fields wrote outside [%zu, %zu)", off, off + n);
+			}
+		}
+	}
+	ck_assert_int_eq(store_check(t), 0);
+	store_table_destroy(t);
+}
+
+START_TEST(fields_of_guarded_records)
+{
+	store_test_start();
+	fields_under_guard(29);
+	fields_under_guard(48);
+	fields_under_guard(280);   /* ranges wider than the bounce buffer */
+	store_test_stop();
+}
+END_TEST
+
+START_TEST(fields_beyond_record_abort)
+{
+	store_test_start();
+	store_table_def_t def = { .name = "r", .record_size = 12, .kind = STORE_HASH,
+	                          .capacity = 4, .record_guard = 1 };
+	store_table_t *t = store_table_create(&def);
+	unsigned char buf[16];
+	TM_BEGIN();
+	store_read_fields(t, store_insert(t, 1, NULL), 8, 5, buf);
+	TM_END();
+}
+END_TEST
+
 #if defined(POTM_BACKEND_TL2) || defined(POTM_BACKEND_SILO)
 /* Where reads are validated, a guarded record costs the transaction one
  * read-set entry (its guard's stripe), an unguarded one an entry per
@@ -967,6 +1038,8 @@ int main(void)
 	tcase_add_test_raise_signal(tc, bad_seal_level_aborts, SIGABRT);
 	tcase_add_test(tc, bytes_every_alignment);
 	tcase_add_test(tc, whole_records);
+	tcase_add_test(tc, fields_of_guarded_records);
+	tcase_add_test_raise_signal(tc, fields_beyond_record_abort, SIGABRT);
 #if defined(POTM_BACKEND_TL2) || defined(POTM_BACKEND_SILO)
 	tcase_add_test(tc, guarded_record_is_one_read);
 #endif

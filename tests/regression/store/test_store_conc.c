@@ -21,8 +21,9 @@
  *
  *  - guarded records: transfers between the accounts of a table with
  *    record guards, half written as whole records, half field by field,
- *    beside audits that read every account with store_read_record
- *    (half of them silo's snapshots): no audit sees a torn record or a
+ *    beside audits that read every account with store_read_record and
+ *    some of its columns again with store_read_fields (half of them
+ *    silo's snapshots): no audit sees a torn record or a
  *    wrong total, inside the transaction, and the transfers' counter
  *    record ends equal to the commits;
  *  - guard (tl2, silo): a guarded read's guard (access.h, the B+-tree's
@@ -507,9 +508,18 @@ static void grec_audit(bool snapshot)
 	bool bad = false;
 	for (uint64_t k = 0; k < GRECS; k++) {
 		grec_t c;
-		store_read_record(grec_table, store_get(grec_table, k), &c);
+		const grec_t *rec = store_get(grec_table, k);
+		store_read_record(grec_table, rec, &c);
 		bad |= !grec_sound(&c);
 		sum += c.w[0];
+		/* Columns read again, aligned and not: the same view. */
+		int64_t w[4];
+		unsigned char u[50];
+		store_read_fields(grec_table, rec, 8, sizeof w, w);
+		store_read_fields(grec_table, rec, 3, sizeof u, u);
+		for (unsigned i = 0; i < 4; i++)
+			bad |= w[i] != c.w[0];
+		bad |= memcmp(u, (const unsigned char *)&c + 3, sizeof u) != 0;
 	}
 	if (bad || sum != 0)
 		note_violation();
