@@ -139,12 +139,12 @@ void store_update(store_table_t *t, void *rec);
  * table, and on the other backends, it is store_read_bytes; on a table
  * sealed with STORE_SEAL_ALL, a plain copy. */
 void store_read_record(store_table_t *t, const void *rec, void *dst);
+void store_write_record(store_table_t *t, void *rec, const void *src);
 
 /* The n bytes at offset off of rec, a record of t, as store_read_record
  * reads the whole record: a group of columns under one check on a
  * guarded table.  off + n beyond record_size is misuse. */
 void store_read_fields(store_table_t *t, const void *rec, size_t off, size_t n, void *dst);
-void store_write_record(store_table_t *t, void *rec, const void *src);
 
 /* The primary key of a record returned by this API. */
 uint64_t store_key_of(const void *rec);

@@ -390,18 +390,10 @@ POTM_ALWAYS_INLINE_ int tm_read_guarded_(void *dst, const void *src, size_t n, c
 	const uint64_t *w = (const uint64_t *)src;
 	size_t nw = (n + 7) / 8;
 	const tm_wfilter_t *f = &tm_self_->snap.written;
-	if (g.lock != &tm_guard_plain_ && f->used) {
-		/* tm_wfilter_test_ of each word; the hash's product grows by
-		 * TM_WFILTER_MUL a word. */
-		const uint64_t *bits = f->bits;
-		unsigned shift = f->shift;
-		uint64_t p = (uint64_t)((uintptr_t)w >> 3) * TM_WFILTER_MUL;
-		for (size_t i = 0; i < nw; i++, p += TM_WFILTER_MUL) {
-			uint64_t h = p >> shift;
-			if (__builtin_expect((bits[h >> 6] >> (h & 63)) & 1, 0))
+	if (g.lock != &tm_guard_plain_ && f->used)
+		for (size_t i = 0; i < nw; i++)
+			if (__builtin_expect(tm_wfilter_test_(f, (uintptr_t)&w[i]), 0))
 				return 0;
-		}
-	}
 	unsigned char *d = (unsigned char *)dst;
 	for (size_t i = 0; i + 1 < nw; i++) {
 		uint64_t v = __atomic_load_n(&w[i], __ATOMIC_RELAXED);
