@@ -135,6 +135,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define SILO_STRIPE_FILTER_BITS 1024
@@ -644,6 +645,32 @@ static inline uint64_t silo_snap_floor(uint64_t e, uint64_t k0)
 	return k0 + (e - k0) / silo.snap_k * silo.snap_k;
 }
 
+/* N2's slots, zeroed.  Mapped with their pages present when the table
+ * is at most SILO_VTAB_PREFAULT_MAX bytes: from the first snapshot on,
+ * every committer touches slots all over it, and its pages faulted one at
+ * a time inside their commits cost them the first tenths of a second
+ * (on a virtual machine a first touch is a fault on the host too); one
+ * populated mapping costs the snapshot that makes it a few milliseconds.
+ * A larger table (POTM_LOCK_BITS well above the default) is left to fault
+ * as it is touched. */
+#define SILO_VTAB_PREFAULT_MAX ((size_t)64 << 20)
+
+static silo_vslot_t *silo_vtab_map(size_t bytes)
+{
+	int populate = bytes <= SILO_VTAB_PREFAULT_MAX ? MAP_POPULATE : 0;
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | populate, -1, 0);
+	if (p == MAP_FAILED)
+		potm_fatal("silo: cannot map %zu bytes for the snapshots' version "
+		           "chains: %s", bytes, strerror(errno));
+	return p;
+}
+
+static inline size_t silo_vtab_bytes(void)
+{
+	return (silo.mask + 1) * sizeof(silo_vslot_t);
+}
+
 /* N2: the chains, at the first snapshot. */
 static void silo_snap_enable(void) __attribute__((noinline, cold));
 static void silo_snap_enable(void)
@@ -651,7 +678,7 @@ static void silo_snap_enable(void)
 	bool made = false;
 	pthread_mutex_lock(&silo.snap_mu);
 	if (__atomic_load_n(&silo.vtab, __ATOMIC_ACQUIRE) == NULL) {
-		silo_vslot_t *vt = potm_xcalloc(silo.mask + 1, sizeof *vt);
+		silo_vslot_t *vt = silo_vtab_map(silo_vtab_bytes());
 		__atomic_store_n(&silo.vtab, vt, __ATOMIC_SEQ_CST);
 		uint64_t e = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&silo.snap_from, e + 1, __ATOMIC_SEQ_CST);
@@ -1169,7 +1196,8 @@ static void silo_snap_thread_fini(silo_tx_t *tx)
 /* tm_shutdown: no thread is left; free what the orphans hold. */
 static void silo_snap_shutdown(void)
 {
-	free(silo.vtab);
+	if (silo.vtab != NULL)
+		munmap(silo.vtab, silo_vtab_bytes());
 	silo.vtab = NULL;
 	for (silo_vchunk_t *c = silo.orphan_chunks, *next; c != NULL; c = next) {
 		next = c->next;
