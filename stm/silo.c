@@ -1668,13 +1668,23 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 
 /* The stripe words of the write set into held[] (consecutive duplicates,
  * fields of one object, once); returns how many. */
-static size_t silo_collect_locks(silo_tx_t *tx)
+/* held[] has room for one stripe per write-set entry. */
+static inline void silo_held_room(silo_tx_t *tx)
 {
 	if (tx->held_cap < tx->ws.n) {
 		free(tx->held);
 		tx->held_cap = tx->ws.n * 2;
 		tx->held = potm_xmalloc(tx->held_cap * sizeof *tx->held);
 	}
+}
+
+/* The write set's stripe words into held[], in write-set order; a word
+ * repeated right after itself once (a record's words share stripes),
+ * others as often as they come (silo_sort_locks drops them).  For the
+ * ordered path of phase 1. */
+static size_t silo_collect_locks(silo_tx_t *tx)
+{
+	silo_held_room(tx);
 	size_t n = 0;
 	uintptr_t last = 0;   /* the stripe of the entry before (0: none yet;
 	                         stripe 0 holds no object) */
@@ -1745,39 +1755,46 @@ static inline bool silo_try_lock(silo_tx_t *tx, silo_held_t *h, uintptr_t l)
  * the words locked. */
 static uint64_t silo_lock_write_set(silo_tx_t *tx)
 {
-	size_t n = silo_collect_locks(tx);
+	silo_held_room(tx);
 	uint64_t tid_max = 0;
 	tx->stale_held = false;
-	size_t i = 0;
+	/* The first pass walks the write set itself: a stripe the entry
+	 * before shared is skipped, one already ours (locked earlier in the
+	 * pass) too, each other stripe is locked and appended to held[]. */
+	size_t n = 0;
+	uintptr_t last = 0;   /* as in silo_collect_locks */
 	silo_held_t *const held = tx->held;   /* not reloaded after each atomic */
-	for (; i < n; i++) {
-		silo_held_t *h = &held[i];
-		uintptr_t l = __atomic_load_n(h->lock, __ATOMIC_RELAXED);
+	const tl2_wentry_t *e = tx->ws.e, *const end = e + tx->ws.n;
+	const unsigned shift = silo.shift;
+	for (; e < end; e++) {
+		uintptr_t stripe = e->addr >> shift;
+		if (stripe == last)
+			continue;
+		last = stripe;
+		volatile uintptr_t *lock = silo_lock_of((const void *)e->addr);
+		uintptr_t l = __atomic_load_n(lock, __ATOMIC_RELAXED);
 		if (l & SILO_LOCK) {
 			if (!silo_mine(tx, l))
 				break;
-			h->lock = NULL;   /* a stripe of ours further up the list */
-			continue;
+			continue;   /* a stripe of ours further up the list */
 		}
-		if (!silo_try_lock(tx, h, l))
+		held[n].lock = lock;
+		if (!silo_try_lock(tx, &held[n], l))
 			break;
+		n++;
 		if (SILO_TID(l) > tid_max)
 			tid_max = SILO_TID(l);
 	}
-	if (likely(i == n)) {
-		size_t m = 0;   /* drop the repeats */
-		for (size_t k = 0; k < n; k++)
-			if (tx->held[k].lock != NULL)
-				tx->held[m++] = tx->held[k];
-		tx->nheld = m;
+	if (likely(e == end)) {
+		tx->nheld = n;
 		return tid_max;
 	}
-	for (size_t k = 0; k < i; k++)
-		if (tx->held[k].lock != NULL)
-			__atomic_store_n(tx->held[k].lock, tx->held[k].prev, __ATOMIC_RELEASE);
+	for (size_t k = 0; k < n; k++)
+		__atomic_store_n(held[k].lock, held[k].prev, __ATOMIC_RELEASE);
 	n = silo_sort_locks(tx, silo_collect_locks(tx));
 	tid_max = 0;
 	tx->stale_held = false;
+	size_t i;
 	for (i = 0; i < n; i++) {
 		silo_held_t *h = &tx->held[i];
 		for (unsigned spins = 0;;) {
