@@ -647,10 +647,10 @@ static inline uint64_t silo_snap_floor(uint64_t e, uint64_t k0)
 
 /* N2's slots, zeroed.  Mapped with their pages present when the table
  * is at most SILO_VTAB_PREFAULT_MAX bytes: from the first snapshot on,
- * every committer touches slots all over it, and its pages faulted one at
- * a time inside their commits cost them the first tenths of a second
- * (on a virtual machine a first touch is a fault on the host too); one
- * populated mapping costs the snapshot that makes it a few milliseconds.
+ * every committer touches slots all over it, and faulting its pages in
+ * one at a time, inside the commits, stalls them all until the table is
+ * mapped (under a hypervisor a first touch may fault on the host too);
+ * populating the mapping at once costs only the snapshot that makes it.
  * A larger table (POTM_LOCK_BITS well above the default) is left to fault
  * as it is touched. */
 #define SILO_VTAB_PREFAULT_MAX ((size_t)64 << 20)
