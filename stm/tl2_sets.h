@@ -65,6 +65,8 @@ typedef struct tl2_wset {
 	unsigned index_hint_misses;
 	uint32_t index_tag;        /* this attempt's index, 0 before any */
 	bool indexed;              /* index valid for this attempt */
+	size_t room;               /* the entries tl2_ws_put_word may append
+	                              inline (tl2_ws_set_room) */
 	size_t last;               /* the entry last added or found: tested
 	                              before the index, because a word read
 	                              back is mostly the one just written
@@ -260,6 +262,18 @@ static inline void tl2_ws_index_insert(tl2_wset_t *ws, size_t i, uint64_t p)
 	tl2_ws_filter_put(ws->written, p);
 }
 
+/* W3 (room) room is the set's size from which tl2_ws_put_word's inline
+ * append gives way to the general path: the array is full (n == cap),
+ * or the next entry would build the index (unindexed: n + 1 ==
+ * TL2_SETS_INDEX_FROM) or fill a built one past a quarter (indexed:
+ * 4 (n + 1) > slots).  Kept whenever cap, indexed or index_bits change,
+ * so that the append tests one bound instead of three. */
+static inline void tl2_ws_set_room(tl2_wset_t *ws)
+{
+	size_t r = ws->indexed ? ((size_t)1 << ws->index_bits) / 4 : TL2_SETS_INDEX_FROM - 1;
+	ws->room = r < ws->cap ? r : ws->cap;
+}
+
 /* (Re)build the index for the entries so far (W1, W2).  The filter's
  * bits are cleared: a set bit cannot be told from a stale one. */
 static void tl2_ws_index_build(tl2_wset_t *ws) __attribute__((noinline, unused));
@@ -289,6 +303,7 @@ static void tl2_ws_index_build(tl2_wset_t *ws)
 	for (size_t i = 0; i < ws->n; i++)
 		tl2_ws_index_insert(ws, i, tl2_ws_product(ws->e[i].addr));
 	ws->indexed = true;
+	tl2_ws_set_room(ws);
 }
 
 /* At the end of an attempt that built an index: follow its size (W2). */
@@ -364,6 +379,7 @@ static void tl2_ws_grow(tl2_wset_t *ws)
 {
 	ws->cap = ws->cap ? 2 * ws->cap : 64;
 	ws->e = potm_xrealloc(ws->e, ws->cap * sizeof *ws->e);
+	tl2_ws_set_room(ws);
 }
 
 /* The next entry (the set has room) for word, nothing written to it yet:
@@ -452,9 +468,7 @@ tl2_ws_put_word(tl2_wset_t *ws, uintptr_t word, uint64_t v, size_t limit, tl2_we
 			*entry = e;
 		return TL2_WS_PUT_REWRITTEN;
 	}
-	if (unlikely(n == ws->cap || n + 1 >= limit) ||
-	    (ws->indexed ? 4 * (n + 1) > ((size_t)1 << ws->index_bits)
-	                 : n + 1 >= TL2_SETS_INDEX_FROM))
+	if (unlikely(n >= ws->room || n + 1 >= limit))   /* W3 */
 		return TL2_WS_PUT_SLOW;
 	tl2_wentry_t *e = tl2_ws_take(ws, word);
 	e->val = v;
@@ -702,7 +716,10 @@ static inline void tl2_sets_reset(potm_thread_t *th, tl2_rset_t *rs, tl2_wset_t 
 	if (ws->indexed)
 		tl2_ws_index_hint(ws);
 	ws->n = 0;
-	ws->indexed = false;
+	if (ws->indexed) {
+		ws->indexed = false;
+		tl2_ws_set_room(ws);
+	}
 }
 
 static inline void tl2_sets_free(tl2_rset_t *rs, tl2_wset_t *ws)
@@ -718,6 +735,8 @@ static inline void tl2_sets_free(tl2_rset_t *rs, tl2_wset_t *ws)
 	ws->filter = NULL;
 	ws->index_alloc_bits = 0;
 	ws->index_tag = 0;
+	ws->cap = 0;
+	ws->room = 0;
 }
 
 #endif /* POTM_TL2_SETS_H */
