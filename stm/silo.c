@@ -1666,8 +1666,6 @@ static inline void BACKEND_TX_BEGIN(tm_txd_t *d)
 	tl2_rs_open(&silo_snap(tx)->rs, true);
 }
 
-/* The stripe words of the write set into held[] (consecutive duplicates,
- * fields of one object, once); returns how many. */
 /* held[] has room for one stripe per write-set entry. */
 static inline void silo_held_room(silo_tx_t *tx)
 {
@@ -1678,10 +1676,10 @@ static inline void silo_held_room(silo_tx_t *tx)
 	}
 }
 
-/* The write set's stripe words into held[], in write-set order; a word
- * repeated right after itself once (a record's words share stripes),
- * others as often as they come (silo_sort_locks drops them).  For the
- * ordered path of phase 1. */
+/* The write set's stripe words into held[], in write-set order (a word
+ * repeated right after itself once: a record's words share stripes;
+ * others as often as they come, which silo_sort_locks drops); returns how
+ * many.  For phase 1's ordered path. */
 static size_t silo_collect_locks(silo_tx_t *tx)
 {
 	silo_held_room(tx);
