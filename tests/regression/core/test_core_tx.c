@@ -619,6 +619,48 @@ START_TEST(read_after_write_large_set)
 }
 END_TEST
 
+/* Write sets of every size around the thresholds where tl2's and silo's
+ * set changes shape (the filter alone up to 15 words, the hash index from
+ * 16, each doubling of the index at a quarter full, the array's growth
+ * from 64), one transaction after another in an order that makes a small
+ * set follow a large one (the set keeps its memory, not its index).  In
+ * each, every word is written whole, read back, written again, and read
+ * back with its neighbours; the commit stores exactly the last values. */
+START_TEST(write_set_sizes_in_sequence)
+{
+	static const unsigned sizes[] = { 2048, 20, 15, 16, 17, 14, 31, 32, 33,
+	                                  63, 64, 65, 1, 129, 16, 0, 257, 3 };
+	start();
+	for (unsigned round = 0; round < sizeof sizes / sizeof sizes[0]; round++) {
+		unsigned n = sizes[round];
+		for (unsigned i = 0; i < RAW_WORDS; i++)
+			raw.w[i] = i;
+		TM_BEGIN();
+		for (unsigned i = 0; i < n; i++) {
+			unsigned j = (i * 769u) % RAW_WORDS;
+			TM_STORE(&raw.w[j], (uint64_t)round << 32 | j);
+			ck_assert_uint_eq(TM_LOAD(&raw.w[j]), (uint64_t)round << 32 | j);
+		}
+		for (unsigned i = 0; i < n; i++) {
+			unsigned j = (i * 769u) % RAW_WORDS;
+			TM_STORE(&raw.w[j], TM_LOAD(&raw.w[j]) + 1);
+		}
+		for (unsigned i = 0; i < n; i++) {
+			unsigned j = (i * 769u) % RAW_WORDS;
+			ck_assert_uint_eq(TM_LOAD(&raw.w[j]), ((uint64_t)round << 32 | j) + 1);
+		}
+		TM_END();
+		for (unsigned i = 0; i < RAW_WORDS; i++)
+			raw_done[i] = false;
+		for (unsigned k = 0; k < n; k++)
+			raw_done[(k * 769u) % RAW_WORDS] = true;
+		for (unsigned i = 0; i < RAW_WORDS; i++)
+			ck_assert_uint_eq(raw.w[i], raw_done[i] ? ((uint64_t)round << 32 | i) + 1 : i);
+	}
+	stop();
+}
+END_TEST
+
 /* ---- byte ranges (tm_read_bytes) ----------------------------------------
  * Every (offset, length) of a block whose size is odd (a read past its
  * end would be an out-of-bounds load, which ASan reports), read in a
@@ -1096,6 +1138,7 @@ int main(void)
 	tcase_add_test(tx, cancel_restores_many_writes);
 	tcase_add_test(tx, undo_log_forgets_between_transactions);
 	tcase_add_test(tx, read_after_write_large_set);
+	tcase_add_test(tx, write_set_sizes_in_sequence);
 	tcase_add_test(tx, read_bytes_ranges);
 	tcase_add_test(tx, write_bytes_ranges);
 	tcase_add_test(tx, write_bytes_cancelled);
