@@ -713,13 +713,12 @@ static inline void tl2_sets_reset(potm_thread_t *th, tl2_rset_t *rs, tl2_wset_t 
 	tl2_rs_open(rs, false);
 	if (ws->n)
 		tl2_ws_filter_small(ws->written);
-	if (ws->indexed)
-		tl2_ws_index_hint(ws);
-	ws->n = 0;
 	if (ws->indexed) {
+		tl2_ws_index_hint(ws);
 		ws->indexed = false;
 		tl2_ws_set_room(ws);
 	}
+	ws->n = 0;
 }
 
 static inline void tl2_sets_free(tl2_rset_t *rs, tl2_wset_t *ws)
