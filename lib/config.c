@@ -92,7 +92,6 @@ static const struct cfg_field cfg_fields[] = {
 	F("POTM_SERIAL", serial, CFG_BOOL, 0, 1),
 	F("POTM_SERIAL_WRITES", serial_writes, CFG_UINT, 0, 1u << 24),
 	F("POTM_SILO_GLOBAL_TID", silo_global_tid, CFG_BOOL, 0, 1),
-	F("POTM_SILO_SNAPSHOT_EPOCHS", silo_snapshot_epochs, CFG_UINT, 1, 100000),
 	F("POTM_HTM_COALESCE", htm_coalesce, CFG_UINT, 1, 64),
 };
 #undef F
@@ -128,7 +127,6 @@ void tm_config_default(tm_config_t *cfg)
 	cfg->promote_writes = 256;
 	cfg->promote_reads = 16384;
 	cfg->serial_writes = 2048;
-	cfg->silo_snapshot_epochs = 1;
 	cfg->htm_coalesce = 4;
 }
 

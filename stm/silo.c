@@ -119,9 +119,9 @@
  *     read set against its snapshot, the kept words again.
  *
  * Snapshot transactions (paper 4.9): a transaction declared read-only
- * (TM_BEGIN_RO) reads the state at the end of a recent snapshot epoch,
- * from the old bytes that committers keep once snapshots are in use, and never
- * aborts; N1-N7 in the snapshot section.
+ * (TM_BEGIN_RO) reads the state at its start, from the old bytes that
+ * committers keep while it runs, and never aborts; N1-N7 in the
+ * snapshot section.
  *
  * Durability (4.10) is the record store's redo log (lib/store/log.c),
  * which reads the epoch and each commit's TID through the accessors at
@@ -157,7 +157,7 @@
 #define SILO_LONG_ABORTS 1
 #define SILO_LONG_READS 4096
 #define SILO_STARVING_ABORTS 32
-#define SILO_FRESH_MAX 64   /* allocations a commit looks up (N1) */
+#define SILO_FRESH_MAX 64   /* allocations a commit looks up (N3) */
 
 /* A stripe locked by the commit, and its word before. */
 typedef struct silo_held {
@@ -188,20 +188,18 @@ typedef struct silo_tx {
 	 * tl2's: tm_read_bytes overlays the write set only where set. */
 	uint64_t written_stripes[SILO_STRIPE_FILTER_BITS / 64];
 	/* Snapshots (N1-N7). */
-	uint64_t snap_epoch;         /* S + 1 while a snapshot runs, else 0 */
-	uint64_t *snap_bound;        /* N8: the vector a snapshot reads
+	uint64_t snap_epoch;         /* E0 while a snapshot runs, else 0 */
+	uint64_t snap_gen;           /* G while a snapshot runs (N1) */
+	uint64_t *snap_bound;        /* N5: the vector a snapshot reads
 	                                under, for snap_bound_for */
 	uint64_t snap_bound_for;
 	struct silo_vchunk *vc_old;  /* N6: the thread's chunks, oldest ... */
 	struct silo_vchunk *vc_new;  /* ... and newest (nodes come from it) */
-	struct silo_vslot **slot_of; /* N1: each write-set entry's chain slot,
+	struct silo_vslot **slot_of; /* N3: each write-set entry's chain slot,
 	                                found once per commit */
 	size_t slot_cap;
 	size_t vnodes;               /* the nodes in them */
-	void **held_frees;           /* N7: committed frees held back ... */
-	uint64_t *held_epochs;       /* ... each with E at its commit */
-	size_t nheld_frees, held_frees_cap;
-	uintptr_t fresh[SILO_FRESH_MAX][2]; /* N1: the attempt's allocations */
+	uintptr_t fresh[SILO_FRESH_MAX][2]; /* N3: the attempt's allocations */
 } silo_tx_t;
 
 static struct {
@@ -210,14 +208,10 @@ static struct {
 	unsigned shift;
 	unsigned skew_shift;
 	uint64_t epoch POTM_ALIGNED;   /* E: written by the epoch thread only */
-	/* Snapshots (N1-N7), on E's line: what a committer reads after E. */
-	struct silo_vslot *vtab;       /* N1: chains, one per stripe word;
+	/* Snapshots (N1-N7), on E's line: a committer reads them with E. */
+	uint64_t snap_word;            /* N1: generation, snapshots running */
+	struct silo_vslot *vtab;       /* N3: chains, one per stripe word;
 	                                  NULL until the first snapshot */
-	uint64_t snap_from;            /* N2: K, the first epoch whose commits
-	                                  all keep versions; SILO_NO_EPOCH
-	                                  until the first snapshot sets it */
-	uint64_t snap_k;               /* N3: epochs per snapshot epoch */
-	uint64_t snap_min;             /* N5: no snapshot older, now or later */
 	unsigned nids POTM_ALIGNED;    /* logical ids used so far: highest + 1 */
 	unsigned token;                /* S4: holder's id + 1, 0 if free */
 	uint64_t *clocks;              /* S1: one word per id, a cache line each */
@@ -230,17 +224,13 @@ static struct {
 	pthread_mutex_t epoch_mu;
 	pthread_cond_t epoch_cv;
 	bool epoch_stop;
-	bool epoch_now;                /* N3: advance at once, not at the period */
 	bool epoch_running;
 	/* Snapshots (N1-N7). */
-	char *snap_slots;              /* N5: per id, a line each: S + 1, or 0 */
+	char *snap_counts;             /* per id, a line each: the nodes in
+	                                  the id's chunks */
 	pthread_mutex_t snap_mu;       /* vtab's creation, the orphans */
 	struct silo_vchunk *orphan_chunks; /* N6: chunks of exited threads */
 	size_t orphan_nodes;           /* the nodes in them */
-	void **orphans;                /* N7: held frees of exited threads,
-	                                  and unregistered threads' frees */
-	uint64_t *orphan_epochs;
-	size_t norphans, orphans_cap;
 	/* POTM_SILO_GLOBAL_TID=1 (cfg->silo_global_tid): commits draw their
 	 * TIDs from one shared counter (the paper's MemSilo+GlobalTID,
 	 * section 6.2), alone on its line since every committer writes it. */
@@ -301,7 +291,7 @@ static inline void silo_mark_stripe_written(silo_tx_t *tx, const void *a)
 
 /* ---- epochs ----------------------------------------------------------- */
 
-static void silo_snap_tick(uint64_t epoch);
+static void silo_snap_tick(void);
 
 static void *silo_epoch_main(void *arg)
 {
@@ -314,14 +304,13 @@ static void *silo_epoch_main(void *arg)
 		t.tv_sec += (time_t)(ns / 1000000000u);
 		t.tv_nsec = (long)(ns % 1000000000u);
 		int rc = 0;
-		while (!silo.epoch_stop && !silo.epoch_now && rc != ETIMEDOUT)
+		while (!silo.epoch_stop && rc != ETIMEDOUT)
 			rc = pthread_cond_timedwait(&silo.epoch_cv, &silo.epoch_mu, &t);
-		silo.epoch_now = false;
 		if (!silo.epoch_stop) {
-			/* Sequentially consistent: N2 and N5 order it against
-			 * the snapshots' loads and stores. */
+			/* Sequentially consistent: N4 orders it against the
+			 * snapshots' and the committers' loads. */
 			__atomic_store_n(&silo.epoch, silo.epoch + 1, __ATOMIC_SEQ_CST);
-			silo_snap_tick(silo.epoch);
+			silo_snap_tick();
 		}
 	}
 	pthread_mutex_unlock(&silo.epoch_mu);
@@ -467,111 +456,95 @@ static void silo_drop_token(silo_tx_t *tx)
 
 /* ---- snapshot transactions (N1-N7) -------------------------------------
  *
- * A transaction declared read-only reads the state at the end of a recent
- * snapshot epoch and never aborts (paper 4.9).  A snapshot epoch is k
- * epochs (cfg->silo_snapshot_epochs, 5 by default where Silo has 25:
- * fresher snapshots read fewer chains), counted from K (N2):
- * epoch e >= K is in the snapshot epoch that starts at
- * F(e) = K + floor((e - K) / k) * k.  Old versions are kept per stripe word
- * only once a snapshot has run, once per word and snapshot epoch (not per
- * epoch: k times fewer for a word written all the time), and are freed
- * once no snapshot can read them.
- *  N1 (versions) vtab holds, per stripe word, a chain of versions, newest
+ * A transaction declared read-only reads a consistent snapshot and never
+ * aborts (paper 4.9).  Silo's snapshot reads the state at the end of the
+ * latest snapshot epoch, and every commit must be ready for one: it keeps
+ * a word's old bytes the first time it writes the word in a snapshot
+ * epoch, whether or not a snapshot ever reads them.  Here a snapshot
+ * draws its own boundary instead: it opens a new generation of the
+ * snapshot word and reads the state left by the commits that read the
+ * word before it did.  Only a commit that sees a snapshot running keeps
+ * what it overwrites, so versions cost in proportion to the time
+ * snapshots run, and a snapshot reads the latest state at its start (the
+ * thread's own last commit included).
+ *  N1 (snapshot word) snap_word holds a generation (SILO_SNAP_GEN) and
+ *     the number of snapshots running (SILO_SNAP_RUNNING).  A snapshot
+ *     reads E (its E0), then adds a generation and a runner in one atomic
+ *     step and takes G, the new generation; it takes its runner away at
+ *     its end.  A committer reads snap_word after phase 1 (after the full
+ *     fence that ends it), then E, all sequentially consistent; its
+ *     generation g is the word's.  A commit with g < G read the word
+ *     before the snapshot's step (pre-G); one with g >= G read it after
+ *     (post-G), and saw at least the snapshot's own runner.
+ *  N2 (a cut) The pre-G commits come first in the serial order: like
+ *     Silo's read of E, the read of snap_word sits between the locks of
+ *     phase 1 and the validation of phase 2.  A commit that reads or
+ *     overwrites what a post-G commit wrote locked or validated after the
+ *     other took its locks, so it read the word later; one that
+ *     overwrites what a post-G commit read locked it after that one
+ *     validated (else that one aborts), so it read the word later too.
+ *     A pre-G commit held its whole write set before the snapshot's
+ *     step: the snapshot's reads see each of its stripes locked (and
+ *     wait) or written back.
+ *  N3 (versions) vtab holds, per stripe word, a chain of versions, newest
  *     first, and the `over' of its head.  A node holds bytes of one memory
- *     word (a bit per byte says which) as they were before a commit of epoch
- *     e >= K overwrote them, tagged over = F(e): only bytes the commit
- *     wrote, so that no byte outside what the program allocated is read.
- *     Only a committer holding the stripe word pushes, after its
- *     validation and before its write-back; per word, epochs grow with
- *     the commit order (S3), and F with them, so `over' never increases
- *     along a chain.  A commit saves the bytes it writes that no node
- *     tagged F(e) holds yet (those are at the chain's head): the first
- *     commit of the snapshot epoch to write a byte saves it as it was at
- *     the end of the snapshot epochs before.
- *     Memory the transaction allocated itself is not saved: no snapshot
- *     can reach it before this commit (its previous life, if any, ended
- *     in a free that N7 held until no snapshot could reach it).  Nor is
- *     a word written with tm_write_fresh (the write-set entry's `fresh'):
- *     its caller vouches that no committed state has ever made it
- *     reachable (the record store's B+-tree: a slot that has held no
- *     entry since its node was made, store_internal.h's B5).
- *  N2 (from K) The first snapshot allocates vtab, then reads E and sets
- *     K = E + 1 (SILO_NO_EPOCH before).  A committer reads E after locking
- *     its write set (and a full fence), then vtab, then K, all
- *     sequentially consistent: if it reads an E >= K, its load of E
- *     follows the store of K into E, which follows the snapshot's load of
- *     E, which follows the store of vtab; it sees vtab, waits for K if
- *     not stored yet (its storer waits for nothing), and saves.  Every
- *     commit of an epoch >= K keeps versions; one of an epoch < K keeps
- *     none, and needs none: every snapshot's S is >= K - 1 (N3).
- *  N3 (snapshot epoch) A snapshot that reads E = x at its start waits
- *     until x >= K (the first snapshot: silo_snap_enable has the epoch
- *     thread advance E at once, not at the end of its period), then
- *     takes S = F(x) - 1: the end of the latest complete snapshot epoch
- *     (K - 1 while the first one runs).  A commit of epoch <= S < x read E
- *     before E became x, after it had locked its whole write set: its
- *     locks were taken before the snapshot's first read, which sees each
- *     of its stripes locked (and waits) or written back.  A commit of
- *     epoch e > S has e >= F(x) >= K: it saved what it overwrote (N2),
- *     tagged F(e) > S.
+ *     word (a bit per byte says which) as they were before a commit of
+ *     generation g overwrote them, tagged over = g.  A committer that saw
+ *     a runner, holding its stripe words and past its validation, pushes
+ *     the bytes it writes that no node tagged g holds yet (those are at
+ *     the chain's head: per stripe, generations grow with the commit
+ *     order); one that saw none pushes nothing.  Memory the transaction
+ *     allocated itself is not saved: no snapshot can reach it before this
+ *     commit.  Nor is a word written with tm_write_fresh (the write-set
+ *     entry's `fresh'): its caller vouches that no committed state has
+ *     ever made it reachable (the record store's B+-tree: a slot that has
+ *     held no entry since its node was made, store_internal.h's B5).
  *  N4 (read) A snapshot reads a stripe as an ordinary read does (word
- *     unlocked and unchanged around the copy).  Word of epoch <= S: no
- *     commit of epoch > S has written any stripe of the word yet, the
- *     bytes are S's.  Otherwise S's value of a byte is the one before the
- *     first commit c of epoch > S that wrote it.  No earlier commit of
- *     c's snapshot epoch wrote the byte (its epoch would be >= F(e_c) > S),
- *     so c saved it, tagged F(e_c) > S; every other node holding the byte
- *     with over > S is newer (N1).  So the oldest node holding the byte
- *     with over > S has S's value, and the word's release made it
- *     visible; no such node: no commit of epoch > S wrote the byte (others
- *     under the same word were), the byte read is S's.  Every read thus
- *     returns the state after the commits of epoch <= S and no other:
+ *     unlocked and unchanged around the copy).  A word of epoch < E0 is
+ *     pre-G's: a post-G commit read E after snap_word, hence after the
+ *     snapshot's step and its read of E0.  Otherwise G's value of a byte
+ *     is the one before the first post-G commit c that wrote it: c saw a
+ *     runner, and no earlier commit of its generation wrote the byte (it
+ *     would be post-G and earlier), so c saved it, tagged g_c >= G; every
+ *     other node holding the byte with over >= G is newer.  So the oldest
+ *     node holding the byte with over >= G has G's value; no such node:
+ *     no post-G commit wrote the byte, the byte read is G's.  Every read
+ *     thus returns the state after the pre-G commits and no other:
  *     consistent, nothing to validate, no abort.  It waits only for a
  *     committer holding the word, which never waits for a reader.  It
  *     loads the chain's slot between its two loads of the word: a pair
  *     that goes with the bytes it copied, nodes pushed later are not
  *     needed.
- *  N5 (oldest snapshot) A snapshot stores S + 1 in its slot, then reads E
- *     again and starts over if E moved; the epoch thread stores E, then
- *     reads the slots, and sets snap_min to the
- *     least of the S a snapshot starting now takes (F(E) - 1; E - 1 before
- *     K, below every S) and the slots' S: a snapshot whose slot it missed
- *     reads its E again after that store, and takes F(E) - 1 or starts
- *     over; every running or later snapshot has S >= snap_min, which
- *     never decreases (F grows with E).  It moves once a snapshot epoch.
- *  N6 (reclaiming) A node with over <= snap_min is never chosen (N4 stops
- *     at over <= S), nor walked by a committer (it walks the nodes tagged
- *     F(e) > snap_min).  Every pointer to a node travels with the node's
- *     `over' (the slot's pair, the next_over of the node before), so a
- *     walk stops before it touches such a node, and chains are never
- *     cut.  A thread takes its nodes from chunks of its own, in commit
- *     order, so `over' grows along its chunks; a chunk whose last `over'
- *     is at most snap_min goes to the library's reclamation whole, with
- *     no atomic per node.  The grace period covers a walker that read
- *     snap_min's older value: it is inside its read-side section (a
- *     snapshot's S, or a committer's F(e), was taken before the chunk
- *     was handed over).  An exiting thread leaves its chunks to the
- *     epoch thread, which hands each over once snap_min reaches it.
- *  N7 (frees held back) Once vtab exists, a transaction's tm_free'd
- *     blocks, tagged with E at its commit (at least its epoch), go to
- *     reclamation only when snap_min reaches the tag: until then a
- *     snapshot of an earlier epoch may reach them through old versions;
- *     a snapshot with S >= the tag sees them freed.  The hold lasts up to
- *     a snapshot epoch more than with per-epoch snapshots.  A block
- *     freed outside any transaction (after a commit unlinked it) is held
- *     the same way, tagged with E at the free (silo_free_outside).  An
- *     exiting thread leaves what it holds to the epoch thread.
- *  N8 (inline snapshot reads) While a snapshot runs, the vector tm.h's
- *     inline reads test words against holds, for every writer, the
- *     largest word of epoch S: a read passes it when the stripe word is
- *     unlocked, of epoch <= S and unchanged around the load, which is
- *     N4's first case.  So is a guarded B+-tree read (store_internal.h
- *     B6): the permutation word is S's, and the slots it ranks have not
- *     changed since (a ranked slot is never written).  Everything else
- *     (a newer or locked word, a byte range) takes N4's path in the
- *     library.  The read set the inline reads fill is never validated:
- *     a snapshot writes nothing, and a commit without writes skips
- *     phase 2.
+ *  N5 (inline reads) While a snapshot runs, the vector tm.h's inline
+ *     reads test words against holds, for every writer, the largest word
+ *     of epoch E0 - 1: a read passes it when the stripe word is unlocked,
+ *     of epoch < E0 and unchanged around the load, which is N4's first
+ *     case.  So is a guarded B+-tree read (store_internal.h B6): the
+ *     permutation word is G's, and the slots it ranks have not changed
+ *     since (a ranked slot is never written).  Everything else (a newer
+ *     or locked word, a byte range) takes N4's path in the library.  The
+ *     read set the inline reads fill is never validated: a snapshot
+ *     writes nothing, and a commit without writes skips phase 2.
+ *  N6 (reclaiming nodes) A node tagged g is read only by snapshots with
+ *     G <= g, running since before the node was made, and walked only by
+ *     committers of generation g (N3).  Once snap_word shows a later
+ *     generation, or no runner, whoever reads it afterwards never touches
+ *     the node (a snapshot starting then takes a later G; a committer
+ *     walks and pushes only while a runner is up, in its own generation),
+ *     and whoever read it before is inside its read-side section, which
+ *     reclamation's grace period waits for.  Every pointer to a node
+ *     travels with the node's `over' (the slot's pair, the next_over of
+ *     the node before), so a walk stops before it touches an older node,
+ *     and chains are never cut.  A thread takes its nodes from chunks of
+ *     its own, in commit order, so `over' grows along its chunks; a chunk
+ *     whose last `over' is that old goes to reclamation whole, with no
+ *     atomic per node.  An exiting thread leaves its chunks to the epoch
+ *     thread, which hands each over once it is.
+ *  N7 (frees) A block that a commit c unlinks, freed then or later, is
+ *     reachable through old versions only by a snapshot with G <= g_c,
+ *     which was running, inside its read-side section, before c took
+ *     effect: reclamation's grace period already waits for it, so frees
+ *     take the library's path as on every backend.
  */
 
 /* A node keeps bytes of one memory word (N1).  It does not hold its own
@@ -611,8 +584,8 @@ typedef struct silo_vslot {
 } silo_vslot_t;
 
 /* A thread's nodes come from its chunks, in commit order: `over' grows
- * along a thread's chunks (its commits' epochs do), and a chunk goes to
- * reclamation whole once its largest `over' is at most snap_min (N6). */
+ * along a thread's chunks (the generations its commits read do), and a
+ * chunk goes to reclamation whole once its largest `over' is done (N6). */
 typedef struct silo_vchunk {
 	struct silo_vchunk *next;   /* the thread's next (newer) chunk */
 	uint64_t max_over;          /* the `over' of its last node */
@@ -624,14 +597,26 @@ typedef struct silo_vchunk {
 #define SILO_VCHUNK_NODES    ((SILO_VCHUNK_BYTES - sizeof(silo_vchunk_t)) / sizeof(silo_version_t))
 
 #define SILO_EPOCH(w)        (SILO_TID(w) >> SILO_SEQ_BITS)
-#define SILO_NO_EPOCH        UINT64_MAX   /* K before the first snapshot */
 
-/* Per logical id, a line: [0] S + 1 while a snapshot runs, else 0 (N5);
- * [1] the nodes in the id's chunks (tm_snapshot_versions), written by
- * its thread only. */
-static inline uint64_t *silo_snap_slot(unsigned id)
+/* N1: snap_word's fields. */
+#define SILO_SNAP_GEN_SHIFT  24
+#define SILO_SNAP_ONE_GEN    ((uint64_t)1 << SILO_SNAP_GEN_SHIFT)
+#define SILO_SNAP_GEN(w)     ((w) >> SILO_SNAP_GEN_SHIFT)
+#define SILO_SNAP_RUNNING(w) ((w) & (SILO_SNAP_ONE_GEN - 1))
+_Static_assert(TM_SILO_ID_BITS < SILO_SNAP_GEN_SHIFT, "a runner per thread at most");
+
+/* N6: the newest generation whose nodes no one who reads snap_word = w
+ * (or later) will touch: w's own once no snapshot runs. */
+static inline uint64_t silo_snap_done(uint64_t w)
 {
-	return (uint64_t *)(silo.snap_slots + (size_t)id * POTM_CACHELINE);
+	return SILO_SNAP_RUNNING(w) ? SILO_SNAP_GEN(w) - 1 : SILO_SNAP_GEN(w);
+}
+
+/* Per logical id, a line: the nodes in the id's chunks
+ * (tm_snapshot_versions), written by its thread only. */
+static inline uint64_t *silo_snap_count(unsigned id)
+{
+	return (uint64_t *)(silo.snap_counts + (size_t)id * POTM_CACHELINE);
 }
 
 static inline size_t silo_lock_index(const volatile uintptr_t *lock)
@@ -639,13 +624,7 @@ static inline size_t silo_lock_index(const volatile uintptr_t *lock)
 	return (size_t)(lock - silo.locks);
 }
 
-/* N3: the first epoch of e's snapshot epoch, for an epoch e >= K. */
-static inline uint64_t silo_snap_floor(uint64_t e, uint64_t k0)
-{
-	return k0 + (e - k0) / silo.snap_k * silo.snap_k;
-}
-
-/* N2's slots, zeroed.  Mapped with their pages present when the table
+/* N3's slots, zeroed.  Mapped with their pages present when the table
  * is at most SILO_VTAB_PREFAULT_MAX bytes: from the first snapshot on,
  * every committer touches slots all over it, and faulting its pages in
  * one at a time, inside the commits, stalls them all until the table is
@@ -671,69 +650,43 @@ static inline size_t silo_vtab_bytes(void)
 	return (silo.mask + 1) * sizeof(silo_vslot_t);
 }
 
-/* N2: the chains, at the first snapshot. */
+/* N3: the chains, at the first snapshot. */
 static void silo_snap_enable(void) __attribute__((noinline, cold));
 static void silo_snap_enable(void)
 {
-	bool made = false;
 	pthread_mutex_lock(&silo.snap_mu);
-	if (__atomic_load_n(&silo.vtab, __ATOMIC_ACQUIRE) == NULL) {
-		silo_vslot_t *vt = silo_vtab_map(silo_vtab_bytes());
-		__atomic_store_n(&silo.vtab, vt, __ATOMIC_SEQ_CST);
-		uint64_t e = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&silo.snap_from, e + 1, __ATOMIC_SEQ_CST);
-		made = true;
-	}
+	if (__atomic_load_n(&silo.vtab, __ATOMIC_ACQUIRE) == NULL)
+		__atomic_store_n(&silo.vtab, silo_vtab_map(silo_vtab_bytes()), __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&silo.snap_mu);
-	/* N3: the first snapshot waits for epoch K; ask for it now rather
-	 * than at the end of the period (a shorter epoch only groups fewer
-	 * commits).  After snap_mu: the epoch thread takes it under
-	 * epoch_mu. */
-	if (made) {
-		pthread_mutex_lock(&silo.epoch_mu);
-		silo.epoch_now = true;
-		pthread_cond_signal(&silo.epoch_cv);
-		pthread_mutex_unlock(&silo.epoch_mu);
-	}
 }
 
-/* N3, N5: start the snapshot of the running attempt. */
+/* N1: start the snapshot of the running attempt.  vtab exists before
+ * the step: a committer that sees the runner finds it. */
 static void silo_snap_begin(silo_tx_t *tx)
 {
 	if (__atomic_load_n(&silo.vtab, __ATOMIC_ACQUIRE) == NULL)
 		silo_snap_enable();
-	uint64_t *slot = silo_snap_slot(tx->th.id);
-	for (;;) {
-		uint64_t x = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
-		uint64_t k0 = __atomic_load_n(&silo.snap_from, __ATOMIC_SEQ_CST);
-		if (x < k0) {   /* the epoch thread is advancing E (N2) */
-			struct timespec pause = { 0, 50000 };
-			nanosleep(&pause, NULL);
-			continue;
-		}
-		uint64_t from = silo_snap_floor(x, k0);   /* S + 1 */
-		__atomic_store_n(slot, from, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST) == x) {
-			tx->snap_epoch = from;
-			return;
-		}
-	}
+	uint64_t e0 = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
+	uint64_t w = __atomic_add_fetch(&silo.snap_word, SILO_SNAP_ONE_GEN + 1,
+	                                __ATOMIC_SEQ_CST);
+	tx->snap_gen = SILO_SNAP_GEN(w);
+	tx->snap_epoch = e0;   /* E starts at 1: never 0 */
 }
 
 static inline void silo_snap_end(silo_tx_t *tx)
 {
 	if (tx->snap_epoch) {
-		__atomic_store_n(silo_snap_slot(tx->th.id), 0, __ATOMIC_RELEASE);
+		__atomic_sub_fetch(&silo.snap_word, 1, __ATOMIC_RELEASE);
 		tx->snap_epoch = 0;
 		silo_snap(tx)->tids = tx->snap[tx->cur];
 	}
 }
 
-/* N8: a snapshot's vector for tm.h's inline reads: every writer's word
- * is the largest of epoch S, so a stripe word passes the inline test
- * exactly when it is unlocked and of epoch <= S (N4's first case); the
- * rest come to the library.  Refilled when S changes (once a snapshot
- * epoch). */
+/* N5: a snapshot's vector for tm.h's inline reads: every writer's word
+ * is the largest of epoch E0 - 1, so a stripe word passes the inline test
+ * exactly when it is unlocked and of epoch < E0 (N4's first case); the
+ * rest come to the library.  Refilled when E0 changes (once an epoch at
+ * most). */
 static void silo_snap_bound(silo_tx_t *tx)
 {
 	if (tx->snap_bound_for != tx->snap_epoch) {
@@ -746,7 +699,7 @@ static void silo_snap_bound(silo_tx_t *tx)
 }
 
 /* tm_declare_read_only's part: the attempt reads the snapshot.  Reads of
- * words of epoch <= S stay inline (N8); what they log is never validated
+ * words of epoch < E0 stay inline (N5); what they log is never validated
  * (a transaction with no writes commits without phase 2). */
 static void silo_declare_read_only(potm_thread_t *t)
 {
@@ -764,7 +717,7 @@ static void silo_snap_read(silo_tx_t *tx, unsigned char *dst, const unsigned cha
 {
 	volatile uintptr_t *lock = silo_lock_of(src);
 	const silo_vslot_t *sl = &silo.vtab[silo_lock_index(lock)];
-	uint64_t s = tx->snap_epoch - 1;
+	uint64_t s = tx->snap_gen - 1;   /* nodes tagged above s are G's or later */
 	for (unsigned spins = 0;;) {
 		uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
 		if (l1 & SILO_LOCK) {
@@ -785,7 +738,7 @@ static void silo_snap_read(silo_tx_t *tx, unsigned char *dst, const unsigned cha
 		} else {
 			tl2_copy_in(dst, src, n);
 		}
-		bool newer = SILO_EPOCH(l1) > s;
+		bool newer = SILO_EPOCH(l1) >= tx->snap_epoch;
 		/* The chain as it was with the bytes copied: the pair is
 		 * written only under the stripe word. */
 		const silo_version_t *head = NULL;
@@ -800,7 +753,7 @@ static void silo_snap_read(silo_tx_t *tx, unsigned char *dst, const unsigned cha
 		if (!newer)
 			return;
 		/* Newest first: an older node's bytes overwrite a newer's; a
-		 * node with over <= S is never touched (N6). */
+		 * node tagged before G is never touched (N6). */
 		uintptr_t lo = (uintptr_t)src, hi = lo + n;
 		for (const silo_version_t *v = head; v != NULL && over > s;
 		     over = v->next_over, v = v->next) {
@@ -820,8 +773,8 @@ static void silo_snap_read(silo_tx_t *tx, unsigned char *dst, const unsigned cha
 	}
 }
 
-/* A typed read (size 1, 2, 4 or 8, aligned) of the snapshot: a word no
- * newer than S is read here, without a call; the rest as N4 says. */
+/* A typed read (size 1, 2, 4 or 8, aligned) of the snapshot: a word of
+ * an epoch before E0 is read here, without a call; the rest as N4 says. */
 static inline uint64_t silo_snap_load(silo_tx_t *tx, const void *a, unsigned size)
 {
 	volatile uintptr_t *lock = silo_lock_of(a);
@@ -838,8 +791,9 @@ static inline uint64_t silo_snap_load(silo_tx_t *tx, const void *a, unsigned siz
 	return v;
 }
 
-/* N1: the committer of epoch e, holding its write set's words and past
- * its validation, keeps what it will overwrite. */
+/* N3: the committer of generation g that saw a runner, holding its
+ * write set's words and past its validation, keeps what it will
+ * overwrite. */
 /* The blocks this attempt allocated, as address ranges sorted by start
  * (disjoint: live blocks); at most SILO_FRESH_MAX, more are not looked
  * up and their words are saved. */
@@ -886,7 +840,7 @@ static inline bool silo_snap_fresh(const silo_tx_t *tx, size_t n, uintptr_t addr
 	return false;
 }
 
-/* Before phase 2: the chain slots the save will read and write (N1),
+/* Before phase 2: the chain slots the save will read and write (N3),
  * one per locked stripe, fetched while the read set is validated; each
  * is a cache miss of its own. */
 static void silo_snap_prefetch_heads(const silo_tx_t *tx, silo_vslot_t *vt)
@@ -914,24 +868,14 @@ static inline silo_version_t *silo_snap_node(silo_tx_t *tx, uint64_t over)
 	return &c->v[c->n++];
 }
 
-static void silo_snap_save(silo_tx_t *tx, silo_vslot_t *vt, uint64_t e)
+static void silo_snap_save(silo_tx_t *tx, silo_vslot_t *vt, uint64_t over)
 {
-	/* N2: K is stored just after vtab, by a thread that waits for
-	 * nothing in between. */
-	uint64_t k0 = __atomic_load_n(&silo.snap_from, __ATOMIC_SEQ_CST);
-	while (unlikely(k0 == SILO_NO_EPOCH)) {
-		sched_yield();
-		k0 = __atomic_load_n(&silo.snap_from, __ATOMIC_SEQ_CST);
-	}
-	if (e < k0)
-		return;   /* every snapshot's S is >= K - 1 (N3) */
-	uint64_t over = silo_snap_floor(e, k0);
 	if (tx->slot_cap < tx->ws.n) {
 		free(tx->slot_of);
 		tx->slot_cap = 2 * tx->ws.n;
 		tx->slot_of = potm_xmalloc(tx->slot_cap * sizeof *tx->slot_of);
 	}
-	/* The chains' heads of this snapshot epoch, ahead of the walks
+	/* The chains' heads of this generation, ahead of the walks
 	 * below: each is another commit's node, likely a cache miss, and
 	 * loaded one by one their misses would add up instead of overlap. */
 	for (size_t i = 0; i < tx->ws.n; i++) {
@@ -954,8 +898,8 @@ static void silo_snap_save(silo_tx_t *tx, silo_vslot_t *vt, uint64_t e)
 		if (silo_snap_fresh(tx, nfresh, w->addr, &hint))
 			continue;
 		silo_vslot_t *sl = tx->slot_of[i];
-		/* The bytes saved earlier in the snapshot epoch: in the
-		 * nodes at the chain's head tagged `over' (N1). */
+		/* The bytes saved earlier in the generation: in the nodes
+		 * at the chain's head tagged `over' (N3). */
 		unsigned have = 0;
 		uint64_t o = sl->over;
 		for (const silo_version_t *v = sl->head; v != NULL && o == over;
@@ -989,14 +933,14 @@ static void silo_snap_save(silo_tx_t *tx, silo_vslot_t *vt, uint64_t e)
 	}
 }
 
-/* N6: hand the thread's chunks that no snapshot can reach to
- * reclamation, oldest first; the newest too once it is such a chunk
- * (the next save starts another). */
-static void silo_snap_retire_chunks(silo_tx_t *tx, uint64_t min)
+/* N6: hand the thread's chunks whose nodes are all of generation done
+ * or older to reclamation, oldest first; the newest too once it is such
+ * a chunk (the next save starts another). */
+static void silo_snap_retire_chunks(silo_tx_t *tx, uint64_t done)
 {
 	void *dead[16];
 	size_t n = 0;
-	while (tx->vc_old != NULL && tx->vc_old->max_over <= min) {
+	while (tx->vc_old != NULL && tx->vc_old->max_over <= done) {
 		silo_vchunk_t *c = tx->vc_old;
 		tx->vc_old = c->next;
 		tx->vnodes -= c->n;
@@ -1012,166 +956,45 @@ static void silo_snap_retire_chunks(silo_tx_t *tx, uint64_t min)
 		potm_reclaim_defer(&tx->th, dead, n);
 }
 
-/* N7: hand over the held frees whose epoch snap_min has reached (they
- * are in epoch order: a thread's commits see E grow). */
-static void silo_snap_release_frees(silo_tx_t *tx, uint64_t min)
-{
-	size_t k = 0;
-	while (k < tx->nheld_frees && tx->held_epochs[k] <= min)
-		k++;
-	if (k == 0)
-		return;
-	potm_reclaim_defer(&tx->th, tx->held_frees, k);
-	tx->nheld_frees -= k;
-	memmove(tx->held_frees, tx->held_frees + k, tx->nheld_frees * sizeof *tx->held_frees);
-	memmove(tx->held_epochs, tx->held_epochs + k, tx->nheld_frees * sizeof *tx->held_epochs);
-}
-
-/* N7: hold n freed blocks back, tagged e (E now, at least the epoch of
- * the commit that made them unreachable); the tags grow along the list,
- * since E does. */
-static void silo_snap_hold(silo_tx_t *tx, void *const *p, size_t n, uint64_t e)
-{
-	if (tx->nheld_frees + n > tx->held_frees_cap) {
-		tx->held_frees_cap = 2 * (tx->nheld_frees + n);
-		tx->held_frees = potm_xrealloc(tx->held_frees,
-		                               tx->held_frees_cap * sizeof *tx->held_frees);
-		tx->held_epochs = potm_xrealloc(tx->held_epochs,
-		                                tx->held_frees_cap * sizeof *tx->held_epochs);
-	}
-	for (size_t i = 0; i < n; i++) {
-		tx->held_frees[tx->nheld_frees] = p[i];
-		tx->held_epochs[tx->nheld_frees++] = e;
-	}
-}
-
-/* After a commit, once snapshots exist: hold its frees back (N7), hand
- * over the ripe ones and the chunks no snapshot can reach (N6). */
+/* After a commit of a thread that holds nodes: hand over the chunks no
+ * one will touch again (N6), and free what came back from reclamation
+ * (the commit's own path drains only in a thread that flushes frees). */
 static void silo_snap_after_commit(silo_tx_t *tx)
 {
-	potm_thread_t *t = &tx->th;
-	size_t mine = t->frees.n - t->frees_committed;
-	if (mine != 0) {
-		uint64_t e = __atomic_load_n(&silo.epoch, __ATOMIC_ACQUIRE);
-		silo_snap_hold(tx, t->frees.v + t->frees_committed, mine, e);
-		t->frees.n = t->frees_committed;
-		POTM_STAT_ADD(t, frees, mine);
+	uint64_t done = silo_snap_done(__atomic_load_n(&silo.snap_word, __ATOMIC_SEQ_CST));
+	if (tx->vc_old->max_over <= done) {
+		silo_snap_retire_chunks(tx, done);
+		potm_reclaim_drain(&tx->th);
 	}
-	uint64_t min = __atomic_load_n(&silo.snap_min, __ATOMIC_ACQUIRE);
-	if (tx->nheld_frees != 0)
-		silo_snap_release_frees(tx, min);
-	if (tx->vc_old != NULL && tx->vc_old->max_over <= min)
-		silo_snap_retire_chunks(tx, min);
-	/* Free what came back from reclamation, the frees above and the
-	 * chunks: the commit's own path drains only in a thread that
-	 * flushes frees, which this one, holding them here, never does. */
-	potm_reclaim_drain(t);
-	uint64_t *count = silo_snap_slot(t->id) + 1;
+	uint64_t *count = silo_snap_count(tx->th.id);
 	if (*count != tx->vnodes)
 		__atomic_store_n(count, tx->vnodes, __ATOMIC_RELAXED);
 }
 
-/* The epoch thread, after storing E (N5, N6, N7). */
-static void silo_snap_tick(uint64_t epoch)
+/* The epoch thread, after storing E: the exited threads' chunks (N6). */
+static void silo_snap_tick(void)
 {
-	if (__atomic_load_n(&silo.vtab, __ATOMIC_SEQ_CST) == NULL)
-		return;
-	/* The S a snapshot starting now takes (N3); before K, no snapshot
-	 * has started and no node exists, and E - 1 < K. */
-	uint64_t k0 = __atomic_load_n(&silo.snap_from, __ATOMIC_SEQ_CST);
-	uint64_t min = epoch >= k0 ? silo_snap_floor(epoch, k0) - 1 : epoch - 1;
-	unsigned n = __atomic_load_n(&silo.nids, __ATOMIC_ACQUIRE);
-	for (unsigned id = 0; id < n; id++) {
-		uint64_t x = __atomic_load_n(silo_snap_slot(id), __ATOMIC_SEQ_CST);
-		if (x != 0 && x - 1 < min)
-			min = x - 1;
-	}
-	__atomic_store_n(&silo.snap_min, min, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&silo.snap_mu);
-	for (silo_vchunk_t **p = &silo.orphan_chunks, *c; (c = *p) != NULL;) {
-		if (c->max_over <= min) {
-			*p = c->next;
-			silo.orphan_nodes -= c->n;
-			void *dead = c;
-			potm_reclaim_defer(NULL, &dead, 1);
-		} else {
-			p = &c->next;
+	if (silo.orphan_chunks != NULL) {
+		uint64_t done = silo_snap_done(__atomic_load_n(&silo.snap_word, __ATOMIC_SEQ_CST));
+		for (silo_vchunk_t **p = &silo.orphan_chunks, *c; (c = *p) != NULL;) {
+			if (c->max_over <= done) {
+				*p = c->next;
+				silo.orphan_nodes -= c->n;
+				void *dead = c;
+				potm_reclaim_defer(NULL, &dead, 1);
+			} else {
+				p = &c->next;
+			}
 		}
-	}
-	size_t k = 0;
-	while (k < silo.norphans && silo.orphan_epochs[k] <= min)
-		k++;
-	if (k != 0) {
-		potm_reclaim_defer(NULL, silo.orphans, k);
-		silo.norphans -= k;
-		memmove(silo.orphans, silo.orphans + k, silo.norphans * sizeof *silo.orphans);
-		memmove(silo.orphan_epochs, silo.orphan_epochs + k,
-		        silo.norphans * sizeof *silo.orphan_epochs);
 	}
 	pthread_mutex_unlock(&silo.snap_mu);
 }
 
-/* Under snap_mu: hand the n frees at p, each held back until snap_min
- * reaches its tag (ascending, as a thread holds them), to the epoch
- * thread (N7).  Merged from the back, in place, so that the orphans stay
- * in tag order: a thread exits holding a snapshot epoch's frees, tens of
- * thousands, and inserting them one at a time among another exited
- * thread's took time quadratic in their number. */
-static void silo_snap_orphan_all(void *const *p, const uint64_t *tags, size_t n)
-{
-	size_t need = silo.norphans + n;
-	if (need > silo.orphans_cap) {
-		silo.orphans_cap = need > 2 * silo.orphans_cap ? need : 2 * silo.orphans_cap;
-		silo.orphans = potm_xrealloc(silo.orphans, silo.orphans_cap * sizeof *silo.orphans);
-		silo.orphan_epochs = potm_xrealloc(silo.orphan_epochs,
-		                                   silo.orphans_cap * sizeof *silo.orphan_epochs);
-	}
-	size_t i = silo.norphans, j = n, k = need;
-	while (j > 0) {
-		k--;
-		if (i > 0 && silo.orphan_epochs[i - 1] > tags[j - 1]) {
-			i--;
-			silo.orphans[k] = silo.orphans[i];
-			silo.orphan_epochs[k] = silo.orphan_epochs[i];
-		} else {
-			j--;
-			silo.orphans[k] = p[j];
-			silo.orphan_epochs[k] = tags[j];
-		}
-	}
-	silo.norphans = need;
-}
-
-/* N7 for tm_free outside any transaction (a block unlinked by a commit
- * before it): a snapshot of an epoch before that commit may still reach
- * the block through old versions, so it is held as a transaction's frees
- * are, tagged with E now, which is at least that commit's epoch.  Before
- * the first snapshot no version exists: reclamation as usual (a snapshot
- * that starts later reads an epoch >= K - 1, after the unlink).  A
- * thread that is not registered leaves it to the epoch thread. */
-static void silo_free_outside(potm_thread_t *t, void *p)
-{
-	if (__atomic_load_n(&silo.vtab, __ATOMIC_SEQ_CST) == NULL) {
-		potm_reclaim_defer(t, &p, 1);
-		return;
-	}
-	uint64_t e = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
-	if (t == NULL) {
-		pthread_mutex_lock(&silo.snap_mu);
-		silo_snap_orphan_all(&p, &e, 1);
-		pthread_mutex_unlock(&silo.snap_mu);
-		return;
-	}
-	silo_tx_t *tx = (silo_tx_t *)t;
-	silo_snap_hold(tx, &p, 1, e);
-	silo_snap_release_frees(tx, __atomic_load_n(&silo.snap_min, __ATOMIC_ACQUIRE));
-}
-
-/* A thread exits: what it holds back (chunks, frees) goes to the epoch
- * thread (N6, N7), in tag order. */
+/* A thread exits: its chunks go to the epoch thread (N6). */
 static void silo_snap_thread_fini(silo_tx_t *tx)
 {
-	if (tx->vc_old != NULL || tx->nheld_frees != 0) {
+	if (tx->vc_old != NULL) {
 		pthread_mutex_lock(&silo.snap_mu);
 		for (silo_vchunk_t *c = tx->vc_old, *next; c != NULL; c = next) {
 			next = c->next;
@@ -1179,18 +1002,12 @@ static void silo_snap_thread_fini(silo_tx_t *tx)
 			c->next = silo.orphan_chunks;
 			silo.orphan_chunks = c;
 		}
-		silo_snap_orphan_all(tx->held_frees, tx->held_epochs, tx->nheld_frees);
 		pthread_mutex_unlock(&silo.snap_mu);
 	}
 	tx->vc_old = tx->vc_new = NULL;
 	tx->vnodes = 0;
-	if (silo.snap_slots != NULL)
-		__atomic_store_n(silo_snap_slot(tx->th.id) + 1, 0, __ATOMIC_RELAXED);
-	free(tx->held_frees);
-	free(tx->held_epochs);
-	tx->held_frees = NULL;
-	tx->held_epochs = NULL;
-	tx->nheld_frees = tx->held_frees_cap = 0;
+	if (silo.snap_counts != NULL)
+		__atomic_store_n(silo_snap_count(tx->th.id), 0, __ATOMIC_RELAXED);
 }
 
 /* tm_shutdown: no thread is left; free what the orphans hold. */
@@ -1205,15 +1022,8 @@ static void silo_snap_shutdown(void)
 	}
 	silo.orphan_chunks = NULL;
 	silo.orphan_nodes = 0;
-	for (size_t i = 0; i < silo.norphans; i++)
-		free(silo.orphans[i]);
-	free(silo.orphans);
-	free(silo.orphan_epochs);
-	silo.orphans = NULL;
-	silo.orphan_epochs = NULL;
-	silo.norphans = silo.orphans_cap = 0;
-	free(silo.snap_slots);
-	silo.snap_slots = NULL;
+	free(silo.snap_counts);
+	silo.snap_counts = NULL;
 	pthread_mutex_destroy(&silo.snap_mu);
 }
 
@@ -1223,7 +1033,7 @@ static size_t silo_snapshot_versions(void)
 	size_t n = 0;
 	unsigned ids = __atomic_load_n(&silo.nids, __ATOMIC_ACQUIRE);
 	for (unsigned id = 0; id < ids; id++)
-		n += __atomic_load_n(silo_snap_slot(id) + 1, __ATOMIC_RELAXED);
+		n += __atomic_load_n(silo_snap_count(id), __ATOMIC_RELAXED);
 	pthread_mutex_lock(&silo.snap_mu);
 	n += silo.orphan_nodes;
 	pthread_mutex_unlock(&silo.snap_mu);
@@ -1323,16 +1133,18 @@ tm_word_t tm_read(const tm_word_t *a)
 	return tl2_merge_bytes(silo_load(tx, a, sizeof *a), e->val, e->mask);
 }
 
-/* A new write-set stripe: fetch its word (and, once snapshots exist, its
- * chain's slot, N1) now, so that the misses overlap the rest of the
+/* A new write-set stripe: fetch its word (and, while a snapshot runs, its
+ * chain's slot, N3) now, so that the misses overlap the rest of the
  * transaction instead of stalling the commit. */
 static inline void silo_prefetch_stripe(const void *a)
 {
 	volatile uintptr_t *lock = silo_lock_of(a);
 	__builtin_prefetch((const void *)lock, 1, 3);
-	silo_vslot_t *vt = __atomic_load_n(&silo.vtab, __ATOMIC_RELAXED);
-	if (vt != NULL)
-		__builtin_prefetch(&vt[silo_lock_index(lock)], 1, 3);
+	if (SILO_SNAP_RUNNING(__atomic_load_n(&silo.snap_word, __ATOMIC_RELAXED)) != 0) {
+		silo_vslot_t *vt = __atomic_load_n(&silo.vtab, __ATOMIC_RELAXED);
+		if (vt != NULL)
+			__builtin_prefetch(&vt[silo_lock_index(lock)], 1, 3);
+	}
 }
 
 /* Buffer a write; fetch its stripe now (silo_prefetch_stripe). */
@@ -1839,11 +1651,16 @@ static void silo_commit(silo_tx_t *tx)
 		if (c > tid_max)
 			tid_max = c;
 	}
-	/* E, then vtab, sequentially consistent (N2). */
+	/* The snapshot word, then E, sequentially consistent (N1, N4); a
+	 * runner up: keep what snapshots may read (N3), in vtab, which its
+	 * snapshot made before its step. */
+	uint64_t snap_word = __atomic_load_n(&silo.snap_word, __ATOMIC_SEQ_CST);
 	uint64_t epoch = __atomic_load_n(&silo.epoch, __ATOMIC_SEQ_CST);
-	silo_vslot_t *vt = __atomic_load_n(&silo.vtab, __ATOMIC_SEQ_CST);
-	if (unlikely(vt != NULL))
+	silo_vslot_t *vt = NULL;
+	if (unlikely(SILO_SNAP_RUNNING(snap_word) != 0)) {
+		vt = __atomic_load_n(&silo.vtab, __ATOMIC_ACQUIRE);
 		silo_snap_prefetch_heads(tx, vt);
+	}
 	/* The TID: above everything written, every word read (each no newer
 	 * than the snapshot, whose largest word bounds them) and the
 	 * thread's last, in epoch E (the smallest such). */
@@ -1894,10 +1711,10 @@ static void silo_commit(silo_tx_t *tx)
 	}
 	if (unlikely(lsd))
 		silo_lsd_recheck(tx);
-	/* Phase 3: keep what snapshots may read (N1), write back, release
+	/* Phase 3: keep what snapshots may read (N3), write back, release
 	 * with the new word. */
 	if (unlikely(vt != NULL))
-		silo_snap_save(tx, vt, tid >> SILO_SEQ_BITS);
+		silo_snap_save(tx, vt, SILO_SNAP_GEN(snap_word));
 	for (size_t i = 0; i < tx->ws.n; i++)
 		tl2_ws_store_entry(&tx->ws.e[i], NULL);
 	for (size_t i = 0; i < tx->nheld; i++)
@@ -1916,7 +1733,7 @@ static inline bool BACKEND_TX_COMMIT(tm_txd_t *d)
 		silo_lsd_commit_read_only(tx);
 	silo_drop_token(tx);
 	silo_reset(tx);
-	if (unlikely(__atomic_load_n(&silo.vtab, __ATOMIC_RELAXED) != NULL))
+	if (unlikely(tx->vc_old != NULL))
 		silo_snap_after_commit(tx);
 	return ro;
 }
@@ -1953,11 +1770,6 @@ static void silo_free_tables(void)
 
 static int silo_init(const tm_config_t *cfg)
 {
-	/* tm_init validated it; a zero would divide by zero in N3. */
-	if (cfg->silo_snapshot_epochs < 1)
-		return potm_error("silo: tm_config_t.silo_snapshot_epochs = 0 "
-		                  "(POTM_SILO_SNAPSHOT_EPOCHS); allowed: 1 or more "
-		                  "epochs per snapshot epoch");
 	if (silo_parse_epoch_ms() != 0)
 		return -1;
 	silo.global_tid = cfg->silo_global_tid != 0;
@@ -1982,14 +1794,11 @@ static int silo_init(const tm_config_t *cfg)
 	silo.token = 0;
 	silo.epoch = 1;   /* every TID of a commit is above the initial words (0) */
 	silo.epoch_stop = false;
-	silo.epoch_now = false;
 	silo.vtab = NULL;
-	silo.snap_from = SILO_NO_EPOCH;
-	silo.snap_min = 0;
-	silo.snap_k = cfg->silo_snapshot_epochs;
+	silo.snap_word = 0;
 	silo.orphan_chunks = NULL;
 	silo.orphan_nodes = 0;
-	silo.snap_slots = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
+	silo.snap_counts = potm_xcalloc(cfg->max_threads, POTM_CACHELINE);
 	pthread_mutex_init(&silo.snap_mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -2087,7 +1896,6 @@ const potm_backend_t potm_backend = {
 	.declare_read_only = silo_declare_read_only,
 	.snapshot_versions = silo_snapshot_versions,
 	.write_fresh = silo_write_fresh,
-	.free_outside = silo_free_outside,
 };
 
 /* ---- the redo log's view of commits (lib/store/log.c) --------------------

@@ -125,15 +125,6 @@ typedef struct tm_config {
 	                           counter (Silo's MemSilo+GlobalTID), not
 	                           from the thread's own; for measuring what
 	                           the per-thread TIDs save */
-	unsigned silo_snapshot_epochs; /* POTM_SILO_SNAPSHOT_EPOCHS 1..100000,
-	                           default 5: silo's snapshot epoch, in
-	                           epochs (200 ms at 40 ms; Silo: 25).  A
-	                           read-only snapshot transaction reads the
-	                           state at the end of the latest complete
-	                           snapshot epoch, and a commit keeps a word's
-	                           old bytes once per word and snapshot epoch:
-	                           larger means fewer kept versions and older
-	                           snapshots */
 	unsigned htm_coalesce;  /* POTM_HTM_COALESCE 1..64, default 4: rtm
 	                           runs up to this many consecutive
 	                           transactions of a thread in one hardware

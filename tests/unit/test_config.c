@@ -70,7 +70,6 @@ static const setting_t settings[] = {
 	B("POTM_SERIAL", serial, 0),
 	U("POTM_SERIAL_WRITES", serial_writes, 0, 1ul << 24, 2048),
 	B("POTM_SILO_GLOBAL_TID", silo_global_tid, 0),
-	U("POTM_SILO_SNAPSHOT_EPOCHS", silo_snapshot_epochs, 1, 100000, 1),
 	U("POTM_HTM_COALESCE", htm_coalesce, 1, 64, 4),
 };
 #undef U

@@ -49,7 +49,6 @@ typedef struct tm_config {
     int serial;
     unsigned serial_writes;
     int silo_global_tid;
-    unsigned silo_snapshot_epochs;
     unsigned htm_coalesce;
 } tm_config_t;
 

@@ -201,10 +201,6 @@ CONFIG_FIELDS: tuple[ConfigField, ...] = (
     ConfigField("silo_global_tid", "POTM_SILO_GLOBAL_TID", 0, 1, 0,
                 "silo: every commit's TID from one shared counter (Silo's "
                 "MemSilo+GlobalTID) instead of the thread's own"),
-    ConfigField("silo_snapshot_epochs", "POTM_SILO_SNAPSHOT_EPOCHS", 1, 100000, 1,
-                "silo: the snapshot epoch, in epochs; read-only snapshot "
-                "transactions read the state at the end of the latest complete "
-                "one, and a commit keeps a word's old bytes once per snapshot epoch"),
     ConfigField("htm_coalesce", "POTM_HTM_COALESCE", 1, 64, 4,
                 "rtm: consecutive transactions of a thread run in one hardware "
                 "transaction, backing off after a group aborts; 1 = one each"),

@@ -20,21 +20,24 @@
  *                   box that a transfer replaces (tm_malloc the new,
  *                   tm_free the old), while read-only transactions
  *                   (TM_BEGIN_RO) sum every account: each sum is exact,
- *                   no snapshot ever aborts (N3, N4), no box is read
+ *                   no snapshot ever aborts (N2, N4), no box is read
  *                   after it is freed (N7: under ASan), the versions
- *                   kept stay bounded while they run and drop back to
- *                   about one per word written once no snapshot runs (N6);
+ *                   kept stay bounded while they run and all go once no
+ *                   snapshot runs (N6), writes then keeping none;
  *                   each account's balance, mirrored beside its box's
  *                   pointer in whole and part words of one span, reads
  *                   the same in all three;
  *                   half the sums read through LSD futures and check a
  *                   condition on them, resolved on the snapshot;
- *                   declaring after a first access is refused; all of
- *                   it with snapshot epochs of 1 and 4 epochs
- *                   (POTM_SILO_SNAPSHOT_EPOCHS) and, with one longer than
- *                   the run, a commit keeps a word's old bytes once per
- *                   snapshot epoch (not per epoch): the versions never
- *                   exceed two per account; 0 is refused;
+ *                   declaring after a first access is refused;
+ *  snapshot boundary a snapshot reads the state at its start: a commit
+ *                   made meanwhile by another thread is invisible to it
+ *                   and kept as a version (only because a snapshot runs:
+ *                   a commit while none runs keeps nothing, and the
+ *                   versions go), and a thread's own commit just before
+ *                   its snapshot is visible, every time;
+ *                   a block unlinked and freed outside any transaction
+ *                   while a snapshot runs stays readable to it (N7);
  *  epoch period     POTM_SILO_EPOCH_MS out of range or not a number makes
  *                   tm_init fail with a message that names it; a valid
  *                   value starts and stops the epoch thread cleanly, again
@@ -389,8 +392,7 @@ static void snap_work(unsigned id, unsigned n)
 		return;
 	}
 	unsigned seed = id * 7919u + 1;
-	/* Until the readers have summed a few times too: the first
-	 * snapshot waits up to an epoch (N3). */
+	/* Until the readers have summed a few times too. */
 	int mine = SNAP_TRANSFERS / (int)(n - snap_readers_n);   /* the same total */
 	for (int i = 0; i < mine ||
 	                __atomic_load_n(&snap_live, __ATOMIC_RELAXED) < 50; i++) {
@@ -411,13 +413,25 @@ static void snap_touch_all(unsigned id, unsigned n)
 		snap_transfer(a, a + 1);
 }
 
-/* k: POTM_SILO_SNAPSHOT_EPOCHS, at 2 ms epochs. */
-static void snap_run(unsigned nthreads, unsigned readers, unsigned k)
+/* The versions kept, once every thread that kept some has committed or
+ * exited with no snapshot running: none (N6; exited threads' chunks go at
+ * the epoch thread's next period).  Polled: the epoch thread runs on its
+ * own time. */
+static size_t snap_versions_settled(void)
 {
-	char kv[16];
-	snprintf(kv, sizeof kv, "%u", k);
+	size_t v = tm_snapshot_versions();
+	for (int i = 0; i < 5000 && v != 0; i++) {
+		struct timespec t = { 0, 1000000 };
+		nanosleep(&t, NULL);
+		v = tm_snapshot_versions();
+	}
+	return v;
+}
+
+/* At 2 ms epochs. */
+static void snap_run(unsigned nthreads, unsigned readers)
+{
 	setenv("POTM_SILO_EPOCH_MS", "2", 1);
-	setenv("POTM_SILO_SNAPSHOT_EPOCHS", kv, 1);
 	start_tm();
 	for (unsigned i = 0; i < SNAP_ACCOUNTS; i++) {
 		snap_slot[i].box = malloc(sizeof(long));
@@ -434,29 +448,17 @@ static void snap_run(unsigned nthreads, unsigned readers, unsigned k)
 	ck_assert_msg(snap_attempts == snap_sums, "snapshots aborted: %lu attempts, %lu sums",
 	              snap_attempts - snap_sums, snap_sums);
 	ck_assert_uint_ge(snap_sums, 50);
-	/* N6: at most one node per account and snapshot epoch after the
-	 * oldest snapshot, plus each writer's newest chunk (freed whole:
-	 * SNAP_CHUNK_NODES); a reader preempted for many epochs holds more
-	 * back.  A snapshot epoch longer than the run (20 s): the run
-	 * crosses at most one boundary, two nodes per word an account
-	 * writes beside its box (three words; the boxes are fresh, never
-	 * saved), where saving per epoch would keep one per epoch. */
-	if (k >= 10000)
-		ck_assert_msg(snap_peak <= 2 * 3 * SNAP_ACCOUNTS, "%zu versions kept (k = %u)",
-		              snap_peak, k);
-	else
-		ck_assert_msg(snap_peak <= 64 * SNAP_ACCOUNTS + nthreads * SNAP_CHUNK_NODES,
-		              "%zu versions kept", snap_peak);
-	/* No snapshot runs now: after two snapshot epochs, one pass of
-	 * writes frees every older node, leaving about one per word written
-	 * (three per account). */
-	if (k < 10000) {
-		struct timespec t = { 0, (long)(2 * k + 8) * 2 * 1000000 };
-		nanosleep(&t, NULL);
-		test_run_threads(1, snap_touch_all);
-		size_t after = tm_snapshot_versions();
-		ck_assert_msg(after <= 4 * SNAP_ACCOUNTS, "%zu versions left (k = %u)", after, k);
-	}
+	/* N6: at most a node per word a transfer writes beside the boxes
+	 * (three per account; the boxes are fresh, never saved) and
+	 * generation, for the generations a thread has not yet seen end,
+	 * plus each writer's newest chunk (freed whole: SNAP_CHUNK_NODES). */
+	ck_assert_msg(snap_peak <= 64 * SNAP_ACCOUNTS + nthreads * SNAP_CHUNK_NODES,
+	              "%zu versions kept", snap_peak);
+	/* No snapshot runs now: the writers' chunks go, and a pass of
+	 * writes keeps nothing. */
+	test_run_threads(1, snap_touch_all);
+	size_t after = snap_versions_settled();
+	ck_assert_msg(after == 0, "%zu versions left with no snapshot running", after);
 	long total = 0;
 	for (unsigned i = 0; i < SNAP_ACCOUNTS; i++) {
 		total += *snap_slot[i].box;
@@ -465,26 +467,88 @@ static void snap_run(unsigned nthreads, unsigned readers, unsigned k)
 	ck_assert_int_eq(total, SNAP_ACCOUNTS * SNAP_START);
 	tm_shutdown();
 	unsetenv("POTM_SILO_EPOCH_MS");
-	unsetenv("POTM_SILO_SNAPSHOT_EPOCHS");
 }
 
 START_TEST(snapshot)
 {
-	static const unsigned ks[] = { 1, 4, 10000 };
-	for (unsigned i = 0; i < sizeof ks / sizeof ks[0]; i++) {
-		snap_run(2, 1, ks[i]);
-		snap_run(8, 2, ks[i]);   /* oversubscribed */
-	}
+	snap_run(2, 1);
+	snap_run(8, 2);   /* oversubscribed */
 }
 END_TEST
 
-START_TEST(snapshot_epochs_refused)
+/* Thread 0's snapshot reads X, lets thread 1 commit X and Y, then reads
+ * both: the values at its start.  Thread 1's commit kept their old bytes
+ * (a snapshot runs); its next commit, with none running, keeps nothing
+ * and hands the versions over.  Then each thread's own commit is visible
+ * to its next snapshot. */
+static long bound_seen[3];
+static size_t bound_during, bound_after;
+static unsigned bound_ro_attempts;
+
+static void bound_work(unsigned id, unsigned n)
 {
-	setenv("POTM_SILO_SNAPSHOT_EPOCHS", "0", 1);
-	ck_assert_int_eq(tm_init(NULL), -1);
-	ck_assert_msg(strstr(tm_last_error(), "POTM_SILO_SNAPSHOT_EPOCHS") != NULL, "%s",
-	              tm_last_error());
-	unsetenv("POTM_SILO_SNAPSHOT_EPOCHS");
+	(void)n;
+	if (id == 0) {
+		TM_BEGIN_RO();
+		bound_ro_attempts++;
+		bound_seen[0] = TM_LOAD(X);
+		set_stage(1);
+		wait_stage(2);
+		bound_seen[1] = TM_LOAD(X);
+		bound_seen[2] = TM_LOAD(Y);
+		TM_END();
+		set_stage(3);
+	} else {
+		wait_stage(1);
+		TM_BEGIN();
+		TM_STORE(X, 2L);
+		TM_STORE(Y, 2L);
+		TM_END();
+		bound_during = tm_snapshot_versions();
+		set_stage(2);
+		wait_stage(3);
+		TM_BEGIN();
+		TM_STORE(X, 3L);
+		TM_STORE(Y, 3L);
+		TM_END();
+		bound_after = tm_snapshot_versions();
+		set_stage(4);
+	}
+	/* Read-your-commits, both threads in turn (stage 4 and 5). */
+	wait_stage(4 + (int)id);
+	for (long i = 0; i < 200; i++) {
+		long mine = 100 * (long)id + i, seen = -1;
+		TM_BEGIN();
+		TM_STORE(Z, mine);
+		TM_END();
+		TM_BEGIN_RO();
+		seen = TM_LOAD(Z);
+		TM_END();
+		ck_assert_int_eq(seen, mine);
+	}
+	set_stage(5 + (int)id);
+}
+
+START_TEST(snapshot_boundary)
+{
+	setenv("POTM_SILO_EPOCH_MS", "2", 1);
+	start_tm();
+	*X = 1;
+	*Y = 1;
+	stage = 0;
+	bound_ro_attempts = 0;
+	test_run_threads(2, bound_work);
+	ck_assert_uint_eq(bound_ro_attempts, 1);
+	ck_assert_int_eq(bound_seen[0], 1);
+	ck_assert_int_eq(bound_seen[1], 1);   /* not thread 1's commit */
+	ck_assert_int_eq(bound_seen[2], 1);
+	ck_assert_msg(bound_during >= 2, "%zu versions kept by a commit under a snapshot",
+	              bound_during);
+	ck_assert_msg(bound_after == 0, "%zu versions left after a commit with no snapshot",
+	              bound_after);
+	ck_assert_int_eq(*X, 3);
+	tm_shutdown();
+	unsetenv("POTM_SILO_EPOCH_MS");
 }
 END_TEST
 
@@ -507,21 +571,25 @@ START_TEST(snapshot_declared_late)
 }
 END_TEST
 
-/* Once snapshots are in use, a committer holds its transactions' frees
- * until no snapshot can reach them (N7), then hands them to reclamation:
- * they must come back to the allocator while the thread runs, not only
- * when it exits (a thread that holds its frees never flushes them, so it
- * drains what reclamation returns after each commit). */
+/* While snapshots run, a committer's frees still come back to the
+ * allocator as the thread runs, not only when it exits: thread 1 runs
+ * snapshots back to back while thread 0 replaces a box until
+ * reclamation has returned some. */
 static void *reclaim_box;
 static uint64_t reclaim_seen;
+static int reclaim_done;
 
 static void reclaim_while_running(unsigned id, unsigned n)
 {
-	(void)id;
 	(void)n;
-	TM_BEGIN_RO();   /* the first snapshot: committers keep versions */
-	(void)TM_LOAD(&declare_word);
-	TM_END();
+	if (id == 1) {
+		while (!__atomic_load_n(&reclaim_done, __ATOMIC_ACQUIRE)) {
+			TM_BEGIN_RO();
+			(void)TM_LOAD(&reclaim_box);
+			TM_END();
+		}
+		return;
+	}
 	struct timespec start, now;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	tm_stats_t st = { 0 };
@@ -537,6 +605,13 @@ static void reclaim_while_running(unsigned id, unsigned n)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while (st.reclaimed == 0 && now.tv_sec - start.tv_sec < 10);
 	reclaim_seen = st.reclaimed;
+	__atomic_store_n(&reclaim_done, 1, __ATOMIC_RELEASE);
+}
+
+static void reclaim_drop_box(unsigned id, unsigned n)
+{
+	(void)id;
+	(void)n;
 	TM_BEGIN();
 	tm_free(TM_LOAD(&reclaim_box));
 	TM_STORE(&reclaim_box, NULL);
@@ -546,72 +621,87 @@ static void reclaim_while_running(unsigned id, unsigned n)
 START_TEST(snapshot_frees_reclaimed)
 {
 	setenv("POTM_SILO_EPOCH_MS", "2", 1);
-	setenv("POTM_SILO_SNAPSHOT_EPOCHS", "1", 1);
 	start_tm();
 	reclaim_box = NULL;
 	reclaim_seen = 0;
-	test_run_threads(1, reclaim_while_running);
+	reclaim_done = 0;
+	test_run_threads(2, reclaim_while_running);
 	ck_assert_msg(reclaim_seen > 0, "nothing came back from reclamation while the thread ran");
+	test_run_threads(1, reclaim_drop_box);
 	tm_shutdown();
 	unsetenv("POTM_SILO_EPOCH_MS");
-	unsetenv("POTM_SILO_SNAPSHOT_EPOCHS");
 }
 END_TEST
 
-/* A block unlinked by a commit and freed outside any transaction: a
- * snapshot of an epoch before the unlink still reaches it through the
- * old version of the link, so it must not go back to the allocator
- * after the grace period alone (N7, silo_free_outside).  Snapshot epochs
- * longer than the test: every snapshot reads the state of epoch K - 1,
- * before the unlink. */
+/* A block unlinked by a commit and freed outside any transaction while
+ * a snapshot that began before the unlink runs: the snapshot still
+ * reaches it through the old version of the link and reads it whole
+ * (N7: the grace period waits for the snapshot; under ASan a read of
+ * freed memory fails the test).  Thread 1 keeps committing and freeing
+ * meanwhile, so that reclamation has every chance to run. */
 typedef struct held_node {
 	long val[4];
 } held_node_t;
-static held_node_t *held_link;
+static held_node_t *held_link, *held_first, *held_seen;
+static long held_sum;
 
 static void free_outside_held(unsigned id, unsigned n)
 {
-	(void)id;
 	(void)n;
-	held_node_t *p = NULL;
-	TM_BEGIN();
-	p = tm_malloc(sizeof *p);
-	for (int i = 0; i < 4; i++)
-		TM_STORE(&p->val[i], 7L);
-	TM_STORE(&held_link, p);
-	TM_END();
-	TM_BEGIN_RO();   /* the first snapshot: from K on, commits keep versions */
-	(void)TM_LOAD(&held_link);
-	TM_END();
-	TM_BEGIN();      /* the unlink, in an epoch >= K */
+	if (id == 0) {
+		TM_BEGIN_RO();
+		(void)TM_LOAD(X);
+		set_stage(1);
+		wait_stage(2);
+		held_node_t *q = TM_LOAD(&held_link);
+		long sum = 0;
+		if (q != NULL)
+			for (int i = 0; i < 4; i++)
+				sum += TM_LOAD(&q->val[i]);
+		held_seen = q;
+		held_sum = sum;
+		TM_END();
+		set_stage(3);
+		return;
+	}
+	wait_stage(1);
+	TM_BEGIN();      /* the unlink, while the snapshot runs */
 	TM_STORE(&held_link, (held_node_t *)NULL);
 	TM_END();
-	tm_free(p);
-	tm_reclaim_barrier();   /* past the grace period */
-	held_node_t *q = NULL;
-	long sum = 0;
-	TM_BEGIN_RO();
-	q = TM_LOAD(&held_link);
-	sum = 0;
-	if (q != NULL)
-		for (int i = 0; i < 4; i++)
-			sum += TM_LOAD(&q->val[i]);
-	TM_END();
-	ck_assert_ptr_eq(q, p);   /* the snapshot is of the state before the unlink */
-	ck_assert_int_eq(sum, 28);
-	ck_assert_ptr_null(held_link);
+	tm_free(held_first);
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		TM_BEGIN();
+		long *b = tm_malloc(sizeof *b);
+		tm_free(b);
+		TM_STORE(Y, TM_LOAD(Y) + 1);
+		TM_END();
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) <
+	         50000000L);
+	set_stage(2);
+	wait_stage(3);
+	tm_reclaim_barrier();
 }
 
 START_TEST(snapshot_reaches_block_freed_outside)
 {
 	setenv("POTM_SILO_EPOCH_MS", "2", 1);
-	setenv("POTM_SILO_SNAPSHOT_EPOCHS", "100000", 1);
 	start_tm();
-	held_link = NULL;
-	test_run_threads(1, free_outside_held);
+	stage = 0;
+	held_first = malloc(sizeof *held_first);
+	for (int i = 0; i < 4; i++)
+		held_first->val[i] = 7;
+	held_link = held_first;
+	held_seen = NULL;
+	held_sum = 0;
+	test_run_threads(2, free_outside_held);
+	ck_assert_ptr_eq(held_seen, held_first);   /* the state before the unlink */
+	ck_assert_int_eq(held_sum, 28);
+	ck_assert_ptr_null(held_link);
 	tm_shutdown();
 	unsetenv("POTM_SILO_EPOCH_MS");
-	unsetenv("POTM_SILO_SNAPSHOT_EPOCHS");
 }
 END_TEST
 
@@ -625,7 +715,7 @@ int main(void)
 	tcase_add_test(tc, epoch_period);
 	tcase_add_test(tc, global_tid);
 	tcase_add_test(tc, snapshot);
-	tcase_add_test(tc, snapshot_epochs_refused);
+	tcase_add_test(tc, snapshot_boundary);
 	tcase_add_test(tc, snapshot_frees_reclaimed);
 	tcase_add_test(tc, snapshot_reaches_block_freed_outside);
 	tcase_add_test_raise_signal(tc, snapshot_declared_late, SIGABRT);
