@@ -140,12 +140,13 @@
 
 #define SILO_STRIPE_FILTER_BITS 1024
 
-/* A stripe word (txd.h's layout): lock bit, writer id, then the TID's
- * sequence number and epoch.  The sequence has room for 2^26 dependent
+/* A stripe word (txd.h's layout): lock bit, writer id, the kept bit (N4),
+ * then the TID's sequence number and epoch.  The sequence has room for 2^26 dependent
  * commits per epoch; the epoch wraps after 2^25 periods (Silo also
  * ignores wraparound). */
 #define SILO_LOCK        ((uintptr_t)1)
-#define SILO_SEQ_SHIFT   (1 + TM_SILO_ID_BITS)
+#define SILO_KEPT        ((uintptr_t)1 << (1 + TM_SILO_ID_BITS))
+#define SILO_SEQ_SHIFT   (2 + TM_SILO_ID_BITS)
 #define SILO_SEQ_BITS    26
 #define SILO_TID(w)      ((uint64_t)(w) >> SILO_SEQ_SHIFT)   /* epoch:sequence */
 
@@ -502,8 +503,14 @@ static void silo_drop_token(silo_tx_t *tx)
  *  N4 (read) A snapshot reads a stripe as an ordinary read does (word
  *     unlocked and unchanged around the copy).  A word of epoch < E0 is
  *     pre-G's: a post-G commit read E after snap_word, hence after the
- *     snapshot's step and its read of E0.  Otherwise G's value of a byte
- *     is the one before the first post-G commit c that wrote it: c saw a
+ *     snapshot's step and its read of E0.  So is a word without the kept
+ *     bit (SILO_KEPT), which a commit that saw a runner sets in the words
+ *     it releases: a post-G commit sees one, and so does every later
+ *     commit of the stripe while the snapshot runs (it locked after the
+ *     other, so it read snap_word later); a word without the bit was
+ *     written by a pre-G commit after every other commit of the stripe,
+ *     and the stripe's bytes are G's.  Otherwise G's value of a byte is
+ *     the one before the first post-G commit c that wrote it: c saw a
  *     runner, and no earlier commit of its generation wrote the byte (it
  *     would be post-G and earlier), so c saved it, tagged g_c >= G; every
  *     other node holding the byte with over >= G is newer.  So the oldest
@@ -738,7 +745,7 @@ static void silo_snap_read(silo_tx_t *tx, unsigned char *dst, const unsigned cha
 		} else {
 			tl2_copy_in(dst, src, n);
 		}
-		bool newer = SILO_EPOCH(l1) >= tx->snap_epoch;
+		bool newer = SILO_EPOCH(l1) >= tx->snap_epoch && (l1 & SILO_KEPT);
 		/* The chain as it was with the bytes copied: the pair is
 		 * written only under the stripe word. */
 		const silo_version_t *head = NULL;
@@ -774,14 +781,16 @@ static void silo_snap_read(silo_tx_t *tx, unsigned char *dst, const unsigned cha
 }
 
 /* A typed read (size 1, 2, 4 or 8, aligned) of the snapshot: a word of
- * an epoch before E0 is read here, without a call; the rest as N4 says. */
+ * an epoch before E0 or without the kept bit is read here, without a
+ * call; the rest as N4 says. */
 static inline uint64_t silo_snap_load(silo_tx_t *tx, const void *a, unsigned size)
 {
 	volatile uintptr_t *lock = silo_lock_of(a);
 	uintptr_t l1 = __atomic_load_n(lock, __ATOMIC_ACQUIRE);
 	uint64_t v = tm_load_bytes_(a, size);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (likely(!(l1 & SILO_LOCK) && SILO_EPOCH(l1) < tx->snap_epoch &&
+	if (likely(!(l1 & SILO_LOCK) &&
+	           (SILO_EPOCH(l1) < tx->snap_epoch || !(l1 & SILO_KEPT)) &&
 	           __atomic_load_n(lock, __ATOMIC_RELAXED) == l1)) {
 		POTM_STAT_INC(&tx->th, reads);
 		return v;
@@ -1691,9 +1700,11 @@ static void silo_commit(silo_tx_t *tx)
 	}
 	uintptr_t word = (uintptr_t)tid << SILO_SEQ_SHIFT | (uintptr_t)tx->th.id << 1;
 	/* Publish (S1: the write set is locked), then a full fence before
-	 * looking at the others' clocks (S5). */
+	 * looking at the others' clocks (S5).  The clock carries the kept
+	 * bit: every stripe word of this commit, with the bit or without,
+	 * is no newer than it. */
 	tx->last = word;
-	__atomic_store_n(silo_clock(tx->th.id), word, __ATOMIC_RELEASE);
+	__atomic_store_n(silo_clock(tx->th.id), word | SILO_KEPT, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	/* Phase 2: every stripe read unchanged (S2) and not locked by
 	 * another committer; nothing to check if nobody published since
@@ -1713,8 +1724,10 @@ static void silo_commit(silo_tx_t *tx)
 		silo_lsd_recheck(tx);
 	/* Phase 3: keep what snapshots may read (N3), write back, release
 	 * with the new word. */
-	if (unlikely(vt != NULL))
+	if (unlikely(vt != NULL)) {
 		silo_snap_save(tx, vt, SILO_SNAP_GEN(snap_word));
+		word |= SILO_KEPT;   /* N4: the stripes' chains may hold nodes */
+	}
 	for (size_t i = 0; i < tx->ws.n; i++)
 		tl2_ws_store_entry(&tx->ws.e[i], NULL);
 	for (size_t i = 0; i < tx->nheld; i++)

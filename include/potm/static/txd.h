@@ -238,10 +238,11 @@ typedef struct tm_snap_ {
 } tm_snap_t;
 
 /* silo's stripe word: the lock bit, the writer's logical id in the next
- * TM_SILO_ID_BITS bits (POTM_MAX_THREADS <= 4096), the TID (epoch and
- * sequence) above.  A word is accepted by a snapshot when it is unlocked
- * and no newer than the snapshot's word for its writer (stm/silo.c). */
-#define TM_SILO_ID_BITS 12
+ * TM_SILO_ID_BITS bits (POTM_MAX_THREADS <= 2048 on silo), a bit set by a
+ * commit that kept versions for a snapshot (stm/silo.c), the TID (epoch
+ * and sequence) above.  A word is accepted by a snapshot when it is
+ * unlocked and no newer than the snapshot's word for its writer. */
+#define TM_SILO_ID_BITS 11
 
 static inline unsigned tm_silo_writer_(uintptr_t word)
 {
