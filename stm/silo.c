@@ -192,7 +192,8 @@ typedef struct silo_tx {
 	uint64_t snap_epoch;         /* E0 while a snapshot runs, else 0 */
 	uint64_t snap_gen;           /* G while a snapshot runs (N1) */
 	uint64_t *snap_bound;        /* N5: the vector a snapshot reads
-	                                under, for snap_bound_for */
+	                                under; ids from nids on hold the
+	                                epoch bound of snap_bound_for */
 	uint64_t snap_bound_for;
 	struct silo_vchunk *vc_old;  /* N6: the thread's chunks, oldest ... */
 	struct silo_vchunk *vc_new;  /* ... and newest (nodes come from it) */
@@ -523,15 +524,19 @@ static void silo_drop_token(silo_tx_t *tx)
  *     that goes with the bytes it copied, nodes pushed later are not
  *     needed.
  *  N5 (inline reads) While a snapshot runs, the vector tm.h's inline
- *     reads test words against holds, for every writer, the largest word
- *     of epoch E0 - 1: a read passes it when the stripe word is unlocked,
- *     of epoch < E0 and unchanged around the load, which is N4's first
- *     case.  So is a guarded B+-tree read (store_internal.h B6): the
- *     permutation word is G's, and the slots it ranks have not changed
- *     since (a ranked slot is never written).  Everything else (a newer
- *     or locked word, a byte range) takes N4's path in the library.  The
- *     read set the inline reads fill is never validated: a snapshot
- *     writes nothing, and a commit without writes skips phase 2.
+ *     reads test words against holds, for each writer, a bound below
+ *     which its words are pre-G's: the largest word of epoch E0 - 1
+ *     (N4's first case), or the writer's clock, read after the step, if
+ *     that is larger and lacks the kept bit (the commit that published
+ *     it saw no runner, so it read snap_word before the step, and so did
+ *     the writer's earlier commits).  A read passes when the stripe word
+ *     is unlocked, within the bound and unchanged around the load.  So
+ *     does a guarded B+-tree read (store_internal.h B6): the permutation
+ *     word is G's, and the slots it ranks have not changed since (a
+ *     ranked slot is never written).  Everything else (a newer or locked
+ *     word, a byte range) takes N4's path in the library.  The read set
+ *     the inline reads fill is never validated: a snapshot writes
+ *     nothing, and a commit without writes skips phase 2.
  *  N6 (reclaiming nodes) A node tagged g is read only by snapshots with
  *     G <= g, running since before the node was made, and walked only by
  *     committers of generation g (N3).  Once snap_word shows a later
@@ -689,18 +694,25 @@ static inline void silo_snap_end(silo_tx_t *tx)
 	}
 }
 
-/* N5: a snapshot's vector for tm.h's inline reads: every writer's word
- * is the largest of epoch E0 - 1, so a stripe word passes the inline test
- * exactly when it is unlocked and of epoch < E0 (N4's first case); the
- * rest come to the library.  Refilled when E0 changes (once an epoch at
- * most). */
-static void silo_snap_bound(silo_tx_t *tx)
+/* N5: a snapshot's vector for tm.h's inline reads, filled after the
+ * step.  A writer whose clock lacks the kept bit published a commit that
+ * saw no runner, so it read snap_word before the step, as did every
+ * earlier commit of that writer: its words no newer than the clock are
+ * pre-G's.  So is every word of an epoch before E0.  Each writer's entry
+ * is the larger of the two bounds: the second alone for a clock with the
+ * bit, or an id with no commit yet. */
+static void silo_snap_vector(silo_tx_t *tx)
 {
+	uint64_t b = (tx->snap_epoch << (SILO_SEQ_BITS + SILO_SEQ_SHIFT)) - 1;
 	if (tx->snap_bound_for != tx->snap_epoch) {
-		uint64_t b = (tx->snap_epoch << (SILO_SEQ_BITS + SILO_SEQ_SHIFT)) - 1;
 		for (unsigned i = 0; i < silo.max_threads; i++)
 			tx->snap_bound[i] = b;
 		tx->snap_bound_for = tx->snap_epoch;
+	}
+	unsigned n = __atomic_load_n(&silo.nids, __ATOMIC_ACQUIRE);
+	for (unsigned id = 0; id < n; id++) {
+		uint64_t c = __atomic_load_n(silo_clock(id), __ATOMIC_SEQ_CST);
+		tx->snap_bound[id] = !(c & SILO_KEPT) && c > b ? c : b;
 	}
 	silo_snap(tx)->tids = tx->snap_bound;
 }
@@ -716,7 +728,7 @@ static void silo_declare_read_only(potm_thread_t *t)
 		tm_misuse_("tm_declare_read_only after the transaction's first access "
 		           "(declare it first, or use TM_BEGIN_RO)");
 	silo_snap_begin(tx);
-	silo_snap_bound(tx);
+	silo_snap_vector(tx);
 }
 
 /* N4: n bytes at src, inside one stripe, as of the snapshot. */
@@ -1698,13 +1710,14 @@ static void silo_commit(silo_tx_t *tx)
 			                                               __ATOMIC_RELAXED))
 				;
 	}
-	uintptr_t word = (uintptr_t)tid << SILO_SEQ_SHIFT | (uintptr_t)tx->th.id << 1;
+	/* The kept bit when the commit saves (N4, N5): in the stripe words
+	 * and the clock alike. */
+	uintptr_t word = (uintptr_t)tid << SILO_SEQ_SHIFT | (uintptr_t)tx->th.id << 1 |
+	                 (vt != NULL ? SILO_KEPT : 0);
 	/* Publish (S1: the write set is locked), then a full fence before
-	 * looking at the others' clocks (S5).  The clock carries the kept
-	 * bit: every stripe word of this commit, with the bit or without,
-	 * is no newer than it. */
+	 * looking at the others' clocks (S5). */
 	tx->last = word;
-	__atomic_store_n(silo_clock(tx->th.id), word | SILO_KEPT, __ATOMIC_RELEASE);
+	__atomic_store_n(silo_clock(tx->th.id), word, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	/* Phase 2: every stripe read unchanged (S2) and not locked by
 	 * another committer; nothing to check if nobody published since
@@ -1724,10 +1737,8 @@ static void silo_commit(silo_tx_t *tx)
 		silo_lsd_recheck(tx);
 	/* Phase 3: keep what snapshots may read (N3), write back, release
 	 * with the new word. */
-	if (unlikely(vt != NULL)) {
+	if (unlikely(vt != NULL))
 		silo_snap_save(tx, vt, SILO_SNAP_GEN(snap_word));
-		word |= SILO_KEPT;   /* N4: the stripes' chains may hold nodes */
-	}
 	for (size_t i = 0; i < tx->ws.n; i++)
 		tl2_ws_store_entry(&tx->ws.e[i], NULL);
 	for (size_t i = 0; i < tx->nheld; i++)
