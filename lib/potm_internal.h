@@ -310,11 +310,6 @@ typedef struct potm_backend {
 	/* Optional: tm_write_fresh (silo: no version kept of the word's
 	 * current bytes); NULL: tm_write. */
 	void (*write_fresh)(tm_word_t *a, tm_word_t v);
-	/* Optional: tm_free outside any transaction, by t (NULL: a thread
-	 * that is not registered); NULL: potm_reclaim_defer.  For a backend
-	 * whose snapshots may reach a block after its grace period (silo's
-	 * old versions). */
-	void (*free_outside)(potm_thread_t *t, void *p);
 } potm_backend_t;
 
 /* Ordering hooks of a deterministic backend.  A registered thread's

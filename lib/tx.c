@@ -239,10 +239,7 @@ void tm_free(void *ptr)
 		potm_ptrvec_push(&t->frees, ptr);   /* at commit */
 		return;
 	}
-	if (potm_backend.free_outside != NULL)
-		potm_backend.free_outside(t, ptr);
-	else
-		potm_reclaim_defer(t, &ptr, 1);
+	potm_reclaim_defer(t, &ptr, 1);
 	/* What came back meanwhile: a thread that frees only outside
 	 * transactions never flushes, the only other drain before its exit. */
 	if (t != NULL)
