@@ -141,9 +141,9 @@
 #define SILO_STRIPE_FILTER_BITS 1024
 
 /* A stripe word (txd.h's layout): lock bit, writer id, the kept bit (N4),
- * then the TID's sequence number and epoch.  The sequence has room for 2^26 dependent
- * commits per epoch; the epoch wraps after 2^25 periods (Silo also
- * ignores wraparound). */
+ * then the TID's sequence number and epoch.  The sequence has room for
+ * 2^26 dependent commits per epoch; the epoch wraps after 2^25 periods
+ * (Silo also ignores wraparound). */
 #define SILO_LOCK        ((uintptr_t)1)
 #define SILO_KEPT        ((uintptr_t)1 << (1 + TM_SILO_ID_BITS))
 #define SILO_SEQ_SHIFT   (2 + TM_SILO_ID_BITS)
@@ -668,7 +668,8 @@ static void silo_snap_enable(void)
 {
 	pthread_mutex_lock(&silo.snap_mu);
 	if (__atomic_load_n(&silo.vtab, __ATOMIC_ACQUIRE) == NULL)
-		__atomic_store_n(&silo.vtab, silo_vtab_map(silo_vtab_bytes()), __ATOMIC_SEQ_CST);
+		__atomic_store_n(&silo.vtab, silo_vtab_map(silo_vtab_bytes()),
+		                 __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&silo.snap_mu);
 }
 

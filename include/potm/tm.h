@@ -154,9 +154,9 @@ int tm_atomic(void (*fn)(void *), void *arg);
 /* TM_BEGIN_RO(); ... TM_END(); is a transaction that promises not to
  * write: TM_BEGIN() followed by tm_declare_read_only().  On silo it reads
  * a consistent snapshot, the state at its start, and never aborts
- * (stm/silo.c, N1-N7); elsewhere it runs as an ordinary transaction.  Either way a
- * write through the library inside it is an API misuse (reported, the
- * process aborts).  Nested inside a running transaction it joins that
+ * (stm/silo.c, N1-N7); elsewhere it runs as an ordinary transaction.
+ * Either way a write through the library inside it is an API misuse
+ * (reported, the process aborts).  Nested inside a running transaction it joins that
  * one unchanged, as TM_BEGIN does. */
 #define TM_BEGIN_RO() POTM_TX_BEGIN_() tm_declare_read_only()
 
